@@ -1,0 +1,333 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, test } from "node:test";
+import Database from "better-sqlite3";
+import { ConfigError, ConfigRegistry, maskSecret } from "./registry.js";
+
+const open: ConfigRegistry[] = [];
+const dirs: string[] = [];
+
+function tmpDb(): string {
+  // A nested path also checks that open() creates missing directories.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "homeagent-config-"));
+  dirs.push(dir);
+  return path.join(dir, "data", "config.db");
+}
+
+function openReg(file = tmpDb(), env: Record<string, string | undefined> = {}): ConfigRegistry {
+  const reg = ConfigRegistry.open(file, { env });
+  open.push(reg);
+  return reg;
+}
+
+afterEach(() => {
+  for (const reg of open.splice(0)) {
+    try {
+      reg.close();
+    } catch {
+      // closed by the test itself
+    }
+  }
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("defaults come from the core definitions", () => {
+  const reg = openReg();
+  assert.equal(reg.getDuration("core.daemon.heartbeat_interval"), 15_000);
+  assert.equal(reg.getDuration("core.daemon.check_interval"), 30_000);
+  assert.equal(reg.get("core.daemon.log_level"), "info");
+  assert.equal(reg.get("core.daemon.api_key"), "");
+  assert.equal(reg.getNumber("core.llm.temperature"), 0.7);
+  assert.equal(reg.getInt("core.llm.max_tokens"), 4096);
+  assert.equal(reg.getBool("core.llm.thinking_enabled"), false);
+  assert.equal(reg.getDuration("core.llm.retry_delay"), 2_000);
+  assert.equal(reg.getInt("core.agent.max_tool_turns"), 10);
+  assert.equal(reg.getInt("core.agent.max_context_size"), 30);
+  assert.equal(reg.getDuration("core.agent.distill_interval"), 30 * 60_000);
+  assert.equal(reg.getDuration("core.agent.merge_interval"), 120 * 60_000);
+  assert.equal(reg.get("core.agent.system_prompt"), "");
+  assert.equal(reg.get("core.nothing.here"), undefined);
+  assert.throws(() => reg.getInt("core.nothing.here"), /core\.nothing\.here is not set/);
+});
+
+test("no LLM source is seeded", () => {
+  const reg = openReg();
+  assert.deepEqual(reg.sourceNames(), []);
+  assert.equal(reg.list("core.llm.sources.").length, 0);
+  assert.throws(() => reg.source("deepseek"), /no LLM source named deepseek/);
+});
+
+test("set values survive close and reopen", () => {
+  const file = tmpDb();
+  const reg = openReg(file);
+  reg.set("core.agent.max_tool_turns", "25");
+  reg.set("core.agent.distill_interval", "1h30m");
+  reg.set("plugin.timer.default_zone", "UTC");
+  reg.close();
+
+  const again = openReg(file);
+  assert.equal(again.getInt("core.agent.max_tool_turns"), 25);
+  assert.equal(again.getDuration("core.agent.distill_interval"), 90 * 60_000);
+  assert.equal(again.get("plugin.timer.default_zone"), "UTC");
+  again.unset("core.agent.max_tool_turns");
+  assert.equal(again.getInt("core.agent.max_tool_turns"), 10);
+});
+
+test("the database is in WAL mode", () => {
+  const file = tmpDb();
+  openReg(file).set("core.daemon.log_level", "debug");
+  const raw = new Database(file, { readonly: true });
+  try {
+    assert.equal(raw.pragma("journal_mode", { simple: true }), "wal");
+    // The write is visible to another connection at once: nothing waits in a debounce buffer.
+    assert.deepEqual(raw.prepare("SELECT value FROM config WHERE key = ?").get("core.daemon.log_level"), {
+      value: "debug",
+    });
+  } finally {
+    raw.close();
+  }
+});
+
+test("set validates values by type and names the key", () => {
+  const reg = openReg();
+  const cases: Array<[string, string, RegExp]> = [
+    ["core.agent.max_tool_turns", "ten", /core\.agent\.max_tool_turns: "ten" is not an integer/],
+    ["core.llm.thinking_enabled", "yes", /core\.llm\.thinking_enabled: "yes" must be true or false/],
+    ["core.agent.distill_interval", "abc", /core\.agent\.distill_interval: "abc" is not valid: invalid duration/],
+    ["core.agent.distill_interval", "-5m", /must not be negative/],
+    ["core.daemon.log_level", "verbose", /must be one of debug, info, warn, error/],
+    ["core.llm.sources.local.priority", "high", /core\.llm\.sources\.local\.priority: "high" is not an integer/],
+  ];
+  for (const [key, value, message] of cases) {
+    assert.throws(() => reg.set(key, value), (err: Error) => err instanceof ConfigError && message.test(err.message));
+    assert.equal(reg.get(key), reg.def(key)?.default, `${key} unchanged`);
+  }
+  reg.set("core.daemon.log_level", "warn");
+  assert.equal(reg.get("core.daemon.log_level"), "warn");
+});
+
+test("unknown core keys are refused; plugin keys are free-form", () => {
+  const reg = openReg();
+  assert.throws(() => reg.set("core.agent.max_tool_turn", "5"), /unknown config key core\.agent\.max_tool_turn/);
+  assert.throws(() => reg.set("core.llm.sources.a.b.model", "x"), /unknown config key/);
+  assert.throws(() => reg.set("webui.listen_addr", ":8080"), /keys live under core\.\* or plugin\.<name>\.\*/);
+  assert.throws(() => reg.set("plugin.timer", "x"), /unknown config key/);
+  reg.set("plugin.timer.anything.nested", "x");
+  assert.equal(reg.get("plugin.timer.anything.nested"), "x");
+});
+
+test("getters name the key when a stored value is malformed", () => {
+  const file = tmpDb();
+  openReg(file).close();
+  const raw = new Database(file);
+  raw.prepare("INSERT INTO config (key, value) VALUES (?, ?)").run("core.agent.max_context_size", "lots");
+  raw.prepare("INSERT INTO config (key, value) VALUES (?, ?)").run("core.llm.thinking_enabled", "maybe");
+  raw.prepare("INSERT INTO config (key, value) VALUES (?, ?)").run("core.daemon.heartbeat_interval", "soon");
+  raw.prepare("INSERT INTO config (key, value) VALUES (?, ?)").run("core.llm.temperature", "warm");
+  raw.close();
+  const reg = openReg(file);
+  assert.throws(() => reg.getInt("core.agent.max_context_size"), /core\.agent\.max_context_size = "lots"/);
+  assert.throws(() => reg.getBool("core.llm.thinking_enabled"), /core\.llm\.thinking_enabled = "maybe"/);
+  assert.throws(() => reg.getDuration("core.daemon.heartbeat_interval"), /core\.daemon\.heartbeat_interval: invalid/);
+  assert.throws(() => reg.getNumber("core.llm.temperature"), /core\.llm\.temperature = "warm" is not a number/);
+});
+
+test("template defs cover every source name", () => {
+  const reg = openReg();
+  assert.equal(reg.def("core.llm.sources.local.max_concurrent")?.key, "core.llm.sources.*.max_concurrent");
+  assert.equal(reg.def("core.llm.sources..model"), undefined);
+  assert.equal(reg.def("core.llm.sources.a.b.model"), undefined);
+
+  reg.set("core.llm.sources.local.base_url", "http://127.0.0.1:11434/v1");
+  reg.set("core.llm.sources.local.priority", "5");
+  reg.set("core.llm.sources.backup.model", "m2");
+  assert.deepEqual(reg.sourceNames(), ["backup", "local"]);
+  assert.deepEqual(reg.source("local"), {
+    name: "local",
+    adapter: "openai",
+    baseUrl: "http://127.0.0.1:11434/v1",
+    model: "",
+    apiKey: "",
+    priority: 5,
+    maxConcurrent: 8,
+    contextWindow: 0,
+    thinkingEnabled: false,
+  });
+  // Templates themselves are not settings; only real keys are listed.
+  assert.deepEqual(
+    reg.list("core.llm.sources.").map((e) => e.key),
+    ["core.llm.sources.backup.model", "core.llm.sources.local.base_url", "core.llm.sources.local.priority"],
+  );
+});
+
+test("list masks passwords, sorts, filters and hides hidden defs", () => {
+  const reg = openReg();
+  reg.registerDefs([
+    { key: "plugin.demo.secret_state", default: "x", type: "string", category: "demo", description: "", hidden: true },
+    { key: "plugin.demo.mode", default: "a", type: "select", options: ["a", "b"], category: "demo", description: "Mode" },
+  ]);
+  reg.set("core.llm.sources.main.api_key", "sk-1234567890abcdef");
+  reg.set("core.llm.api_key", "short");
+  reg.set("plugin.demo.note", "hello");
+
+  const all = reg.list();
+  assert.deepEqual(
+    all.map((e) => e.key),
+    [...all.map((e) => e.key)].sort(),
+  );
+  const byKey = new Map(all.map((e) => [e.key, e]));
+  assert.equal(byKey.get("core.llm.sources.main.api_key")?.value, "sk-1…cdef");
+  assert.equal(byKey.get("core.llm.sources.main.api_key")?.type, "password");
+  assert.equal(byKey.get("core.llm.api_key")?.value, "****");
+  assert.equal(byKey.get("core.daemon.api_key")?.value, "");
+  assert.equal(byKey.get("plugin.demo.note")?.category, "plugins");
+  assert.equal(byKey.has("plugin.demo.secret_state"), false);
+  assert.equal(byKey.has("core.llm.sources.*.adapter"), false);
+  assert.deepEqual(byKey.get("core.daemon.log_level"), {
+    key: "core.daemon.log_level",
+    value: "info",
+    type: "select",
+    description: "Lowest level written to the log.",
+    category: "daemon",
+  });
+  assert.deepEqual(
+    reg.list("plugin.demo.").map((e) => [e.key, e.value]),
+    [
+      ["plugin.demo.mode", "a"],
+      ["plugin.demo.note", "hello"],
+    ],
+  );
+  assert.throws(() => reg.set("plugin.demo.mode", "c"), /must be one of a, b/);
+  // The unmasked value is still what consumers read.
+  assert.equal(reg.source("main").apiKey, "sk-1234567890abcdef");
+  assert.equal(maskSecret("123456789012"), "1234…9012");
+  assert.equal(maskSecret("12345678901"), "****");
+});
+
+test("environment overlay defines the env source and wins over stored values", () => {
+  const file = tmpDb();
+  const plain = openReg(file);
+  plain.set("core.llm.sources.env.base_url", "http://stored.example/v1");
+  plain.set("core.llm.sources.env.model", "stored-model");
+  plain.set("core.llm.sources.env.priority", "3");
+  plain.set("core.daemon.api_key", "stored-api-key");
+  plain.close();
+
+  const reg = openReg(file, {
+    HOMEAGENT_LLM_BASE_URL: "http://env.example/v1",
+    HOMEAGENT_LLM_API_KEY: "sk-envenvenvenv1234",
+    HOMEAGENT_LLM_MODEL: "env-model",
+    HOMEAGENT_API_KEY: "env-api-key-0001",
+  });
+  assert.deepEqual(reg.sourceNames(), ["env"]);
+  assert.deepEqual(reg.source("env"), {
+    name: "env",
+    adapter: "openai",
+    baseUrl: "http://env.example/v1",
+    model: "env-model",
+    apiKey: "sk-envenvenvenv1234",
+    priority: 3,
+    maxConcurrent: 8,
+    contextWindow: 0,
+    thinkingEnabled: false,
+  });
+  assert.equal(reg.get("core.daemon.api_key"), "env-api-key-0001");
+  assert.throws(() => reg.set("core.daemon.api_key", "other"), /environment variable HOMEAGENT_API_KEY/);
+  assert.throws(() => reg.set("core.llm.sources.env.model", "x"), /environment variable HOMEAGENT_LLM_MODEL/);
+  const listed = new Map(reg.list("core.").map((e) => [e.key, e.value]));
+  assert.equal(listed.get("core.llm.sources.env.api_key"), "sk-e…1234");
+  assert.equal(listed.get("core.daemon.api_key"), "env-…0001");
+
+  const adapter = openReg(tmpDb(), { HOMEAGENT_LLM_BASE_URL: "http://x/v1", HOMEAGENT_LLM_ADAPTER: "ollama" });
+  assert.equal(adapter.source("env").adapter, "ollama");
+});
+
+test("without HOMEAGENT_LLM_BASE_URL there is no env source; empty variables count as unset", () => {
+  const file = tmpDb();
+  openReg(file).set("core.daemon.api_key", "stored-api-key");
+  const reg = openReg(file, { HOMEAGENT_LLM_MODEL: "m", HOMEAGENT_LLM_API_KEY: "k", HOMEAGENT_API_KEY: "" });
+  assert.deepEqual(reg.sourceNames(), []);
+  assert.equal(reg.get("core.daemon.api_key"), "stored-api-key");
+});
+
+test("per-plugin tables are separate and persistent", () => {
+  const file = tmpDb();
+  const reg = openReg(file);
+  const a = reg.pluginSettings("My-Plugin");
+  a.set("token", "t1");
+  a.set("alpha", "1");
+  a.set("token", "t2");
+  reg.pluginSettings("other").set("token", "o");
+  assert.equal(a.get("token"), "t2");
+  assert.equal(a.get("missing"), undefined);
+  assert.deepEqual(a.list(), { alpha: "1", token: "t2" });
+  assert.throws(() => reg.pluginSettings(""), /plugin name must not be empty/);
+  assert.throws(() => reg.pluginSettings("  "), /plugin name must not be empty/);
+  reg.close();
+
+  const raw = new Database(file, { readonly: true });
+  try {
+    const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
+    assert.deepEqual(
+      tables.map((t) => (t as { name: string }).name),
+      ["config", "config_my_plugin", "config_other", "disabled_plugins"],
+    );
+  } finally {
+    raw.close();
+  }
+  assert.deepEqual(openReg(file).pluginSettings("My-Plugin").list(), { alpha: "1", token: "t2" });
+});
+
+test("disabled plugins are recorded and survive reopen", () => {
+  const file = tmpDb();
+  const reg = openReg(file);
+  const before = Date.now();
+  reg.disablePlugin("timer", "cli");
+  reg.disablePlugin("mcp", "webui");
+  reg.enablePlugin("mcp");
+  assert.equal(reg.isPluginDisabled("timer"), true);
+  assert.equal(reg.isPluginDisabled("mcp"), false);
+  reg.close();
+
+  const again = openReg(file);
+  const [timer, ...rest] = again.disabledPlugins();
+  assert.equal(rest.length, 0);
+  assert.equal(timer.name, "timer");
+  assert.equal(timer.disabledBy, "cli");
+  assert.ok(timer.disabledAt >= before && timer.disabledAt <= Date.now());
+  assert.throws(() => again.disablePlugin("", "cli"), /must not be empty/);
+});
+
+test("onChange sees writes; a throwing listener breaks neither set nor other listeners", () => {
+  const errors: string[] = [];
+  const reg = ConfigRegistry.open(tmpDb(), { env: {}, onListenerError: (_err, key) => errors.push(key) });
+  open.push(reg);
+  const seen: string[] = [];
+  reg.onChange(() => {
+    throw new Error("listener bug");
+  });
+  const off = reg.onChange((key, value) => seen.push(`${key}=${value}`));
+
+  reg.set("core.agent.max_tool_turns", "12");
+  assert.equal(reg.getInt("core.agent.max_tool_turns"), 12);
+  reg.unset("core.agent.max_tool_turns");
+  off();
+  reg.set("core.agent.max_tool_turns", "13");
+
+  assert.deepEqual(seen, ["core.agent.max_tool_turns=12", "core.agent.max_tool_turns=10"]);
+  assert.deepEqual(errors, ["core.agent.max_tool_turns", "core.agent.max_tool_turns", "core.agent.max_tool_turns"]);
+});
+
+test("definitions with bad defaults are refused", () => {
+  const reg = openReg();
+  assert.throws(
+    () => reg.registerDefs([{ key: "plugin.x.n", default: "many", type: "int", category: "x", description: "" }]),
+    /config def plugin\.x\.n: default "many" is not an integer/,
+  );
+  assert.throws(
+    () => reg.registerDefs([{ key: "plugin.x.s", default: "", type: "select", category: "x", description: "" }]),
+    /a select needs options/,
+  );
+});

@@ -1,0 +1,36 @@
+/**
+ * Daemon logging: one line per event on stderr, with level filtering and every known secret masked
+ * before the line is written.
+ */
+import type { Logger } from "@homeagent/sdk";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface LogSink {
+  level(): LogLevel;
+  secrets(): string[];
+  write(line: string): void;
+}
+
+export function maskSecret(value: string): string {
+  if (!value) return "";
+  return value.length >= 12 ? `${value.slice(0, 4)}…${value.slice(-4)}` : "****";
+}
+
+export function createLogger(scope: string, sink: LogSink): Logger {
+  const emit = (level: LogLevel, msg: string) => {
+    if (ORDER[level] < ORDER[sink.level()]) return;
+    let line = `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} [${scope}] ${msg}`;
+    for (const secret of sink.secrets()) {
+      if (secret.length >= 4) line = line.split(secret).join(maskSecret(secret));
+    }
+    sink.write(`${line.replace(/\n/g, "\\n")}\n`);
+  };
+  return {
+    debug: (m) => emit("debug", m),
+    info: (m) => emit("info", m),
+    warn: (m) => emit("warn", m),
+    error: (m) => emit("error", m),
+  };
+}

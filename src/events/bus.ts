@@ -1,0 +1,46 @@
+/**
+ * EventBus: synchronous publish to wildcard then typed subscribers. A throwing subscriber is reported
+ * through `onError` and never reaches the publisher or the other subscribers.
+ */
+import type { AgentEvent, EventHandler, EventType } from "@homeagent/sdk";
+
+export type { AgentEvent, EventHandler, EventType };
+
+export class EventBus {
+  private readonly handlers = new Map<EventType | "*", Set<EventHandler>>();
+
+  constructor(private readonly onError: (err: unknown, event: AgentEvent) => void = () => {}) {}
+
+  subscribe(type: EventType | "*", handler: EventHandler): () => void {
+    let set = this.handlers.get(type);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(type, set);
+    }
+    set.add(handler);
+    return () => {
+      set.delete(handler);
+    };
+  }
+
+  publish(type: EventType, source: string, payload: Record<string, unknown>): void {
+    const event: AgentEvent = { type, source, payload, timestamp: Date.now() };
+    this.deliver(this.handlers.get("*"), event);
+    this.deliver(this.handlers.get(type), event);
+  }
+
+  private deliver(set: Set<EventHandler> | undefined, event: AgentEvent): void {
+    if (!set) return;
+    for (const handler of [...set]) {
+      try {
+        handler(event);
+      } catch (err) {
+        try {
+          this.onError(err, event);
+        } catch {
+          // The error reporter itself failed; the publisher must still not see it.
+        }
+      }
+    }
+  }
+}

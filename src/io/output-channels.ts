@@ -1,0 +1,150 @@
+/**
+ * Output channels: each registered channel becomes the tools `output_send__{name}` and
+ * `output_send__{name}_help`; `output_list_channels` lists them all. A send's result is the handler's own
+ * result, so the model never sees a success that did not happen.
+ */
+import type { OutputChannelOptions, OutputHandler, OutputMessage, ToolDef, ToolHandler } from "@homeagent/sdk";
+import { CapAudio, CapFile, CapImage, CapStructured, CapText } from "@homeagent/sdk";
+
+export interface OutputChannel {
+  name: string;
+  owner: string;
+  caps: number;
+  description: string;
+  types: string[];
+  help: string;
+  handler: OutputHandler;
+}
+
+export interface ChannelTool {
+  def: ToolDef;
+  handler: ToolHandler;
+  owner: string;
+}
+
+const CHANNEL_NAME = /^[A-Za-z0-9_-]{1,40}$/;
+const CAP_NAMES: Array<[number, string]> = [
+  [CapText, "text"],
+  [CapFile, "file"],
+  [CapImage, "image"],
+  [CapAudio, "audio"],
+  [CapStructured, "structured"],
+];
+
+export function capNames(caps: number): string[] {
+  return CAP_NAMES.filter(([bit]) => (caps & bit) !== 0).map(([, name]) => name);
+}
+
+export class OutputChannels {
+  private readonly channels = new Map<string, OutputChannel>();
+
+  register(
+    owner: string,
+    name: string,
+    caps: number,
+    description: string,
+    handler: OutputHandler,
+    opts: OutputChannelOptions = {},
+  ): void {
+    if (!CHANNEL_NAME.test(name)) {
+      throw new Error(`invalid output channel name "${name}": use 1-40 letters, digits, "_" or "-"`);
+    }
+    const existing = this.channels.get(name);
+    if (existing) throw new Error(`output channel "${name}" is already registered by plugin "${existing.owner}"`);
+    const types = opts.types?.length ? opts.types : ["text"];
+    this.channels.set(name, { name, owner, caps, description, types, help: opts.help ?? "", handler });
+  }
+
+  unregisterPlugin(owner: string): number {
+    let n = 0;
+    for (const [name, ch] of this.channels) {
+      if (ch.owner === owner) {
+        this.channels.delete(name);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  get(name: string): OutputChannel | undefined {
+    return this.channels.get(name);
+  }
+
+  names(): string[] {
+    return [...this.channels.keys()].sort();
+  }
+
+  async send(name: string, msg: OutputMessage): Promise<unknown> {
+    const ch = this.channels.get(name);
+    if (!ch) throw new Error(`no output channel "${name}"; available: ${this.names().join(", ") || "(none)"}`);
+    return ch.handler(msg);
+  }
+
+  /** The tools the model uses to talk through channels; recomputed on every LLM cycle. */
+  tools(): ChannelTool[] {
+    const list: ChannelTool[] = [...this.channels.values()].flatMap((ch) => [this.sendTool(ch), this.helpTool(ch)]);
+    list.push({
+      owner: "kernel",
+      def: {
+        name: "output_list_channels",
+        description: "List the output channels you can send messages through, with their capabilities.",
+        parameters: { type: "object", properties: {} },
+      },
+      handler: () =>
+        [...this.channels.values()].map((ch) => ({
+          name: ch.name,
+          caps: capNames(ch.caps),
+          description: ch.description,
+          tool: `output_send__${ch.name}`,
+        })),
+    });
+    return list;
+  }
+
+  private sendTool(ch: OutputChannel): ChannelTool {
+    return {
+      owner: ch.owner,
+      def: {
+        name: `output_send__${ch.name}`,
+        description: `Send a message through the "${ch.name}" channel: ${ch.description}`,
+        parameters: {
+          type: "object",
+          properties: {
+            payload: { type: "string", description: "The message content." },
+            meta: { type: "object", description: `Routing metadata; see output_send__${ch.name}_help.` },
+            type: { type: "string", enum: ch.types, description: "Kind of payload." },
+          },
+          required: ["payload"],
+        },
+      },
+      handler: async (args, ctx) => {
+        const result = await ch.handler({
+          payload: String(args.payload),
+          meta: (args.meta as Record<string, unknown>) ?? {},
+          type: (args.type as string) ?? ch.types[0],
+          requestId: ctx.requestId,
+        });
+        return result ?? `sent to ${ch.name}`;
+      },
+    };
+  }
+
+  private helpTool(ch: OutputChannel): ChannelTool {
+    return {
+      owner: ch.owner,
+      def: {
+        name: `output_send__${ch.name}_help`,
+        description: `Explain the meta fields and payload types of the "${ch.name}" channel.`,
+        parameters: { type: "object", properties: {} },
+      },
+      handler: () =>
+        [
+          `channel: ${ch.name}`,
+          `description: ${ch.description}`,
+          `capabilities: ${capNames(ch.caps).join(", ") || "none"}`,
+          `type: one of ${ch.types.join(", ")}`,
+          ch.help || "meta: no routing fields; leave it empty.",
+        ].join("\n"),
+    };
+  }
+}

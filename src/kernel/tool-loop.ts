@@ -1,0 +1,247 @@
+/**
+ * process(): the LLM/tool loop of one input. post_action → [before_toolcall → execute → after_toolcall]
+ * → next LLM round, until the model stops calling tools, every call is refused, a handler answers
+ * instead, or `core.agent.max_tool_turns` is reached.
+ */
+import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
+import type { EventBus } from "../events/bus.js";
+import type { ChatMessage, CompletionResponse, WireToolCall } from "../llm/provider.js";
+import { type InterruptQueue, interruptMessage } from "./interrupts.js";
+import type { StageHost } from "./stages.js";
+import type { ToolRegistry } from "./tools.js";
+import type { AgentSettings, LLMClient, MutableStageContext } from "./types.js";
+
+export interface LoopDeps {
+  llm: LLMClient;
+  tools: ToolRegistry;
+  stages: StageHost;
+  bus: EventBus;
+  settings: AgentSettings;
+}
+
+/** Per-turn control shared with the Agent, so an interrupt can cancel the LLM call in flight. */
+export interface TurnControl {
+  /** Aborted when the daemon stops: ends the turn. */
+  shutdown: AbortSignal;
+  interrupts: InterruptQueue;
+  llmAbort: AbortController | null;
+}
+
+export interface LoopResult {
+  text: string;
+  reasoning: string;
+  usage: TokenUsage | null;
+  toolsUsed: string[];
+  /** A stage handler set `ctx.response`. */
+  shortCircuited: boolean;
+}
+
+class InterruptedCall extends Error {}
+
+export async function process(
+  deps: LoopDeps,
+  ctx: MutableStageContext,
+  messages: ChatMessage[],
+  control: TurnControl,
+): Promise<LoopResult> {
+  const toolsUsed: string[] = [];
+  const maxTurns = deps.settings.maxToolTurns();
+  let usage: TokenUsage | null = null;
+  for (let turn = 0; ; turn++) {
+    if (turn >= maxTurns) {
+      const text = `Stopped: tool execution exceeded ${maxTurns} turns (core.agent.max_tool_turns). 工具调用超过 ${maxTurns} 轮上限，已停止；可以让我继续，或调高 core.agent.max_tool_turns。`;
+      return { text, reasoning: "", usage, toolsUsed, shortCircuited: false };
+    }
+    for (const i of control.interrupts.drain()) messages.push({ role: "system", content: interruptMessage(i) });
+
+    let reply: CompletionResponse;
+    try {
+      reply = await callLLM(deps, ctx, messages, control);
+    } catch (err) {
+      if (err instanceof InterruptedCall) {
+        turn--;
+        continue;
+      }
+      throw err;
+    }
+    usage = addUsage(usage, reply.token_usage);
+
+    ctx.llmText = reply.content;
+    ctx.reasoningContent = reply.reasoning_content;
+    ctx.tokenUsage = reply.token_usage;
+    ctx.toolCalls = reply.tool_calls;
+    ctx.phase = "intermediate";
+    await deps.stages.run("post_action", ctx);
+    if (ctx.response !== null) return shortCircuit(ctx, usage, toolsUsed);
+
+    const calls = ctx.toolCalls;
+    deps.bus.publish("agent_llm_chain", "kernel", {
+      request_id: ctx.requestId,
+      content: ctx.llmText,
+      reasoning: ctx.reasoningContent,
+      tool_calls: calls,
+      phase: "intermediate",
+      turn,
+      usage: reply.token_usage,
+    });
+    if (ctx.reasoningContent) {
+      deps.bus.publish("reasoning", "kernel", { request_id: ctx.requestId, content: ctx.reasoningContent });
+    }
+    if (calls.length === 0) {
+      return { text: ctx.llmText, reasoning: ctx.reasoningContent, usage, toolsUsed, shortCircuited: false };
+    }
+
+    messages.push({
+      role: "assistant",
+      content: ctx.llmText,
+      ...(ctx.reasoningContent ? { reasoning_content: ctx.reasoningContent } : {}),
+      tool_calls: calls.map(toWire),
+    });
+    const results: ToolResult[] = [];
+    for (const call of calls) {
+      const result = await runToolCall(deps, ctx, call, control);
+      if (ctx.response !== null) return shortCircuit(ctx, usage, toolsUsed);
+      results.push(result);
+      if (result.status !== "denied" && result.status !== "interrupted") toolsUsed.push(call.name);
+      messages.push({ role: "tool", tool_call_id: call.id, name: call.name, content: result.content });
+    }
+    ctx.toolCalls = calls;
+    ctx.toolResults = results;
+    if (results.every((r) => r.status === "denied")) {
+      const text = ctx.llmText || results.map((r) => r.content).join("\n");
+      return { text, reasoning: ctx.reasoningContent, usage, toolsUsed, shortCircuited: false };
+    }
+  }
+}
+
+async function callLLM(
+  deps: LoopDeps,
+  ctx: MutableStageContext,
+  messages: ChatMessage[],
+  control: TurnControl,
+): Promise<CompletionResponse> {
+  const abort = new AbortController();
+  const onShutdown = () => abort.abort(control.shutdown.reason);
+  control.shutdown.addEventListener("abort", onShutdown, { once: true });
+  control.llmAbort = abort;
+  let streamed = false;
+  try {
+    return await deps.llm.stream(
+      {
+        model: "",
+        messages: [...messages],
+        tools: deps.tools.specs(),
+        tool_choice: "auto",
+        max_tokens: deps.settings.maxTokens(),
+        temperature: deps.settings.temperature(),
+        disable_thinking: !deps.settings.thinkingEnabled(),
+        stream: true,
+      },
+      {
+        signal: abort.signal,
+        onChunk: (chunk) => {
+          if (chunk.reasoning_content) {
+            deps.bus.publish("reasoning_delta", "kernel", {
+              request_id: ctx.requestId,
+              content: chunk.reasoning_content,
+            });
+          }
+          if (chunk.content) {
+            streamed = true;
+            deps.bus.publish("content_delta", "kernel", { request_id: ctx.requestId, content: chunk.content });
+          }
+        },
+      },
+    );
+  } catch (err) {
+    if (abort.signal.aborted && !control.shutdown.aborted) {
+      if (streamed)
+        deps.bus.publish("content_delta", "kernel", { request_id: ctx.requestId, content: "", reset: true });
+      throw new InterruptedCall("interrupted");
+    }
+    throw err;
+  } finally {
+    control.llmAbort = null;
+    control.shutdown.removeEventListener("abort", onShutdown);
+  }
+}
+
+/** One tool call through before_toolcall (which may refuse or edit it), the tool, and after_toolcall. */
+async function runToolCall(
+  deps: LoopDeps,
+  ctx: MutableStageContext,
+  call: ToolCall,
+  control: TurnControl,
+): Promise<ToolResult> {
+  const publish = (r: ToolResult, args: Record<string, unknown>) =>
+    deps.bus.publish("tool_call", "kernel", {
+      request_id: ctx.requestId,
+      tool: r.name,
+      status: r.status,
+      arguments: args,
+      result: r.content,
+    });
+  if (control.interrupts.size > 0) {
+    const r: ToolResult = {
+      tool_call_id: call.id,
+      name: call.name,
+      status: "interrupted",
+      content: "not run: the user interrupted before this tool started",
+    };
+    publish(r, call.arguments);
+    return r;
+  }
+  const owner = deps.tools.get(call.name)?.owner;
+  ctx.toolCalls = [{ ...call, arguments: { ...call.arguments } }];
+  ctx.toolResults = [];
+  await deps.stages.run("before_toolcall", ctx, owner);
+  const edited = ctx.toolCalls[0] ?? call;
+  let result: ToolResult;
+  if (ctx.response !== null) {
+    result = {
+      tool_call_id: call.id,
+      name: call.name,
+      status: "denied",
+      content: `工具 ${call.name} 已被插件拒绝 (tool refused by a plugin): ${ctx.response}`,
+    };
+    ctx.response = null;
+  } else {
+    const outcome = await deps.tools.execute(
+      { ...edited, id: call.id, name: call.name },
+      { requestId: ctx.requestId, source: ctx.source, channel: ctx.channel, signal: control.shutdown },
+    );
+    result = { tool_call_id: call.id, name: call.name, ...outcome };
+  }
+  ctx.toolResults = [result];
+  await deps.stages.run("after_toolcall", ctx, owner);
+  const final = ctx.toolResults[0] ?? result;
+  publish(final, edited.arguments);
+  return final;
+}
+
+function shortCircuit(ctx: MutableStageContext, usage: TokenUsage | null, toolsUsed: string[]): LoopResult {
+  return { text: ctx.response ?? "", reasoning: "", usage, toolsUsed, shortCircuited: true };
+}
+
+function toWire(call: ToolCall): WireToolCall {
+  return {
+    id: call.id,
+    type: "function",
+    // Invalid JSON from the model is not echoed back: some providers reject the whole request for it.
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  };
+}
+
+function addUsage(acc: TokenUsage | null, u: TokenUsage | null): TokenUsage | null {
+  if (!u) return acc;
+  if (!acc) return { ...u };
+  return {
+    prompt: acc.prompt + u.prompt,
+    completion: acc.completion + u.completion,
+    total: acc.total + u.total,
+    cache_read: acc.cache_read + u.cache_read,
+    cache_miss: acc.cache_miss + u.cache_miss,
+    cache_reported: acc.cache_reported && u.cache_reported,
+    reasoning_tokens: acc.reasoning_tokens + u.reasoning_tokens,
+  };
+}

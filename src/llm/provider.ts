@@ -1,0 +1,98 @@
+/**
+ * The unified LLM shapes (inventory §4): every adapter maps its provider's wire format to and from these.
+ */
+import type { TokenUsage, ToolCall } from "@homeagent/sdk";
+
+export type { TokenUsage, ToolCall };
+
+export interface WireToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  reasoning_content?: string;
+  tool_call_id?: string;
+  name?: string;
+  tool_calls?: WireToolCall[];
+}
+
+export interface ToolSpec {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export interface CompletionRequest {
+  model: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  max_tokens?: number;
+  stream?: boolean;
+  tools?: ToolSpec[];
+  tool_choice?: "auto" | "none";
+  disable_thinking?: boolean;
+  extra_body?: Record<string, unknown>;
+}
+
+export interface CompletionResponse {
+  content: string;
+  reasoning_content: string;
+  finish_reason: string;
+  token_usage: TokenUsage | null;
+  tool_calls: ToolCall[];
+}
+
+/** One streamed piece; tool-call fragments carry the upstream `stream_index` they belong to. */
+export interface StreamChunk {
+  content: string;
+  reasoning_content: string;
+  done: boolean;
+  finish_reason?: string;
+  usage: TokenUsage | null;
+  tool_calls: Array<{ id: string; name: string; raw_arguments: string; stream_index: number }>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface Provider {
+  readonly name: string;
+  readonly model: string;
+  chat(req: CompletionRequest, opts?: CallOptions): Promise<CompletionResponse>;
+  chatStream(req: CompletionRequest, opts?: CallOptions): AsyncIterable<StreamChunk>;
+}
+
+/** A failed provider call, classified so the ProviderManager can decide: retry, skip, or give up. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "auth" | "transient" | "fatal" | "aborted",
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+}
+
+export function emptyUsage(): TokenUsage {
+  return {
+    prompt: 0,
+    completion: 0,
+    total: 0,
+    cache_read: 0,
+    cache_miss: 0,
+    cache_reported: false,
+    reasoning_tokens: 0,
+  };
+}
+
+/** Classifies an HTTP status: 401/403 disable the source, 429 and 5xx are worth one more try. */
+export function errorKindForStatus(status: number): ProviderError["kind"] {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429 || status >= 500) return "transient";
+  return "fatal";
+}
