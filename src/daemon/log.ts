@@ -3,6 +3,7 @@
  * before the line is written.
  */
 import type { Logger } from "@homeagent/sdk";
+import { maskSecret } from "../config/registry.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -11,11 +12,6 @@ export interface LogSink {
   level(): LogLevel;
   secrets(): string[];
   write(line: string): void;
-}
-
-export function maskSecret(value: string): string {
-  if (!value) return "";
-  return value.length >= 12 ? `${value.slice(0, 4)}…${value.slice(-4)}` : "****";
 }
 
 export function createLogger(scope: string, sink: LogSink): Logger {

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+/**
+ * homed: the HomeAgent daemon. `homed [--data DIR]`; logs go to stderr; SIGINT/SIGTERM stop it cleanly.
+ */
+import { parseArgs } from "node:util";
+import { startDaemon } from "../daemon/bootstrap.js";
+import { resolveDataDir } from "../daemon/paths.js";
+import { VERSION } from "../version.js";
+
+const USAGE = `usage: homed [--data DIR]
+
+  --data DIR   data directory (default: $HOMEAGENT_DATA or ~/.homeagent)
+  --version    print the version
+  --help       this text
+
+Configure an LLM with HOMEAGENT_LLM_BASE_URL, HOMEAGENT_LLM_API_KEY and HOMEAGENT_LLM_MODEL,
+then talk to the daemon with \`waiter\`.`;
+
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse();
+  } catch (err) {
+    process.stderr.write(`homed: ${err instanceof Error ? err.message : err}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (args.values.help) return void process.stdout.write(`${USAGE}\n`);
+  if (args.values.version) return void process.stdout.write(`homed ${VERSION}\n`);
+
+  const daemon = await startDaemon({ dataDir: resolveDataDir(args.values.data) });
+  process.on("unhandledRejection", (err) => daemon.log.error(`unhandled rejection: ${describe(err)}`));
+  process.on("uncaughtException", (err) => daemon.log.error(`uncaught exception: ${describe(err)}`));
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      daemon.log.warn(`${signal} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    daemon.log.info(`${signal} received`);
+    daemon.stop().then(
+      () => process.exit(0),
+      (err) => {
+        daemon.log.error(`unclean stop: ${describe(err)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+function parse() {
+  return parseArgs({
+    options: {
+      data: { type: "string" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
+    },
+    strict: true,
+  });
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+main().catch((err) => {
+  process.stderr.write(`homed: failed to start: ${err instanceof Error ? err.message : err}\n`);
+  process.exit(1);
+});

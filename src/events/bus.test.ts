@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { EventBus } from "./bus.js";
+
+test("wildcard and typed subscribers both receive, wildcard first", () => {
+  const bus = new EventBus();
+  const seen: string[] = [];
+  bus.subscribe("tool_call", (e) => void seen.push(`typed:${e.type}`));
+  bus.subscribe("*", (e) => void seen.push(`any:${e.type}`));
+  bus.publish("tool_call", "kernel", { tool: "x" });
+  bus.publish("system", "kernel", {});
+  assert.deepEqual(seen, ["any:tool_call", "typed:tool_call", "any:system"]);
+});
+
+test("a throwing subscriber affects neither the others nor the publisher", () => {
+  const errors: unknown[] = [];
+  const bus = new EventBus((err) => errors.push(err));
+  const seen: number[] = [];
+  bus.subscribe("system", () => {
+    throw new Error("bad subscriber");
+  });
+  bus.subscribe("system", () => void seen.push(1));
+  assert.doesNotThrow(() => bus.publish("system", "kernel", {}));
+  assert.deepEqual(seen, [1]);
+  assert.equal((errors[0] as Error).message, "bad subscriber");
+});
+
+test("unsubscribe stops delivery", () => {
+  const bus = new EventBus();
+  let n = 0;
+  const off = bus.subscribe("*", () => void n++);
+  bus.publish("system", "k", {});
+  off();
+  bus.publish("system", "k", {});
+  assert.equal(n, 1);
+});

@@ -1,0 +1,184 @@
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, test } from "node:test";
+import type { AgentEvent } from "@homeagent/sdk";
+import { CapText } from "@homeagent/sdk";
+import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
+
+let h: Harness;
+beforeEach(() => {
+  h = startAgent();
+});
+afterEach(() => h.close());
+
+test("the model's tool call runs and its result reaches the next LLM request", async () => {
+  h.agent.tools.register("demo", { name: "add", description: "add", parameters: { type: "object" } }, (a) =>
+    String(Number(a.a) + Number(a.b)),
+  );
+  const events: AgentEvent[] = [];
+  h.agent.bus.subscribe("*", (e) => void events.push(e));
+  h.llm.enqueue({ toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] }, { text: "5" });
+  const reply = await h.agent.injectInputSync("test", "test", "2+3?");
+  assert.equal(reply.content, "5");
+  const second = h.llm.requests[1].messages;
+  const assistant = second.find((m) => m.role === "assistant");
+  assert.equal(assistant?.tool_calls?.[0].function.name, "add");
+  const tool = second.find((m) => m.role === "tool");
+  assert.equal(tool?.content, "5");
+  assert.equal(tool?.tool_call_id, assistant?.tool_calls?.[0].id);
+  const types = events.map((e) => e.type);
+  assert.deepEqual(
+    types.filter((t) => t !== "content_delta"),
+    ["raw_input", "agent_llm_chain", "tool_call", "agent_llm_chain", "agent_output"],
+  );
+  assert.equal(events.find((e) => e.type === "tool_call")?.payload.status, "ok");
+  assert.ok(events.every((e) => e.payload.request_id === reply.requestId));
+});
+
+test("core.agent.max_tool_turns ends an endless tool loop with a clear message", async () => {
+  h.settings.turns = 3;
+  h.agent.tools.register("demo", { name: "again", description: "", parameters: { type: "object" } }, () => "more");
+  h.llm.fallback = () => ({ toolCalls: [{ name: "again" }] });
+  const reply = await h.agent.injectInputSync("test", "test", "loop");
+  assert.equal(h.llm.requests.length, 3);
+  assert.match(reply.content, /exceeded 3 turns \(core\.agent\.max_tool_turns\)/);
+});
+
+test("unknown tools, invalid JSON arguments, bad arguments and throwing tools become readable results", async () => {
+  h.agent.tools.register(
+    "demo",
+    {
+      name: "strict",
+      description: "",
+      parameters: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+    },
+    () => "fine",
+  );
+  h.agent.tools.register("demo", { name: "crash", description: "", parameters: { type: "object" } }, () => {
+    throw new Error("disk on fire");
+  });
+  h.llm.enqueue(
+    {
+      toolCalls: [
+        { name: "nope" },
+        { name: "strict", raw: "{n: 1" },
+        { name: "strict", arguments: { n: "one" } },
+        { name: "strict", arguments: {} },
+        { name: "crash" },
+      ],
+    },
+    { text: "recovered" },
+  );
+  const reply = await h.agent.injectInputSync("test", "test", "go");
+  assert.equal(reply.content, "recovered");
+  const results = h.llm.requests[1].messages.filter((m) => m.role === "tool").map((m) => m.content);
+  assert.match(results[0], /unknown tool "nope"\. Available tools: .*strict/);
+  assert.match(results[1], /not a valid JSON object: \{n: 1/);
+  assert.match(results[2], /"n" must be integer, got string/);
+  assert.match(results[3], /missing required "n"/);
+  assert.match(results[4], /tool crash failed: disk on fire/);
+});
+
+test("duplicate tool names are refused, and a plugin's tools can be removed at once", () => {
+  const def = { name: "t1", description: "", parameters: { type: "object" } };
+  h.agent.tools.register("a", def, () => 1);
+  assert.throws(() => h.agent.tools.register("b", def, () => 2), /already registered by plugin "a"/);
+  h.agent.tools.register("a", { ...def, name: "t2" }, () => 1);
+  assert.equal(h.agent.tools.unregisterPlugin("a"), 2);
+  assert.equal(h.agent.tools.get("t1"), undefined);
+});
+
+test("output channels become output_send__ tools whose result is the handler's own", async () => {
+  const sent: string[] = [];
+  h.agent.outputs.register("chat", "qq", CapText, "QQ messages", (m) => {
+    if (m.payload === "fail") throw new Error("QQ offline");
+    sent.push(m.payload);
+    return "delivered";
+  });
+  const names = h.agent.tools.names();
+  for (const n of ["output_send__qq", "output_send__qq_help", "output_list_channels"]) assert.ok(names.includes(n));
+  assert.throws(() =>
+    h.agent.tools.register("x", { name: "output_send__qq", description: "", parameters: {} }, () => 0),
+  );
+  h.llm.enqueue(
+    {
+      toolCalls: [
+        { name: "output_send__qq", arguments: { payload: "hi" } },
+        { name: "output_send__qq", arguments: { payload: "fail" } },
+      ],
+    },
+    { text: "sent" },
+  );
+  await h.agent.injectInputSync("test", "test", "tell qq");
+  assert.deepEqual(sent, ["hi"]);
+  const results = h.llm.requests[1].messages.filter((m) => m.role === "tool").map((m) => m.content);
+  assert.equal(results[0], "delivered");
+  assert.match(results[1], /QQ offline/);
+  assert.equal(h.agent.outputs.unregisterPlugin("chat"), 1);
+  assert.ok(!h.agent.tools.names().includes("output_send__qq"));
+});
+
+test("an async input's reply goes to the input's own output channel", async () => {
+  const got: string[] = [];
+  h.agent.outputs.register("p", "timer", CapText, "timer", (m) => void got.push(m.payload));
+  h.llm.enqueue({ text: "tick reply" });
+  h.agent.injectInput("timer", "timer", "tick");
+  await waitFor(() => got.length === 1);
+  assert.deepEqual(got, ["tick reply"]);
+});
+
+test("an interrupt cancels the LLM call in flight and its text reaches the next request", async () => {
+  h.llm.enqueue({ text: "slow", delayMs: 5000 }, { text: "noted" });
+  const started = Date.now();
+  const pending = h.agent.injectInputSync("test", "test", "write an essay");
+  await waitFor(() => h.llm.requests.length === 1);
+  h.agent.injectInterrupt("timer", "timer", "the kettle is boiling");
+  const reply = await pending;
+  assert.ok(Date.now() - started < 2000, "the slow call was cancelled");
+  assert.equal(reply.content, "noted");
+  const msgs = h.llm.requests[1].messages;
+  assert.deepEqual(msgs.at(-1), { role: "system", content: "[打断消息][来源:timer] the kettle is boiling" });
+});
+
+test("an interrupt with nothing running becomes a new input", async () => {
+  const got: string[] = [];
+  h.agent.outputs.register("p", "timer", CapText, "timer", (m) => void got.push(m.payload));
+  h.llm.enqueue({ text: "handled" });
+  h.agent.injectInterrupt("timer", "timer", "wake up");
+  await waitFor(() => got.length === 1);
+  assert.equal(h.llm.requests[0].messages.at(-1)?.content, "wake up");
+});
+
+test("inputs are processed one at a time, in order", async () => {
+  h.llm.enqueue({ text: "a", delayMs: 50 }, { text: "b" }, { text: "c" });
+  const replies = await Promise.all(["1", "2", "3"].map((t) => h.agent.injectInputSync("test", "test", t)));
+  assert.deepEqual(
+    replies.map((r) => r.content),
+    ["a", "b", "c"],
+  );
+  assert.deepEqual(
+    h.llm.requests.map((r) => r.messages.at(-1)?.content),
+    ["1", "2", "3"],
+  );
+});
+
+test("the timeline of earlier exchanges is in the prompt, and a failing LLM yields a reply that says why", async () => {
+  h.llm.enqueue({ text: "first answer" }, { error: new Error("all 1 LLM sources failed: a: HTTP 500") });
+  await h.agent.injectInputSync("cli", "cli", "first question");
+  const reply = await h.agent.injectInputSync("cli", "cli", "second");
+  assert.match(reply.content, /all 1 LLM sources failed/);
+  assert.equal(reply.error, reply.content);
+  const timeline = h.llm.requests[1].messages.find((m) => m.content.startsWith("【对话时序"));
+  assert.match(timeline?.content ?? "", /cli: first question[\s\S]*you: first answer/);
+});
+
+test("empty input is refused", async () => {
+  await assert.rejects(h.agent.injectInputSync("cli", "cli", "   "), /empty input/);
+});
+
+async function waitFor(cond: () => boolean, timeoutMs = 3000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
