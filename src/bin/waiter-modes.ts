@@ -1,0 +1,63 @@
+/** The three ways `waiter` talks: one message (-c), piped lines, an interactive prompt. Each returns an exit code. */
+import { createInterface } from "node:readline";
+import { ConnectionClosedError, type WaiterClient } from "./waiter-client.js";
+import { HISTORY_MAX, loadHistory, saveHistory } from "./waiter-history.js";
+import { ReplyPrinter } from "./waiter-output.js";
+
+const useColor = (): boolean => !process.env.NO_COLOR;
+
+export async function runOnce(client: WaiterClient, message: string): Promise<number> {
+  const printer = new ReplyPrinter(process.stdout, process.stderr, process.stdout.isTTY === true, useColor());
+  return printer.final(await client.request(message, printer.progress)) ? 0 : 1;
+}
+
+/** One reply per input line, in order; an error reply goes to stderr and makes the exit code 1. */
+export async function runPiped(client: WaiterClient): Promise<number> {
+  const printer = new ReplyPrinter(process.stdout, process.stderr, false, false);
+  let code = 0;
+  for await (const raw of createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
+    const line = raw.trim();
+    if (line === "") continue;
+    if (!printer.final(await client.request(line))) code = 1;
+  }
+  return code;
+}
+
+export async function runInteractive(client: WaiterClient, historyFile: string): Promise<number> {
+  const printer = new ReplyPrinter(process.stdout, process.stderr, true, useColor());
+  const rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    prompt: "> ",
+    history: loadHistory(historyFile),
+    historySize: HISTORY_MAX,
+    removeHistoryDuplicates: true,
+  });
+  let historyBroken = false;
+  rl.on("history", (entries: string[]) => {
+    try {
+      saveHistory(historyFile, entries);
+    } catch (err) {
+      if (!historyBroken) process.stderr.write(`cannot save history to ${historyFile}: ${(err as Error).message}\n`);
+      historyBroken = true;
+    }
+  });
+  rl.on("SIGINT", () => rl.close());
+  process.stdout.write("connected to homed; /help lists commands, /quit leaves\n");
+  rl.prompt();
+  try {
+    for await (const raw of rl) {
+      const line = raw.trim();
+      if (line === "/quit" || line === "/exit") break;
+      if (line !== "") printer.final(await client.request(line, printer.progress));
+      rl.prompt();
+    }
+  } catch (err) {
+    if (!(err instanceof ConnectionClosedError)) throw err;
+    process.stderr.write(`\n${err.message}\n`);
+    return 1;
+  } finally {
+    rl.close();
+  }
+  return 0;
+}

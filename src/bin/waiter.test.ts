@@ -1,0 +1,200 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { resolveSocketPath } from "./waiter-options.js";
+
+const WAITER = fileURLToPath(new URL("./waiter.ts", import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real waiter as a subprocess with a clean environment (no inherited HOMEAGENT_* variables). */
+function runWaiter(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", WAITER, ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: home, ...opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.stdin ?? "");
+  });
+}
+
+let home: string;
+
+/** A stand-in daemon speaking the cli protocol: echoes messages after one content_delta frame. */
+class FakeDaemon {
+  readonly received: string[] = [];
+  apiKey = "";
+  private readonly server: Server;
+
+  constructor(readonly path: string) {
+    this.server = createServer((socket) => {
+      let authed = false;
+      let buffer = "";
+      const send = (frame: object) => socket.write(`${JSON.stringify(frame)}\n`);
+      socket.setEncoding("utf8");
+      socket.on("error", () => {});
+      socket.on("data", (data: string) => {
+        buffer += data;
+        for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          this.received.push(line);
+          if (this.apiKey && !authed) {
+            if (line === `/auth ${this.apiKey}`) {
+              authed = true;
+              send({ type: "response", content: "authenticated" });
+            } else {
+              send({ type: "error", error: "unauthorized" });
+              socket.end();
+              return;
+            }
+          } else if (line === "/tools") {
+            send({ type: "tools", tools: ["shell"] });
+          } else if (line === "boom") {
+            send({ type: "error", error: "provider down" });
+          } else if (line === "crash") {
+            socket.destroy();
+            return;
+          } else {
+            send({ type: "tool_call", tool: "shell", status: "ok" });
+            send({ type: "content_delta", content: "echo: " });
+            send({ type: "response", content: `echo: ${line}` });
+          }
+        }
+      });
+    });
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve) => this.server.listen(this.path, resolve));
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe("waiter", () => {
+  let dir: string;
+  let daemon: FakeDaemon;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "hawt-"));
+    home = join(dir, "home");
+    daemon = new FakeDaemon(join(dir, "cli.sock"));
+    await daemon.listen();
+  });
+
+  after(async () => {
+    await daemon.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("exits 2 with a clear message when homed is not running", async () => {
+    const data = join(dir, "nodaemon");
+    const run = await runWaiter(["-c", "hello"], { env: { HOMEAGENT_DATA: data } });
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /homed is not running \(no socket at .*nodaemon\/cli\.sock\): start it with `npm start` or `homed`/,
+    );
+  });
+
+  it("-c prints only the reply when stdout is not a terminal", async () => {
+    const run = await runWaiter(["--socket", daemon.path, "-c", "hello"]);
+    assert.equal(run.stderr, "");
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout, "echo: hello\n");
+  });
+
+  it("finds the socket through HOMEAGENT_SOCKET", async () => {
+    const run = await runWaiter(["--chat", "hi"], { env: { HOMEAGENT_SOCKET: daemon.path } });
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout, "echo: hi\n");
+  });
+
+  it("answers piped stdin one reply per line, in order", async () => {
+    const run = await runWaiter(["--socket", daemon.path], { stdin: "first\n\nsecond\n" });
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout, "echo: first\necho: second\n");
+  });
+
+  it("prints an error frame on stderr and exits 1", async () => {
+    const run = await runWaiter(["--socket", daemon.path, "-c", "boom"]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, "");
+    assert.match(run.stderr, /provider down/);
+  });
+
+  it("prints structured slash-command answers as JSON", async () => {
+    const run = await runWaiter(["--socket", daemon.path, "-c", "/tools"]);
+    assert.equal(run.code, 0);
+    assert.deepEqual(JSON.parse(run.stdout), { type: "tools", tools: ["shell"] });
+  });
+
+  it("reports a connection the daemon drops", async () => {
+    const run = await runWaiter(["--socket", daemon.path, "-c", "crash"]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /closed unexpectedly/);
+  });
+
+  describe("with an API key", () => {
+    before(() => {
+      daemon.apiKey = "k3y";
+    });
+    after(() => {
+      daemon.apiKey = "";
+    });
+
+    it("sends /auth <key> first", async () => {
+      daemon.received.length = 0;
+      const run = await runWaiter(["--socket", daemon.path, "--api-key", "k3y", "-c", "hello"]);
+      assert.equal(run.code, 0);
+      assert.equal(run.stdout, "echo: hello\n");
+      assert.deepEqual(daemon.received, ["/auth k3y", "hello"]);
+    });
+
+    it("takes the key from HOMEAGENT_API_KEY", async () => {
+      const run = await runWaiter(["--socket", daemon.path, "-c", "hello"], { env: { HOMEAGENT_API_KEY: "k3y" } });
+      assert.equal(run.code, 0);
+      assert.equal(run.stdout, "echo: hello\n");
+    });
+
+    it("fails clearly on a wrong key", async () => {
+      const run = await runWaiter(["--socket", daemon.path, "--api-key", "wrong", "-c", "hello"]);
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /rejected the API key \(unauthorized\)/);
+    });
+
+    it("tells the user a key is needed when none was given", async () => {
+      const run = await runWaiter(["--socket", daemon.path, "-c", "hello"]);
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /unauthorized: homed requires an API key/);
+    });
+  });
+});
+
+describe("resolveSocketPath", () => {
+  it("prefers the flag, then HOMEAGENT_SOCKET, then HOMEAGENT_DATA, then ~/.homeagent", () => {
+    const env = { HOMEAGENT_SOCKET: "/run/s.sock", HOMEAGENT_DATA: "/data" };
+    assert.equal(resolveSocketPath("/flag.sock", env, "/home/u"), "/flag.sock");
+    assert.equal(resolveSocketPath(undefined, env, "/home/u"), "/run/s.sock");
+    assert.equal(resolveSocketPath(undefined, { HOMEAGENT_DATA: "/data" }, "/home/u"), "/data/cli.sock");
+    assert.equal(resolveSocketPath(undefined, {}, "/home/u"), "/home/u/.homeagent/cli.sock");
+  });
+});

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+/**
+ * waiter: the terminal client of homed. It connects to the daemon's cli socket and speaks the line
+ * protocol of src/builtins/cli/protocol.ts.
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { DaemonNotRunningError, WaiterClient } from "./waiter-client.js";
+import { runInteractive, runOnce, runPiped } from "./waiter-modes.js";
+import { parseOptions, USAGE, UsageError } from "./waiter-options.js";
+
+const EXIT_NOT_RUNNING = 2;
+const EXIT_USAGE = 64;
+
+async function main(argv: string[]): Promise<number> {
+  const opts = parseOptions(argv);
+  if (opts.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (opts.version) {
+    process.stdout.write(`waiter ${version()}\n`);
+    return 0;
+  }
+  const client = await WaiterClient.connect(opts.socketPath);
+  try {
+    if (opts.apiKey) await authenticate(client, opts.apiKey);
+    if (opts.chat !== undefined) return await runOnce(client, opts.chat);
+    if (!process.stdin.isTTY) return await runPiped(client);
+    return await runInteractive(client, join(homedir(), ".homeagent", "waiter_history"));
+  } finally {
+    client.close();
+  }
+}
+
+async function authenticate(client: WaiterClient, apiKey: string): Promise<void> {
+  const frame = await client.request(`/auth ${apiKey}`);
+  if (frame.type === "error") {
+    throw new Error(`homed rejected the API key (${frame.error}): check --api-key or HOMEAGENT_API_KEY`);
+  }
+}
+
+/** package.json sits two levels up from both src/bin and dist/bin. */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof DaemonNotRunningError) return EXIT_NOT_RUNNING;
+  if (err instanceof UsageError) return EXIT_USAGE;
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    if (err instanceof UsageError) process.stderr.write(USAGE);
+    process.exitCode = exitCodeFor(err);
+  },
+);

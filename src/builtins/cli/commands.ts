@@ -1,0 +1,63 @@
+/** Slash commands of the cli socket. Each answers with one final frame; a throw becomes an error frame. */
+import type { KernelStatus, PluginSDK } from "@homeagent/sdk";
+import type { FinalFrame } from "./protocol.js";
+
+export const HELP_TEXT = [
+  "/help                         this list",
+  "/status                       daemon status",
+  "/tools                        names of the registered tools",
+  "/settings [prefix]            configuration entries (secrets are masked)",
+  "/settings set <key> <value>   change a configuration entry",
+  "/auth <key>                   authenticate (must be the first line when homed has an API key)",
+  "any other line                a message to the agent",
+].join("\n");
+
+export function runCommand(sdk: PluginSDK, line: string): FinalFrame {
+  const match = /^\/(\S*)\s*(.*)$/s.exec(line.trim());
+  const [name, rest] = match ? [match[1], match[2]] : ["", ""];
+  switch (name) {
+    case "help":
+      return { type: "response", content: HELP_TEXT };
+    case "status": {
+      const status = sdk.kernel.status();
+      return { type: "response", content: formatStatus(status), status };
+    }
+    case "tools":
+      return { type: "tools", tools: sdk.kernel.toolNames() };
+    case "settings":
+      return settings(sdk, rest);
+    default:
+      return { type: "error", error: `unknown command "/${name}": type /help for the list` };
+  }
+}
+
+function settings(sdk: PluginSDK, args: string): FinalFrame {
+  const set = /^set(?:\s+(\S+)(?:\s+(.*))?)?$/s.exec(args);
+  if (!set) {
+    const entries = sdk.config.list(args || undefined);
+    return {
+      type: "settings",
+      settings: entries.map(({ key, value, type, description }) => ({ key, value, type, description })),
+    };
+  }
+  const [, key, value] = set;
+  if (key === undefined || value === undefined) {
+    return { type: "error", error: "usage: /settings set <key> <value>" };
+  }
+  sdk.config.set(key, value);
+  // The value is not echoed: it may be a secret.
+  return { type: "response", content: `${key} updated` };
+}
+
+function formatStatus(s: KernelStatus): string {
+  const lines = [
+    `homed ${s.version}, up ${s.uptimeS}s, ${s.busy ? "busy" : "idle"}, ${s.queued} queued, ${s.processed} processed`,
+    `tools: ${s.tools}; output channels: ${s.outputChannels.join(", ") || "none"}`,
+  ];
+  for (const src of s.llm.sources) {
+    const state = src.available ? "available" : `unavailable${src.lastError ? ` (${src.lastError})` : ""}`;
+    lines.push(`llm ${src.name} [${src.model}]: ${state}`);
+  }
+  for (const p of s.plugins) lines.push(`plugin ${p.name}: ${p.state}`);
+  return lines.join("\n");
+}

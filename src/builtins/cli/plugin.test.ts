@@ -1,0 +1,349 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, it } from "node:test";
+import type {
+  AgentEvent,
+  ConfigEntry,
+  EventHandler,
+  EventType,
+  InjectOptions,
+  InputReply,
+  Plugin,
+  PluginSDK,
+} from "@homeagent/sdk";
+import { createCliPlugin } from "./plugin.js";
+import { LINE_TOO_LONG, MAX_LINE_BYTES } from "./protocol.js";
+import { SocketInUseError } from "./socket.js";
+
+/** Just enough of the kernel: echoes messages and publishes a few events for each on the way. */
+class FakeSDK implements PluginSDK {
+  readonly pluginName = "cli";
+  readonly dataDir: string;
+  readonly daemonDataDir: string;
+  readonly log = { debug() {}, info() {}, warn() {}, error() {} };
+  readonly config = {
+    entries: [
+      { key: "core.agent.max_tool_turns", value: "10", type: "int", description: "tool rounds", category: "agent" },
+      { key: "core.llm.api_key", value: "sk-****", type: "password", description: "key", category: "llm" },
+    ] as ConfigEntry[],
+    list: (prefix?: string) => this.config.entries.filter((e) => !prefix || e.key.startsWith(prefix)),
+    set: (key: string, value: string) => {
+      const entry = this.config.entries.find((e) => e.key === key);
+      if (!entry) throw new Error(`unknown setting ${key}`);
+      entry.value = value;
+    },
+  };
+  readonly settings = { get: () => undefined, set() {}, list: () => ({}) };
+  readonly kernel = {
+    status: () => ({
+      version: "0.1.0",
+      uptimeS: 5,
+      busy: false,
+      queued: 0,
+      processed: 1,
+      tools: 2,
+      outputChannels: ["cli"],
+      llm: { sources: [{ name: "main", model: "m", available: true }] },
+      plugins: [{ name: "cli", state: "running" }],
+    }),
+    toolNames: () => ["memory_search", "shell"],
+  };
+  apiKey = "";
+  readonly auth = {
+    required: () => this.apiKey !== "",
+    verify: (key: string) => this.apiKey === "" || key === this.apiKey,
+  };
+  private readonly subscribers: EventHandler[] = [];
+  private nextId = 0;
+
+  constructor(dir: string) {
+    this.dataDir = dir;
+    this.daemonDataDir = dir;
+  }
+
+  subscribe(_type: EventType | "*", handler: EventHandler): () => void {
+    this.subscribers.push(handler);
+    return () => this.subscribers.splice(this.subscribers.indexOf(handler), 1);
+  }
+  publish(type: EventType, payload: Record<string, unknown>): void {
+    const event: AgentEvent = { type, source: "kernel", payload, timestamp: Date.now() };
+    for (const s of [...this.subscribers]) s(event);
+  }
+
+  async injectInputSync(_s: string, _c: string, text: string, opts?: InjectOptions): Promise<InputReply> {
+    const requestId = `req-${++this.nextId}`;
+    opts?.onQueued?.(requestId);
+    await tick();
+    if (text === "throw") throw new Error("kernel exploded");
+    if (text === "fail") return { requestId, content: "", shortCircuited: false, error: "provider down" };
+    this.publish("content_delta", { request_id: "someone-else", content: "not yours" });
+    this.publish("tool_call", { request_id: requestId, tool: "shell", status: "ok", result: "x".repeat(5000) });
+    await tick();
+    this.publish("content_delta", { request_id: requestId, content: "echo: " });
+    this.publish("content_delta", { request_id: requestId, content: text });
+    await tick();
+    return { requestId, content: `echo: ${text}`, shortCircuited: false };
+  }
+
+  injectInput(): string {
+    throw new Error("not used");
+  }
+  injectInterrupt(): void {}
+  registerTool(): void {}
+  registerStage(): void {}
+  registerOutputChannel(): void {}
+}
+
+const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
+
+type Frame = Record<string, unknown> & { type: string };
+
+/** A raw test client: collects frames, resolves when `count` of them arrived or the server closed. */
+class Client {
+  readonly frames: Frame[] = [];
+  closed = false;
+  private waiter: (() => void) | null = null;
+  private buffer = "";
+
+  private constructor(readonly socket: Socket) {
+    socket.setEncoding("utf8");
+    socket.on("data", (data: string) => {
+      this.buffer += data;
+      let nl = this.buffer.indexOf("\n");
+      while (nl !== -1) {
+        this.frames.push(JSON.parse(this.buffer.slice(0, nl)));
+        this.buffer = this.buffer.slice(nl + 1);
+        nl = this.buffer.indexOf("\n");
+      }
+      this.waiter?.();
+    });
+    socket.on("close", () => {
+      this.closed = true;
+      this.waiter?.();
+    });
+  }
+
+  static open(path: string): Promise<Client> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(path, () => resolve(new Client(socket)));
+      socket.once("error", reject);
+    });
+  }
+
+  send(text: string): this {
+    this.socket.write(text);
+    return this;
+  }
+
+  /** Waits until `n` final frames (anything but progress frames) arrived. */
+  async finals(n: number): Promise<Frame[]> {
+    const finals = () => this.frames.filter((f) => !PROGRESS.has(f.type));
+    while (finals().length < n && !this.closed) {
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+      });
+    }
+    return finals();
+  }
+
+  async untilClosed(): Promise<void> {
+    while (!this.closed) {
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+      });
+    }
+  }
+}
+
+const PROGRESS = new Set(["content_delta", "reasoning_delta", "tool_call", "reasoning"]);
+
+describe("cli plugin", () => {
+  let dir: string;
+  let sdk: FakeSDK;
+  let plugin: Plugin;
+  let sockPath: string;
+  const clients: Client[] = [];
+
+  const open = async () => {
+    const c = await Client.open(sockPath);
+    clients.push(c);
+    return c;
+  };
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "hacli-"));
+    sockPath = join(dir, "cli.sock");
+    sdk = new FakeSDK(dir);
+    plugin = createCliPlugin();
+  });
+
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.socket.destroy();
+    await plugin.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("listens on <daemonDataDir>/cli.sock with mode 0600 and removes it on stop", async () => {
+    await plugin.start(sdk);
+    assert.equal(statSync(sockPath).mode & 0o777, 0o600);
+    await plugin.stop();
+    assert.equal(existsSync(sockPath), false);
+  });
+
+  it("streams this request's frames before the response, and only this request's", async () => {
+    await plugin.start(sdk);
+    const a = await open();
+    const b = await open();
+    a.send("hello\n");
+    b.send("other\n");
+    const [reply] = await a.finals(1);
+    await b.finals(1);
+    assert.deepEqual(reply, { type: "response", content: "echo: hello" });
+    assert.deepEqual(
+      a.frames.map((f) => f.type),
+      ["tool_call", "content_delta", "content_delta", "response"],
+    );
+    assert.deepEqual(
+      a.frames.filter((f) => f.type === "content_delta").map((f) => f.content),
+      ["echo: ", "hello"],
+    );
+    const tool = a.frames[0];
+    assert.equal(tool.tool, "shell");
+    assert.equal(tool.status, "ok");
+    assert.equal((tool.result as string).length, 2000);
+    const seen = JSON.stringify(a.frames);
+    assert.ok(!seen.includes("other"), "frames of b's request leaked to a");
+    assert.ok(!seen.includes("not yours"), "frames of an unrelated request leaked to a");
+  });
+
+  it("answers pipelined messages in order, handling partial lines and CRLF", async () => {
+    await plugin.start(sdk);
+    const c = await open();
+    c.send("one\r\ntw");
+    await tick();
+    c.send("o\n\nfail\nthrow\nlast\n");
+    const finals = await c.finals(5);
+    assert.deepEqual(finals, [
+      { type: "response", content: "echo: one" },
+      { type: "response", content: "echo: two" },
+      { type: "error", error: "provider down" },
+      { type: "error", error: "kernel exploded" },
+      { type: "response", content: "echo: last" },
+    ]);
+  });
+
+  it("keeps a multi-byte character that is split across chunks intact", async () => {
+    await plugin.start(sdk);
+    const c = await open();
+    const bytes = Buffer.from("你好\n");
+    c.socket.write(bytes.subarray(0, 2));
+    await tick();
+    c.socket.write(bytes.subarray(2));
+    assert.deepEqual(await c.finals(1), [{ type: "response", content: "echo: 你好" }]);
+  });
+
+  it("requires /auth <key> first when a key is configured", async () => {
+    sdk.apiKey = "s3cret";
+    await plugin.start(sdk);
+
+    const wrong = await open();
+    wrong.send("/auth nope\nhello\n");
+    await wrong.untilClosed();
+    assert.deepEqual(wrong.frames, [{ type: "error", error: "unauthorized" }]);
+
+    const skipped = await open();
+    skipped.send("hello\n");
+    await skipped.untilClosed();
+    assert.deepEqual(skipped.frames, [{ type: "error", error: "unauthorized" }]);
+
+    const right = await open();
+    right.send("/auth s3cret\nhi\n");
+    const finals = await right.finals(2);
+    assert.deepEqual(finals, [
+      { type: "response", content: "authenticated" },
+      { type: "response", content: "echo: hi" },
+    ]);
+    assert.equal(right.closed, false);
+  });
+
+  it("answers /auth when no key is configured", async () => {
+    await plugin.start(sdk);
+    const c = await open();
+    c.send("/auth anything\n");
+    assert.deepEqual(await c.finals(1), [{ type: "response", content: "authenticated" }]);
+  });
+
+  it("serves /help, /status, /tools and unknown commands", async () => {
+    await plugin.start(sdk);
+    const c = await open();
+    c.send("/help\n/status\n/tools\n/bogus\n");
+    const [help, status, tools, unknown] = await c.finals(4);
+    assert.match(help.content as string, /\/settings set <key> <value>/);
+    assert.equal(status.type, "response");
+    assert.match(status.content as string, /homed 0\.1\.0/);
+    assert.equal((status.status as { version: string }).version, "0.1.0");
+    assert.deepEqual(tools, { type: "tools", tools: ["memory_search", "shell"] });
+    assert.equal(unknown.type, "error");
+    assert.match(unknown.error as string, /\/help/);
+  });
+
+  it("lists and sets settings", async () => {
+    await plugin.start(sdk);
+    const c = await open();
+    c.send("/settings core.agent\n/settings set core.agent.max_tool_turns 25\n/settings set nope 1\n/settings\n");
+    const [listed, set, bad, all] = await c.finals(4);
+    assert.deepEqual(listed, {
+      type: "settings",
+      settings: [{ key: "core.agent.max_tool_turns", value: "10", type: "int", description: "tool rounds" }],
+    });
+    assert.deepEqual(set, { type: "response", content: "core.agent.max_tool_turns updated" });
+    assert.deepEqual(bad, { type: "error", error: "unknown setting nope" });
+    const entries = all.settings as Array<{ key: string; value: string }>;
+    assert.deepEqual(
+      entries.map((e) => e.value),
+      ["25", "sk-****"],
+    );
+  });
+
+  it("rejects an oversized line and keeps serving the connection", async () => {
+    await plugin.start(sdk);
+    const c = await open();
+    c.send(`${"a".repeat(MAX_LINE_BYTES + 10)}\nafter\n`);
+    const finals = await c.finals(2);
+    assert.deepEqual(finals, [
+      { type: "error", error: LINE_TOO_LONG },
+      { type: "response", content: "echo: after" },
+    ]);
+    assert.equal(LINE_TOO_LONG, "line too long (max 1048576 bytes)");
+  });
+
+  it("replaces a stale socket file left by a crashed daemon", async () => {
+    await leaveStaleSocket(sockPath);
+    assert.ok(statSync(sockPath).isSocket());
+    await plugin.start(sdk);
+    const c = await open();
+    c.send("hi\n");
+    assert.deepEqual(await c.finals(1), [{ type: "response", content: "echo: hi" }]);
+  });
+
+  it("refuses to start when a live daemon answers on the socket", async () => {
+    await plugin.start(sdk);
+    const second = createCliPlugin({ socketPath: sockPath });
+    await assert.rejects(async () => second.start(new FakeSDK(dir)), SocketInUseError);
+    assert.ok(statSync(sockPath).isSocket(), "the live daemon's socket must survive");
+  });
+});
+
+/** A process killed with SIGKILL cannot unlink its socket: exactly what a crashed homed leaves behind. */
+async function leaveStaleSocket(path: string): Promise<void> {
+  const code = `require("net").createServer().listen(${JSON.stringify(path)}, () => console.log("up"))`;
+  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGKILL");
+  await exited;
+}
