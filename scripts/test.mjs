@@ -1,0 +1,26 @@
+// Runs every *.test.ts under src/, test/ and packages/ with node's test runner (Node 20 has no test globs).
+// Extra arguments are passed on, e.g. `npm test -- --test-name-pattern=interrupt`.
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+function find(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.name === "node_modules" || e.name === "dist") return [];
+    const path = join(dir, e.name);
+    return e.isDirectory() ? find(path) : e.name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+const files = ["src", "test", "packages"].flatMap(find).sort();
+const args = [
+  "--conditions=development",
+  "--import",
+  "tsx",
+  "--test",
+  "--test-concurrency=2",
+  ...process.argv.slice(2),
+  ...files,
+];
+const { status, signal } = spawnSync(process.execPath, args, { stdio: "inherit" });
+process.exit(status ?? (signal ? 1 : 0));

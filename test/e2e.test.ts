@@ -1,0 +1,146 @@
+/**
+ * End to end: the fake LLM server, a real `homed` subprocess and a real `waiter` subprocess.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
+
+const NODE_ARGS = ["--conditions=development", "--import", "tsx"];
+
+interface Homed {
+  proc: ChildProcess;
+  dir: string;
+  socket: string;
+  stderr: () => string;
+  stop(): Promise<number | null>;
+}
+
+async function startHomed(env: Record<string, string>): Promise<Homed> {
+  const dir = mkdtempSync(join(tmpdir(), "ha-e2e-"));
+  const proc = spawn(process.execPath, [...NODE_ARGS, "src/bin/homed.ts", "--data", dir], {
+    env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_LLM_BASE_URL: "", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  proc.stderr?.on("data", (d) => {
+    err += d;
+  });
+  const socket = join(dir, "cli.sock");
+  const deadline = Date.now() + 20_000;
+  while (!err.includes("ready")) {
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`homed did not start:\n${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    proc,
+    dir,
+    socket,
+    stderr: () => err,
+    stop: () =>
+      new Promise((resolve) => {
+        proc.once("exit", (code) => {
+          rmSync(dir, { recursive: true, force: true });
+          resolve(code);
+        });
+        proc.kill("SIGTERM");
+      }),
+  };
+}
+
+function waiter(args: string[], env: Record<string, string> = {}, input?: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const proc = spawn(process.execPath, [...NODE_ARGS, "src/bin/waiter.ts", ...args], {
+      env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_SOCKET: "", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    proc.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    proc.stdin.end(input ?? "");
+    proc.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("homed + waiter + fake LLM", () => {
+  let fake: FakeLLM;
+  let homed: Homed;
+  before(async () => {
+    fake = await startFakeLLM();
+    homed = await startHomed({
+      HOMEAGENT_LLM_BASE_URL: fake.url,
+      HOMEAGENT_LLM_MODEL: "fake-model",
+      HOMEAGENT_LLM_API_KEY: "sk-test-secret-123456",
+      HOMEAGENT_API_KEY: "letmein-0123456789",
+    });
+  });
+  after(async () => {
+    const code = await homed.stop();
+    await fake.close();
+    assert.equal(code, 0, "homed stops cleanly on SIGTERM");
+  });
+
+  test("a message makes the model call a tool; the reply reaches waiter; the second request has the result", async () => {
+    fake.enqueue({ toolCalls: [{ name: "output_list_channels", arguments: {} }] }, { text: "No extra channels here." });
+    const r = await waiter(["--socket", homed.socket, "--api-key", "letmein-0123456789", "-c", "which channels?"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), "No extra channels here.");
+    assert.equal(fake.requests.length, 2);
+    const first = fake.requests[0].body as { model: string; tools: Array<{ function: { name: string } }> };
+    assert.equal(first.model, "fake-model");
+    assert.ok(first.tools.some((t) => t.function.name === "output_list_channels"));
+    assert.equal(fake.requests[0].headers.authorization, "Bearer sk-test-secret-123456");
+    const messages = (fake.requests[1].body as { messages: Array<Record<string, unknown>> }).messages;
+    const call = messages.find((m) => m.role === "assistant") as { tool_calls: Array<{ id: string }> };
+    const result = messages.find((m) => m.role === "tool");
+    assert.equal(result?.tool_call_id, call.tool_calls[0].id);
+    assert.equal(result?.content, "[]");
+  });
+
+  test("the socket is private and clients must authenticate", async () => {
+    assert.equal(statSync(homed.socket).mode & 0o777, 0o600);
+    const r = await waiter(["--socket", homed.socket, "-c", "hi"]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /unauthorized/);
+  });
+
+  test("/tools lists the registered tools", async () => {
+    const r = await waiter(["--socket", homed.socket, "--api-key", "letmein-0123456789", "-c", "/tools"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /output_list_channels/);
+  });
+
+  test("the LLM API key never appears in the log", () => {
+    assert.ok(!homed.stderr().includes("sk-test-secret-123456"));
+    assert.ok(!homed.stderr().includes("letmein-0123456789"));
+  });
+});
+
+describe("homed without an LLM source", () => {
+  test("still runs and says how to configure one", async () => {
+    const homed = await startHomed({});
+    try {
+      const r = await waiter(["-c", "hello"], { HOMEAGENT_DATA: homed.dir });
+      assert.equal(r.code, 1, "an unanswerable message is an error for scripts");
+      assert.match(r.stderr, /no LLM source configured/);
+      assert.match(r.stderr, /HOMEAGENT_LLM_BASE_URL/);
+    } finally {
+      assert.equal(await homed.stop(), 0);
+    }
+    assert.ok(!existsSync(homed.socket), "socket removed on stop");
+  });
+});
+
+test("waiter with no daemon exits 2 with a clear message", async () => {
+  const r = await waiter(["--socket", join(tmpdir(), "no-such-homed.sock"), "-c", "hi"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /homed is not running/);
+});
