@@ -75,7 +75,16 @@ test("stopping detaches everything a plugin registered; disabled plugins are not
 test("plugin settings are scoped and auth checks the daemon key", async () => {
   let sdkRef: Parameters<Plugin["start"]>[0] | undefined;
   await registry.startAll([
-    { name: "p", create: () => ({ name: "p", start: (sdk) => void (sdkRef = sdk), stop() {} }) },
+    {
+      name: "p",
+      create: () => ({
+        name: "p",
+        start: (sdk) => {
+          sdkRef = sdk;
+        },
+        stop() {},
+      }),
+    },
   ]);
   const sdk = sdkRef!;
   assert.equal(sdk.auth.required(), false);
