@@ -1,0 +1,208 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { after, before, beforeEach, test } from "node:test";
+import type { Logger } from "@homeagent/sdk";
+import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
+import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
+import { type CompletionRequest, ProviderError, type StreamChunk } from "./provider.js";
+import { StreamAccumulator } from "./stream-accumulator.js";
+
+const OPENAI = readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8");
+const KEY = "sk-secret-test-key";
+let fake: FakeLLM;
+
+before(async () => {
+  fake = await startFakeLLM();
+});
+after(() => fake.close());
+beforeEach(() => {
+  fake.requests.length = 0;
+});
+
+function provider(over: Partial<LuaAdaptedProviderOptions> = {}) {
+  return new LuaAdaptedProvider({
+    sourceName: "main",
+    adapterName: "openai",
+    adapterSource: OPENAI,
+    baseUrl: fake.url,
+    apiKey: KEY,
+    model: "fake-model",
+    ...over,
+  });
+}
+
+const request: CompletionRequest = { model: "", messages: [{ role: "user", content: "hi" }], max_tokens: 100 };
+
+async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof ProviderError, `not a ProviderError: ${err}`);
+    assert.ok(!err.message.includes(KEY), "the API key leaked into an error");
+    return err;
+  }
+  assert.fail("expected a rejection");
+}
+
+async function drain(stream: AsyncIterable<StreamChunk>) {
+  const chunks: StreamChunk[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return chunks;
+}
+
+test("chat: request on the wire and unified reply", async () => {
+  fake.enqueue({
+    text: "hello",
+    reasoning: "short",
+    usage: { prompt_tokens: 12, completion_tokens: 3, cached_tokens: 8 },
+  });
+  const reply = await provider().chat(request);
+  assert.deepEqual(reply, {
+    content: "hello",
+    reasoning_content: "short",
+    finish_reason: "stop",
+    token_usage: {
+      prompt: 12,
+      completion: 3,
+      total: 15,
+      cache_read: 8,
+      cache_miss: 4,
+      cache_reported: true,
+      reasoning_tokens: 0,
+    },
+    tool_calls: [],
+  });
+  const [sent] = fake.requests;
+  assert.equal(sent.path, "/v1/chat/completions");
+  assert.equal(sent.headers.authorization, `Bearer ${KEY}`);
+  assert.deepEqual(sent.body, { model: "fake-model", messages: [{ role: "user", content: "hi" }], max_tokens: 100 });
+});
+
+test("no API key → no Authorization header; adapter headers are sent", async () => {
+  const source = OPENAI.replace("headers = {}", 'headers = { ["x-extra"] = "1" }');
+  await provider({ apiKey: "", adapterSource: source }).chat(request);
+  assert.equal(fake.requests[0].headers.authorization, undefined);
+  assert.equal(fake.requests[0].headers["x-extra"], "1");
+});
+
+test("stream: text, reasoning and tool-call fragments split across chunks", async () => {
+  fake.enqueue({
+    reasoning: "let me add",
+    text: "Adding now.",
+    toolCalls: [
+      { name: "add", arguments: { a: 2, b: 3 }, id: "call_add" },
+      { name: "note", arguments: { text: "ünïcode ✓" } },
+    ],
+    usage: { prompt_tokens: 20, completion_tokens: 9, reasoning_tokens: 4 },
+  });
+  const chunks = await drain(provider().chatStream({ ...request, stream: true }));
+  assert.ok(chunks.filter((c) => c.content).length > 2, "text should arrive in several chunks");
+  assert.ok(chunks.filter((c) => c.tool_calls.length).length > 4, "arguments should arrive in fragments");
+  assert.equal(chunks.at(-1)?.done, true);
+  assert.equal(fake.requests[0].body.stream, true);
+  assert.deepEqual(fake.requests[0].body.stream_options, { include_usage: true });
+  const acc = new StreamAccumulator();
+  for (const c of chunks) acc.add(c);
+  assert.deepEqual(acc.result(), {
+    content: "Adding now.",
+    reasoning_content: "let me add",
+    finish_reason: "tool_calls",
+    token_usage: {
+      prompt: 20,
+      completion: 9,
+      total: 29,
+      cache_read: 0,
+      cache_miss: 20,
+      cache_reported: false,
+      reasoning_tokens: 4,
+    },
+    tool_calls: [
+      { id: "call_add", name: "add", arguments: { a: 2, b: 3 } },
+      { id: "call_2", name: "note", arguments: { text: "ünïcode ✓" } },
+    ],
+  });
+});
+
+test("HTTP 401 → kind auth with the provider's message, never the key", async () => {
+  fake.enqueue({ status: 401 });
+  const err = await rejection(provider().chat(request));
+  assert.equal(err.kind, "auth");
+  assert.equal(err.status, 401);
+  assert.equal(err.message, "HTTP 401 Unauthorized: Incorrect API key provided");
+});
+
+test("HTTP 503 and 429 are transient, 400 is fatal", async () => {
+  fake.enqueue({ status: 503 }, { status: 429 }, { status: 400 });
+  assert.equal((await rejection(provider().chat(request))).kind, "transient");
+  assert.equal((await rejection(provider().chat(request))).kind, "transient");
+  assert.equal((await rejection(drain(provider().chatStream(request)))).kind, "fatal");
+});
+
+test("a body the adapter cannot parse is a fatal error naming adapter and source", async () => {
+  fake.enqueue({ garbage: true });
+  const err = await rejection(provider().chat(request));
+  assert.equal(err.kind, "fatal");
+  assert.match(
+    err.message,
+    /^adapter openai \(source main\) could not parse the response: json.decode: .*received: <html>/,
+  );
+});
+
+test("an adapter that fails to load is a fatal error", async () => {
+  const err = await rejection(provider({ adapterSource: "return {" }).chat(request));
+  assert.equal(err.kind, "fatal");
+  assert.match(err.message, /^adapter openai \(source main\) failed to load: openai:1:/);
+  const noFns = await rejection(provider({ adapterSource: "return {}" }).chat(request));
+  assert.match(noFns.message, /must return a table with transform_request and transform_response/);
+});
+
+test("an unreachable server is transient", async () => {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  const err = await rejection(provider({ baseUrl: `http://127.0.0.1:${port}/v1` }).chat(request));
+  assert.equal(err.kind, "transient");
+  assert.equal(err.message, `cannot reach http://127.0.0.1:${port}/v1/chat/completions: ECONNREFUSED`);
+});
+
+test("a stream cut midway is a transient error", async () => {
+  fake.enqueue({ text: "a long answer that breaks", dieAfterChars: 6 });
+  const chunks: StreamChunk[] = [];
+  const err = await rejection(
+    (async () => {
+      for await (const c of provider().chatStream(request)) chunks.push(c);
+    })(),
+  );
+  assert.equal(err.kind, "transient");
+  assert.ok(chunks.map((c) => c.content).join("").length >= 6);
+});
+
+test("abort → kind aborted", async () => {
+  fake.enqueue({ text: "late", delayMs: 2000 });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  const started = Date.now();
+  const err = await rejection(provider().chat(request, { signal: controller.signal }));
+  assert.equal(err.kind, "aborted");
+  assert.ok(Date.now() - started < 1000);
+});
+
+test("adapter log lines reach the logger with the key masked", async () => {
+  const lines: string[] = [];
+  const log: Logger = {
+    debug: () => {},
+    info: (m) => lines.push(m),
+    warn: (m) => lines.push(m),
+    error: (m) => lines.push(m),
+  };
+  const source = OPENAI.replace(
+    "function adapter.transform_request(body)",
+    `function adapter.transform_request(body)\n  log("info", "key is ${KEY}")`,
+  );
+  await provider({ adapterSource: source, log }).chat(request);
+  assert.deepEqual(lines, ["adapter openai: key is ***"]);
+});

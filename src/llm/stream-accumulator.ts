@@ -1,0 +1,99 @@
+/**
+ * Folds stream chunks into one CompletionResponse. Tool-call fragments are bucketed by the upstream
+ * `stream_index` (not by arrival position: providers interleave and repeat fragments), calls without a
+ * name are dropped, and arguments are parsed only once all fragments are in.
+ */
+import type { CompletionResponse, StreamChunk, TokenUsage, ToolCall } from "./provider.js";
+
+interface PendingCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+export class StreamAccumulator {
+  private content = "";
+  private reasoning = "";
+  private finishReason = "";
+  private usage: TokenUsage | null = null;
+  private readonly calls = new Map<number, PendingCall>();
+
+  add(chunk: StreamChunk): void {
+    this.content += chunk.content;
+    this.reasoning += chunk.reasoning_content;
+    if (chunk.finish_reason) this.finishReason = chunk.finish_reason;
+    if (chunk.usage) this.usage = chunk.usage;
+    for (const fragment of chunk.tool_calls) {
+      const call = this.calls.get(fragment.stream_index) ?? { id: "", name: "", args: "" };
+      call.id ||= fragment.id;
+      call.name ||= fragment.name;
+      call.args += fragment.raw_arguments;
+      this.calls.set(fragment.stream_index, call);
+    }
+  }
+
+  /** Whether anything a reply is made of (text or a tool call) has arrived; reasoning alone does not count. */
+  hasContent(): boolean {
+    return this.content.length > 0 || this.calls.size > 0;
+  }
+
+  /** The complete reply. Arguments that are not a JSON object become {} with raw_arguments kept. */
+  result(): CompletionResponse {
+    return this.build(
+      this.finishReason,
+      this.namedCalls().map(([index, call]) => toolCall(index, call)),
+    );
+  }
+
+  /**
+   * What survived a stream that died midway, marked finish_reason "interrupted". Only tool calls known to be
+   * complete are kept: arguments that parse, or an empty call followed by a later one. A truncated call
+   * must never run.
+   */
+  partial(): CompletionResponse {
+    const named = this.namedCalls();
+    const lastIndex = Math.max(...this.calls.keys());
+    const complete = named.filter(([index, call]) =>
+      call.args.trim() === "" ? index < lastIndex : parseObject(call.args) !== undefined,
+    );
+    return this.build(
+      "interrupted",
+      complete.map(([index, call]) => toolCall(index, call)),
+    );
+  }
+
+  private namedCalls(): Array<[number, PendingCall]> {
+    return [...this.calls.entries()].filter(([, call]) => call.name !== "").sort(([a], [b]) => a - b);
+  }
+
+  private build(finishReason: string, toolCalls: ToolCall[]): CompletionResponse {
+    return {
+      content: this.content,
+      reasoning_content: this.reasoning,
+      finish_reason: finishReason,
+      token_usage: this.usage,
+      tool_calls: toolCalls,
+    };
+  }
+}
+
+// Some local servers send no call id; the tool result still needs one to refer to.
+function toolCall(index: number, call: PendingCall): ToolCall {
+  const out: ToolCall = { id: call.id || `call_${index}`, name: call.name, arguments: {} };
+  if (call.args.trim() === "") return out;
+  const parsed = parseObject(call.args);
+  if (parsed) out.arguments = parsed;
+  else out.raw_arguments = call.args;
+  return out;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

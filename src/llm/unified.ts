@@ -1,0 +1,79 @@
+/**
+ * Adapter output → the unified TS shapes. Adapters are user-editable Lua, so their JSON is checked and
+ * completed here (missing fields get their empty value) instead of trusted.
+ */
+import type { CompletionResponse, StreamChunk, TokenUsage, ToolCall } from "./provider.js";
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
+function num(v: unknown): number {
+  return typeof v === "number" && Number.isFinite(v) ? v : 0;
+}
+
+function toUsage(v: unknown): TokenUsage | null {
+  if (!isObject(v)) return null;
+  return {
+    prompt: num(v.prompt),
+    completion: num(v.completion),
+    total: num(v.total) || num(v.prompt) + num(v.completion),
+    cache_read: num(v.cache_read),
+    cache_miss: num(v.cache_miss),
+    cache_reported: v.cache_reported === true,
+    reasoning_tokens: num(v.reasoning_tokens),
+  };
+}
+
+function toToolCall(v: unknown): ToolCall {
+  const call = isObject(v) ? v : {};
+  const out: ToolCall = {
+    id: str(call.id),
+    name: str(call.name),
+    arguments: isObject(call.arguments) ? call.arguments : {},
+  };
+  if (typeof call.raw_arguments === "string") out.raw_arguments = call.raw_arguments;
+  return out;
+}
+
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+export function toResponse(v: unknown): CompletionResponse {
+  if (!isObject(v)) throw new Error("not a JSON object");
+  return {
+    content: str(v.content),
+    reasoning_content: str(v.reasoning_content),
+    finish_reason: str(v.finish_reason),
+    token_usage: toUsage(v.token_usage),
+    tool_calls: list(v.tool_calls).map(toToolCall),
+  };
+}
+
+export function toStreamChunk(v: unknown): StreamChunk {
+  if (!isObject(v)) throw new Error("not a JSON object");
+  const chunk: StreamChunk = {
+    content: str(v.content),
+    reasoning_content: str(v.reasoning_content),
+    done: v.done === true,
+    usage: toUsage(v.usage),
+    tool_calls: list(v.tool_calls).map((t, i) => {
+      const call = isObject(t) ? t : {};
+      return {
+        id: str(call.id),
+        name: str(call.name),
+        raw_arguments: str(call.raw_arguments),
+        stream_index: typeof call.stream_index === "number" ? call.stream_index : i,
+      };
+    }),
+  };
+  if (typeof v.finish_reason === "string" && v.finish_reason) chunk.finish_reason = v.finish_reason;
+  return chunk;
+}

@@ -1,0 +1,141 @@
+/**
+ * The trusted half of every Lua state: it runs once with the full standard library, keeps private
+ * references to what the sandbox needs (debug.sethook, raw load), then deletes every dangerous global.
+ * Scripts never see the real _G: each one runs in its own environment built from a short allow-list.
+ *
+ * Time limit: wasmoon runs Lua synchronously on the JS thread, so no JS timer can interrupt it. A count
+ * hook asks the host clock every HOOK_COUNT instructions and raises TIMEOUT once the deadline has passed.
+ * Lua keeps hook functions per thread and a new coroutine does not inherit the Lua-level hook, so
+ * coroutine.create/wrap are replaced by versions that hook the new thread. pcall, xpcall and
+ * coroutine.resume re-raise TIMEOUT so that a script cannot catch it and keep looping.
+ *
+ * The chunk expects the globals __ha_expired(), __ha_log(script, level, msg) and __ha_json_source (the
+ * json module's text) and returns the runner table { load, call, unload } that the host calls into.
+ */
+export const PRELUDE_LUA = String.raw`
+local HOOK_COUNT = 10000
+local expired, host_log = __ha_expired, __ha_log
+local sethook, raw_load, raw_pcall, raw_xpcall = debug.sethook, load, pcall, xpcall
+local json = assert(raw_load(__ha_json_source, "=json", "t"))()
+local co_create, co_resume = coroutine.create, coroutine.resume
+local pack, unpack, concat = table.pack, table.unpack, table.concat
+
+local TIMEOUT = setmetatable({}, { __tostring = function() return "time limit exceeded" end })
+
+local function hook()
+  if expired() then error(TIMEOUT, 0) end
+end
+
+local function rethrow_timeout(ok, ...)
+  if not ok and (...) == TIMEOUT then error(TIMEOUT, 0) end
+  return ok, ...
+end
+
+local function guarded_create(f)
+  local co = co_create(f)
+  sethook(co, hook, "", HOOK_COUNT)
+  return co
+end
+
+local function resume(co, ...) return rethrow_timeout(co_resume(co, ...)) end
+
+local function wrap_results(ok, ...)
+  if not ok then error((...), 0) end
+  return ...
+end
+
+local coroutine_lib = {
+  create = guarded_create,
+  resume = resume,
+  wrap = function(f)
+    local co = guarded_create(f)
+    return function(...) return wrap_results(resume(co, ...)) end
+  end,
+  yield = coroutine.yield, status = coroutine.status, running = coroutine.running,
+  isyieldable = coroutine.isyieldable, close = coroutine.close,
+}
+
+local base = {}
+for _, k in ipairs({ "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
+                     "select", "setmetatable", "getmetatable", "tonumber", "tostring", "type", "_VERSION" }) do
+  base[k] = _G[k]
+end
+base.pcall = function(f, ...) return rethrow_timeout(raw_pcall(f, ...)) end
+base.xpcall = function(f, handler, ...)
+  return rethrow_timeout(raw_xpcall(f, function(e)
+    if e == TIMEOUT then return e end
+    return handler(e)
+  end, ...))
+end
+
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
+local libs = { string = string, table = table, math = math, utf8 = utf8, coroutine = coroutine_lib, json = json }
+
+local function stringify(...)
+  local parts = pack(...)
+  for i = 1, parts.n do parts[i] = tostring(parts[i]) end
+  return concat(parts, "\t", 1, parts.n)
+end
+
+-- A fresh environment per script: one script cannot replace another's string.format or json.encode.
+local function new_env(name)
+  local env = copy(base)
+  for lib, t in pairs(libs) do env[lib] = copy(t) end
+  env.string.dump = nil
+  env.log = function(level, ...) host_log(name, tostring(level), stringify(...)) end
+  env.print = function(...) host_log(name, "info", stringify(...)) end
+  -- Text chunks only: crafted bytecode can break out of the VM.
+  env.load = function(chunk, chunkname, _, chunk_env) return raw_load(chunk, chunkname, "t", chunk_env or env) end
+  env._G = env
+  return env
+end
+
+local function guarded(f, ...)
+  sethook(hook, "", HOOK_COUNT)
+  local r = pack(raw_pcall(f, ...))
+  sethook()
+  if not r[1] then
+    local err = r[2]
+    error(type(err) == "string" and err or tostring(err), 0)
+  end
+  return unpack(r, 2, r.n)
+end
+
+local scripts = {}
+
+local runner = {}
+
+function runner.load(name, source)
+  local env = new_env(name)
+  local chunk, err = raw_load(source, "=" .. name, "t", env)
+  if not chunk then error(err, 0) end
+  local value = guarded(chunk)
+  scripts[name] = { env = env, value = value }
+  return value
+end
+
+function runner.call(name, fname, ...)
+  local s = scripts[name]
+  if not s then error("no script named " .. name .. " is loaded", 0) end
+  local f = type(s.value) == "table" and s.value[fname] or s.env[fname]
+  if type(f) ~= "function" then error(name .. " has no function " .. tostring(fname), 0) end
+  return guarded(f, ...)
+end
+
+function runner.unload(name) scripts[name] = nil end
+
+for _, k in ipairs({ "os", "io", "require", "dofile", "loadfile", "package", "debug", "load", "collectgarbage",
+                     "__ha_expired", "__ha_log", "__ha_json_source" }) do
+  _G[k] = nil
+end
+string.dump = nil
+-- Hide the shared string metatable, so that a script cannot rewrite the methods other scripts call.
+getmetatable("").__metatable = false
+
+return runner
+`;
