@@ -85,7 +85,13 @@ export const CORE_DEFS: ConfigDef[] = [
     category: "llm",
     description: "Sampling temperature (a number, usually 0–2).",
   },
-  { key: "core.llm.max_tokens", default: "4096", type: "int", category: "llm", description: "Maximum tokens per reply." },
+  {
+    key: "core.llm.max_tokens",
+    default: "4096",
+    type: "int",
+    category: "llm",
+    description: "Maximum tokens per reply.",
+  },
   {
     key: "core.llm.thinking_enabled",
     default: "false",
@@ -117,7 +123,13 @@ export const CORE_DEFS: ConfigDef[] = [
     description: "Base URL of this source.",
     placeholder: "https://api.example.com/v1",
   },
-  { key: "core.llm.sources.*.model", default: "", type: "string", category: "llm", description: "Model of this source." },
+  {
+    key: "core.llm.sources.*.model",
+    default: "",
+    type: "string",
+    category: "llm",
+    description: "Model of this source.",
+  },
   {
     key: "core.llm.sources.*.api_key",
     default: "",

@@ -6,8 +6,8 @@
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
-  "µs": 1e-3, // U+00B5 micro sign
-  "μs": 1e-3, // U+03BC Greek mu; Go accepts both
+  µs: 1e-3, // U+00B5 micro sign
+  μs: 1e-3, // U+03BC Greek mu; Go accepts both
   ms: 1,
   s: 1_000,
   m: 60_000,

@@ -101,7 +101,10 @@ test("set validates values by type and names the key", () => {
     ["core.llm.sources.local.priority", "high", /core\.llm\.sources\.local\.priority: "high" is not an integer/],
   ];
   for (const [key, value, message] of cases) {
-    assert.throws(() => reg.set(key, value), (err: Error) => err instanceof ConfigError && message.test(err.message));
+    assert.throws(
+      () => reg.set(key, value),
+      (err: Error) => err instanceof ConfigError && message.test(err.message),
+    );
     assert.equal(reg.get(key), reg.def(key)?.default, `${key} unchanged`);
   }
   reg.set("core.daemon.log_level", "warn");
@@ -166,7 +169,14 @@ test("list masks passwords, sorts, filters and hides hidden defs", () => {
   const reg = openReg();
   reg.registerDefs([
     { key: "plugin.demo.secret_state", default: "x", type: "string", category: "demo", description: "", hidden: true },
-    { key: "plugin.demo.mode", default: "a", type: "select", options: ["a", "b"], category: "demo", description: "Mode" },
+    {
+      key: "plugin.demo.mode",
+      default: "a",
+      type: "select",
+      options: ["a", "b"],
+      category: "demo",
+      description: "Mode",
+    },
   ]);
   reg.set("core.llm.sources.main.api_key", "sk-1234567890abcdef");
   reg.set("core.llm.api_key", "short");

@@ -280,9 +280,11 @@ export class ConfigRegistry {
   }
 
   disabledPlugins(): DisabledPlugin[] {
-    const rows = this.db
-      .prepare("SELECT name, disabled_at, disabled_by FROM disabled_plugins ORDER BY name")
-      .all() as { name: string; disabled_at: number; disabled_by: string }[];
+    const rows = this.db.prepare("SELECT name, disabled_at, disabled_by FROM disabled_plugins ORDER BY name").all() as {
+      name: string;
+      disabled_at: number;
+      disabled_by: string;
+    }[];
     return rows.map((r) => ({ name: r.name, disabledAt: r.disabled_at, disabledBy: r.disabled_by }));
   }
 
