@@ -54,10 +54,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const log = logger("homed");
 
   installBundledAdapters(paths.root);
-  const llm = new ProviderManager({ retryDelayMs: config.getDuration("core.llm.retry_delay") });
+  const llm = new ProviderManager({ retryDelayMs: config.getDuration("core.llm.retry_delay"), log: logger("llm") });
   const reloadSources = () => {
     llm.setSources(buildSources(config, paths, logger("llm")));
-    log.info(describeSources(llm));
+    if (llm.hasSources()) log.info(describeSources(llm));
+    else log.warn(describeSources(llm));
   };
   reloadSources();
   let reloadQueued = false;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import type { Stage, StageContext } from "@homeagent/sdk";
+import { STAGES } from "@homeagent/sdk";
 import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
 
 let h: Harness;
@@ -10,15 +11,7 @@ beforeEach(() => {
 });
 afterEach(() => h.close());
 
-const ALL: Stage[] = [
-  "on_input",
-  "pre_action",
-  "post_action",
-  "before_toolcall",
-  "after_toolcall",
-  "before_output",
-  "after_output",
-];
+const ALL: readonly Stage[] = STAGES;
 
 test("stages run in the documented order, with post_action after every LLM round", async () => {
   const seen: Stage[] = [];
