@@ -255,3 +255,5 @@ export interface Plugin {
   start(sdk: PluginSDK): void | Promise<void>;
   stop(): void | Promise<void>;
 }
+
+export * from "./embedding.js";

@@ -1,0 +1,44 @@
+/**
+ * The embedding SPI: how a model turns text (and, for unified spaces, images) into vectors. The kernel
+ * hard-codes no model; providers register by name and are chosen by configuration.
+ */
+
+export type Modality = "text" | "image";
+
+export interface EmbeddingInput {
+  /** Text as a string; images as bytes. */
+  data: string | Uint8Array;
+  /** "text/plain" for text; the image's MIME type otherwise. */
+  mime: string;
+}
+
+export interface EmbeddingInfo {
+  dimension: number;
+  /**
+   * Identifies the vector space: model, version and anything else that changes the vectors. Vectors are
+   * only ever compared with vectors of the same fingerprint and dimension.
+   */
+  fingerprint: string;
+  modalities: Modality[];
+}
+
+export interface EmbeddingProvider {
+  readonly name: string;
+  info(): EmbeddingInfo;
+  /** One vector per input, in order. Throws ErrModalityUnsupported for an input it cannot embed. */
+  embed(inputs: EmbeddingInput[], opts?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+}
+
+export class ErrModalityUnsupported extends Error {
+  constructor(
+    readonly provider: string,
+    readonly mime: string,
+  ) {
+    super(`embedding provider "${provider}" cannot embed ${mime}`);
+    this.name = "ErrModalityUnsupported";
+  }
+}
+
+export function textInput(text: string): EmbeddingInput {
+  return { data: text, mime: "text/plain" };
+}

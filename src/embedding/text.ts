@@ -1,0 +1,56 @@
+/**
+ * The one tokenizer every index uses (FTS5, TF-IDF, word vectors), and CleanText. CJK runs are cut by
+ * jieba's search mode (which also emits the shorter words inside long ones, e.g. 北京大学 → 北京, 大学);
+ * Latin text is split into lower-cased words. FTS5 then indexes the space-joined tokens, because its
+ * own tokenizers cannot segment Chinese.
+ */
+import { Jieba } from "@node-rs/jieba";
+import { dict } from "@node-rs/jieba/dict.js";
+import { STOP_WORDS } from "./stopwords.js";
+
+let jieba: Jieba | null = null;
+function segmenter(): Jieba {
+  jieba ??= Jieba.withDict(dict);
+  return jieba;
+}
+
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
+const ZERO_WIDTH = /[\u200b-\u200f\u2060\ufeff]/g;
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+/** Prompt-template markers that say nothing about content, e.g. `[打断消息]`, `{{user}}`, `<|im_end|>`. */
+const TEMPLATE_NOISE = /\[打断消息\]|\[来源:[^\]]*\]|\{\{[^}]*\}\}|<\|[^|>]*\|>/g;
+
+/** Normalises text before anything is indexed or embedded: Unicode width, noise, whitespace. */
+export function cleanText(text: string): string {
+  return text
+    .normalize("NFKC")
+    .replace(ZERO_WIDTH, "")
+    .replace(CONTROL, " ")
+    .replace(TEMPLATE_NOISE, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Tokens of `text`, in order, stop words removed. */
+export function tokenize(text: string): string[] {
+  const clean = cleanText(text).toLowerCase();
+  const out: string[] = [];
+  let last = 0;
+  for (const m of clean.matchAll(CJK_RUN)) {
+    latinWords(clean.slice(last, m.index), out);
+    for (const t of segmenter().cutForSearch(m[0], true)) {
+      if (t.trim() && !STOP_WORDS.has(t)) out.push(t);
+    }
+    last = m.index + m[0].length;
+  }
+  latinWords(clean.slice(last), out);
+  return out;
+}
+
+function latinWords(text: string, out: string[]): void {
+  for (const m of text.matchAll(WORD)) {
+    const w = m[0].replace(/’/g, "'");
+    if (!STOP_WORDS.has(w)) out.push(w.endsWith("'s") ? w.slice(0, -2) : w);
+  }
+}
