@@ -22,7 +22,8 @@ interface Homed {
 async function startHomed(env: Record<string, string>): Promise<Homed> {
   const dir = mkdtempSync(join(tmpdir(), "ha-e2e-"));
   const proc = spawn(process.execPath, [...NODE_ARGS, "src/bin/homed.ts", "--data", dir], {
-    env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_LLM_BASE_URL: "", ...env },
+    // No local-first detection: a real Ollama on this machine must not change what the tests see.
+    env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_LLM_BASE_URL: "", HOMEAGENT_OLLAMA_URL: "", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let err = "";
@@ -93,12 +94,14 @@ describe("homed + waiter + fake LLM", () => {
     const r = await waiter(["--socket", homed.socket, "--api-key", "letmein-0123456789", "-c", "which channels?"]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim(), "No extra channels here.");
-    assert.equal(fake.requests.length, 2);
-    const first = fake.requests[0].body as { model: string; tools: Array<{ function: { name: string } }> };
+    // The daemon also asked this local server for its model list at start (GET /v1/models).
+    const chats = fake.requests.filter((r) => r.method === "POST");
+    assert.equal(chats.length, 2);
+    const first = chats[0].body as { model: string; tools: Array<{ function: { name: string } }> };
     assert.equal(first.model, "fake-model");
     assert.ok(first.tools.some((t) => t.function.name === "output_list_channels"));
-    assert.equal(fake.requests[0].headers.authorization, "Bearer sk-test-secret-123456");
-    const messages = (fake.requests[1].body as { messages: Array<Record<string, unknown>> }).messages;
+    assert.equal(chats[0].headers.authorization, "Bearer sk-test-secret-123456");
+    const messages = (chats[1].body as { messages: Array<Record<string, unknown>> }).messages;
     const call = messages.find((m) => m.role === "assistant") as { tool_calls: Array<{ id: string }> };
     const result = messages.find((m) => m.role === "tool");
     assert.equal(result?.tool_call_id, call.tool_calls[0].id);
@@ -116,6 +119,17 @@ describe("homed + waiter + fake LLM", () => {
     const r = await waiter(["--socket", homed.socket, "--api-key", "letmein-0123456789", "-c", "/tools"]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /output_list_channels/);
+  });
+
+  test("/llm lists the sources; /llm use switches and is saved", async () => {
+    const auth = ["--socket", homed.socket, "--api-key", "letmein-0123456789"];
+    const list = await waiter([...auth, "-c", "/llm"]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /env: openai fake-model, priority 0; ready/);
+    const use = await waiter([...auth, "-c", "/llm use env"]);
+    assert.equal(use.stdout.trim(), "LLM source env is now preferred");
+    const after = await waiter([...auth, "-c", "/settings core.llm.provider"]);
+    assert.match(after.stdout, /"key": "core\.llm\.provider",\s*"value": "env"/);
   });
 
   test("the LLM API key never appears in the log", () => {

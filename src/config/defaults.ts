@@ -59,7 +59,7 @@ export const CORE_DEFS: ConfigDef[] = [
     default: "",
     type: "string",
     category: "llm",
-    description: "Preferred LLM source name; empty = highest priority configured source.",
+    description: "Preferred LLM source name, tried first (set by /llm use); empty = priority order.",
   },
   { key: "core.llm.model", default: "", type: "string", category: "llm", description: "Default model name." },
   {
@@ -106,6 +106,14 @@ export const CORE_DEFS: ConfigDef[] = [
     category: "llm",
     description: "Wait before the one retry of a transient provider failure.",
   },
+  {
+    key: "core.llm.first_byte_timeout",
+    default: "60s",
+    type: "duration",
+    category: "llm",
+    description:
+      "Give up on a source (and try the next) when its reply has not started within this time; 0 = no limit.",
+  },
 
   // llm sources (templates; `*` is the source name)
   {
@@ -113,7 +121,8 @@ export const CORE_DEFS: ConfigDef[] = [
     default: "openai",
     type: "string",
     category: "llm",
-    description: "Wire adapter of this source (openai, ollama, or adapters/<name>.lua).",
+    description:
+      "Wire adapter of this source: openai, deepseek, anthropic, gemini, mistral, groq, github, ollama, server, or any adapters/<name>.lua.",
   },
   {
     key: "core.llm.sources.*.base_url",
@@ -142,28 +151,29 @@ export const CORE_DEFS: ConfigDef[] = [
     default: "0",
     type: "int",
     category: "llm",
-    description: "Fallback order: higher is tried first.",
+    description: "Fallback order: lower is tried first.",
   },
   {
     key: "core.llm.sources.*.max_concurrent",
     default: "8",
     type: "int",
     category: "llm",
-    description: "Maximum requests in flight to this source.",
+    description: "Maximum requests in flight to this source; more wait their turn. 0 = no limit.",
   },
   {
     key: "core.llm.sources.*.context_window",
     default: "0",
     type: "int",
     category: "llm",
-    description: "Context window in tokens; 0 = unknown.",
+    description:
+      "Context window in tokens; requests are trimmed to 80 % of it. 0 = ask the server (local servers) or assume 32k.",
   },
   {
     key: "core.llm.sources.*.thinking_enabled",
     default: "false",
     type: "bool",
     category: "llm",
-    description: "Ask this source's model to think before answering.",
+    description: "Ask this source's model to think before answering, even when core.llm.thinking_enabled is off.",
   },
 
   // agent
@@ -222,6 +232,83 @@ export const CORE_DEFS: ConfigDef[] = [
     type: "duration",
     category: "agent",
     description: "How often duplicate memories are merged.",
+  },
+
+  // embedding: which vector tier retrieval uses (unified space → word vectors → lexical)
+  {
+    key: "core.embedding.provider",
+    default: "auto",
+    type: "select",
+    options: ["auto", "http", "transformers", "static", "lexical"],
+    category: "embedding",
+    description:
+      "Embedding tier; auto = http if configured, else transformers if configured, else static word vectors if configured, else lexical. A tier that fails falls to the next and is reported.",
+  },
+  {
+    key: "core.embedding.http.base_url",
+    default: "",
+    type: "string",
+    category: "embedding",
+    description: "Embeddings server; empty = no http tier. OpenAI-compatible base URL (…/v1) or Ollama root.",
+    placeholder: "http://127.0.0.1:11434",
+  },
+  {
+    key: "core.embedding.http.api",
+    default: "openai",
+    type: "select",
+    options: ["openai", "ollama"],
+    category: "embedding",
+    description: "Wire format: openai = POST {base_url}/embeddings, ollama = POST {base_url}/api/embed.",
+  },
+  {
+    key: "core.embedding.http.model",
+    default: "",
+    type: "string",
+    category: "embedding",
+    description: "Embedding model name.",
+  },
+  {
+    key: "core.embedding.http.api_key",
+    default: "",
+    type: "password",
+    category: "embedding",
+    description: "Bearer key for the embeddings server, if it needs one.",
+  },
+  {
+    key: "core.embedding.http.dimension",
+    default: "0",
+    type: "int",
+    category: "embedding",
+    description: "Expected vector width; 0 = take it from the server's first answer.",
+  },
+  {
+    key: "core.embedding.http.batch_size",
+    default: "64",
+    type: "int",
+    category: "embedding",
+    description: "Texts per embeddings request.",
+  },
+  {
+    key: "core.embedding.http.timeout",
+    default: "30s",
+    type: "duration",
+    category: "embedding",
+    description: "Timeout of one embeddings request.",
+  },
+  {
+    key: "core.embedding.transformers.model_path",
+    default: "",
+    type: "string",
+    category: "embedding",
+    description:
+      "Local ONNX model folder (config.json, tokenizer.json, onnx/model.onnx) for the transformers tier; never downloaded.",
+  },
+  {
+    key: "core.agent.embedding_model_path",
+    default: "",
+    type: "string",
+    category: "embedding",
+    description: "Word vector files for the static tier (fastText .vec or Numberbatch text), comma-separated.",
   },
 
   // paths

@@ -2,19 +2,21 @@
  * Assembles the daemon: config center, logging, LLM sources, memory, kernel, plugins. `stop()` takes it
  * down in reverse order; every piece is closed even if an earlier one fails to.
  */
-import type { KernelStatus, Logger } from "@homeagent/sdk";
+import type { KernelStatus, LlmAPI, Logger } from "@homeagent/sdk";
 import { builtinPlugins } from "../builtins/index.js";
 import { ConfigRegistry } from "../config/registry.js";
 import { Agent } from "../kernel/agent.js";
 import { installBundledAdapters } from "../llm/adapters.js";
+import { DEFAULT_OLLAMA_URL } from "../llm/local-models.js";
 import { ProviderManager } from "../llm/manager.js";
+import { llmSourceTools } from "../llm/source-tools.js";
 import { RecentContext } from "../memory/recent-context.js";
 import { openMemoryStore } from "../memory/store.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
 import { VERSION } from "../version.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
-import { buildSources, describeSources } from "./providers.js";
+import { buildSources, describeSources, detectLocalSource, SourceProber, sourceConfigs } from "./providers.js";
 import { agentSettings } from "./settings.js";
 
 export interface DaemonOptions {
@@ -23,6 +25,11 @@ export interface DaemonOptions {
   /** Where log lines go; default stderr. */
   logWrite?: (line: string) => void;
   plugins?: PluginFactory[];
+  /**
+   * Where to look for a local Ollama when no LLM source is configured; "" = do not look. Default: env
+   * HOMEAGENT_OLLAMA_URL, else http://127.0.0.1:11434.
+   */
+  ollamaUrl?: string;
 }
 
 export interface Daemon {
@@ -39,7 +46,8 @@ export interface Daemon {
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const started = Date.now();
   const paths = prepareDataDir(opts.dataDir);
-  const config = ConfigRegistry.open(paths.configDb, { env: opts.env ?? process.env });
+  const env = opts.env ?? process.env;
+  const config = ConfigRegistry.open(paths.configDb, { env });
   const write = opts.logWrite ?? ((line: string) => process.stderr.write(line));
   let secrets = knownSecrets(config);
   config.onChange(() => {
@@ -54,22 +62,52 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const log = logger("homed");
 
   installBundledAdapters(paths.root);
-  const llm = new ProviderManager({ retryDelayMs: config.getDuration("core.llm.retry_delay"), log: logger("llm") });
+  const llmLog = logger("llm");
+  // The agent (and its event bus) is created after the sources; notices before that only go to the log.
+  let announce: (payload: Record<string, unknown>) => void = () => {};
+  const llm = new ProviderManager({
+    retryDelayMs: config.getDuration("core.llm.retry_delay"),
+    log: llmLog,
+    onNotice: (notice) => announce({ ...notice }),
+  });
+  const ollamaUrl = opts.ollamaUrl ?? env.HOMEAGENT_OLLAMA_URL ?? DEFAULT_OLLAMA_URL;
+  const local = config.sourceNames().length === 0 && ollamaUrl ? await detectLocalSource(ollamaUrl, llmLog) : undefined;
+  const prober = new SourceProber(llmLog);
   const reloadSources = () => {
-    llm.setSources(buildSources(config, paths, logger("llm")));
+    const firstByteTimeoutMs = config.getDuration("core.llm.first_byte_timeout");
+    const configs = sourceConfigs(config, local);
+    llm.setSources(buildSources(configs, paths.root, firstByteTimeoutMs, llmLog));
+    applyPreferred();
     if (llm.hasSources()) log.info(describeSources(llm));
     else log.warn(describeSources(llm));
+    return prober.probe(configs, llm, firstByteTimeoutMs);
   };
-  reloadSources();
+  const applyPreferred = () => {
+    const name = config.get("core.llm.provider") ?? "";
+    try {
+      llm.setPreferred(name);
+    } catch (err) {
+      llmLog.warn(`core.llm.provider: ${(err as Error).message}; using the priority order`);
+      llm.setPreferred("");
+    }
+  };
+  await reloadSources();
   let reloadQueued = false;
   config.onChange((key) => {
     if (!key.startsWith("core.llm.") || reloadQueued) return;
     reloadQueued = true;
     queueMicrotask(() => {
       reloadQueued = false;
-      reloadSources();
+      reloadSources().catch((err) => llmLog.warn(`probing LLM sources failed: ${(err as Error).message}`));
     });
   });
+  const llmApi: LlmAPI = {
+    sources: () => llm.sources(),
+    use: (name) => {
+      llm.setPreferred(name);
+      config.set("core.llm.provider", name);
+    },
+  };
 
   const memory = openMemoryStore(paths.memoryDb);
   const agent = new Agent({
@@ -78,6 +116,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     settings: agentSettings(config),
     log: logger("kernel"),
   });
+  announce = (payload) => agent.bus.publish("system", "kernel", payload);
+  for (const tool of llmSourceTools(llmApi)) agent.tools.register("kernel", tool.def, tool.handler);
   agent.start();
 
   let plugins: PluginRegistry;
@@ -95,7 +135,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       plugins: plugins.states(),
     };
   };
-  plugins = new PluginRegistry({ agent, config, dataDir: paths.root, logger, status }, config, log);
+  plugins = new PluginRegistry({ agent, config, dataDir: paths.root, logger, status, llm: llmApi }, config, log);
   await plugins.startAll(opts.plugins ?? builtinPlugins());
   agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, data_dir: paths.root });
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);

@@ -1,38 +1,123 @@
 /**
- * Turns the configured LLM sources (`core.llm.sources.<name>.*`, plus the `env` source) into providers
- * for the ProviderManager. A source that cannot be built is skipped with a warning that says why.
+ * Turns the configured LLM sources (`core.llm.sources.<name>.*`, plus the `env` source, or a local Ollama
+ * found at start when nothing is configured) into providers for the ProviderManager, and asks local
+ * servers what their models can do. A source that cannot be built is skipped with a warning that says why.
  */
 import type { Logger } from "@homeagent/sdk";
-import type { ConfigRegistry } from "../config/registry.js";
-import { loadAdapterSource } from "../llm/adapters.js";
+import type { ConfigRegistry, LlmSourceConfig } from "../config/registry.js";
+import { detectOllama, isLoopback, probeOllamaModel, probeOpenAIModel } from "../llm/local-models.js";
 import { LuaAdaptedProvider } from "../llm/lua-provider.js";
-import type { ProviderManager } from "../llm/manager.js";
-import type { DataPaths } from "./paths.js";
+import type { ProviderManager, SourceEntry, SourceInfo } from "../llm/manager.js";
+import { ReloadingProvider } from "../llm/reloading-provider.js";
 
-export function buildSources(config: ConfigRegistry, paths: DataPaths, log: Logger) {
-  const sources = [];
-  for (const name of config.sourceNames()) {
-    const src = config.source(name);
+export const LOCAL_SOURCE = "ollama-local";
+
+/** The configured sources; the auto-detected local one only while nothing is configured. */
+export function sourceConfigs(config: ConfigRegistry, local?: LlmSourceConfig): LlmSourceConfig[] {
+  const names = config.sourceNames();
+  if (names.length === 0) return local ? [local] : [];
+  return names.map((name) => config.source(name));
+}
+
+export function buildSources(
+  configs: LlmSourceConfig[],
+  dataDir: string,
+  firstByteTimeoutMs: number,
+  log: Logger,
+): SourceEntry[] {
+  const sources: SourceEntry[] = [];
+  for (const src of configs) {
     if (!src.baseUrl) {
-      log.warn(`LLM source "${name}" has no base_url; set core.llm.sources.${name}.base_url`);
+      log.warn(`LLM source "${src.name}" has no base_url; set core.llm.sources.${src.name}.base_url`);
       continue;
     }
     try {
-      const provider = new LuaAdaptedProvider({
-        sourceName: name,
-        adapterName: src.adapter,
-        adapterSource: loadAdapterSource(paths.root, src.adapter),
-        baseUrl: src.baseUrl,
-        apiKey: src.apiKey,
-        model: src.model,
+      const provider = new ReloadingProvider({
+        dataDir,
+        adapter: src.adapter,
         log,
+        build: (adapterSource) =>
+          new LuaAdaptedProvider({
+            sourceName: src.name,
+            adapterName: src.adapter,
+            adapterSource,
+            baseUrl: src.baseUrl,
+            apiKey: src.apiKey,
+            model: src.model,
+            firstByteTimeoutMs,
+            log,
+          }),
       });
-      sources.push({ name, provider, priority: src.priority });
+      sources.push({
+        name: src.name,
+        provider,
+        priority: src.priority,
+        adapter: src.adapter,
+        maxConcurrent: src.maxConcurrent,
+        contextWindow: src.contextWindow,
+        thinkingEnabled: src.thinkingEnabled,
+        fingerprint: fingerprint(src, firstByteTimeoutMs),
+      });
     } catch (err) {
-      log.warn(`LLM source "${name}" skipped: ${err instanceof Error ? err.message : err}`);
+      log.warn(`LLM source "${src.name}" skipped: ${err instanceof Error ? err.message : err}`);
     }
   }
   return sources;
+}
+
+/**
+ * Asks each local server what its model can do (Ollama: context length and tools; OpenAI-compatible
+ * servers on this machine: context length), once per source configuration. Cloud APIs are not asked.
+ */
+export class SourceProber {
+  private readonly probed = new Map<string, string>();
+
+  constructor(private readonly log: Logger) {}
+
+  async probe(configs: LlmSourceConfig[], llm: ProviderManager, firstByteTimeoutMs: number): Promise<void> {
+    await Promise.all(
+      configs.map(async (src) => {
+        const print = fingerprint(src, firstByteTimeoutMs);
+        if (!src.baseUrl || this.probed.get(src.name) === print) return;
+        this.probed.set(src.name, print);
+        const info = await probeSource(src);
+        if (info.contextWindow === undefined && info.supportsTools === undefined) return;
+        llm.setSourceInfo(src.name, info);
+        const facts = [
+          info.contextWindow ? `context window ${info.contextWindow} tokens` : "",
+          info.supportsTools === undefined ? "" : info.supportsTools ? "supports tools" : "does not support tools",
+        ].filter(Boolean);
+        this.log.info(`LLM source ${src.name} (${src.model || "default model"}): ${facts.join(", ")}`);
+      }),
+    );
+  }
+}
+
+function probeSource(src: LlmSourceConfig): Promise<SourceInfo> {
+  if (src.adapter === "ollama") return probeOllamaModel(src.baseUrl, src.model);
+  if (isLoopback(src.baseUrl)) return probeOpenAIModel(src.baseUrl, src.model, { apiKey: src.apiKey });
+  return Promise.resolve({});
+}
+
+/** The source to use when nothing is configured and an Ollama server answers at `url`. */
+export async function detectLocalSource(url: string, log: Logger): Promise<LlmSourceConfig | undefined> {
+  const model = await detectOllama(url, { timeoutMs: 500 });
+  if (!model) return undefined;
+  log.info(
+    `no LLM source configured; found Ollama at ${url}: using it as source "${LOCAL_SOURCE}" with model ${model} ` +
+      "(configure core.llm.sources.<name>.* to choose another)",
+  );
+  return {
+    name: LOCAL_SOURCE,
+    adapter: "ollama",
+    baseUrl: url,
+    model,
+    apiKey: "",
+    priority: 0,
+    maxConcurrent: 0,
+    contextWindow: 0,
+    thinkingEnabled: false,
+  };
 }
 
 export function describeSources(llm: ProviderManager): string {
@@ -41,4 +126,9 @@ export function describeSources(llm: ProviderManager): string {
     return "no LLM source configured: set HOMEAGENT_LLM_BASE_URL (and HOMEAGENT_LLM_API_KEY, HOMEAGENT_LLM_MODEL), or core.llm.sources.<name>.base_url with /settings set";
   }
   return `LLM sources in order: ${list.map((s) => `${s.name} (${s.model || "default model"})`).join(", ")}`;
+}
+
+// Kept in memory only; it holds the API key so that a changed key counts as a changed source.
+function fingerprint(src: LlmSourceConfig, firstByteTimeoutMs: number): string {
+  return JSON.stringify([src, firstByteTimeoutMs]);
 }

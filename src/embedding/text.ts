@@ -17,7 +17,7 @@ function segmenter(): Jieba {
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
 const ZERO_WIDTH = /[\u200b-\u200f\u2060\ufeff]/g;
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+const CONTROL = /\p{Cc}/gu;
 /** Prompt-template markers that say nothing about content, e.g. `[打断消息]`, `{{user}}`, `<|im_end|>`. */
 const TEMPLATE_NOISE = /\[打断消息\]|\[来源:[^\]]*\]|\{\{[^}]*\}\}|<\|[^|>]*\|>/g;
 
@@ -46,6 +46,11 @@ export function tokenize(text: string): string[] {
   }
   latinWords(clean.slice(last), out);
   return out;
+}
+
+/** The CJK runs of `text` as `tokenize` sees them (cleaned, lower-cased), for character-level features. */
+export function cjkRuns(text: string): string[] {
+  return Array.from(cleanText(text).toLowerCase().matchAll(CJK_RUN), (m) => m[0]);
 }
 
 function latinWords(text: string, out: string[]): void {

@@ -35,14 +35,19 @@ export function buildSystemPrompt(p: PromptParts): string {
   return lines.join("\n");
 }
 
-/** Renders the recent timeline oldest-first as `[HH:MM:SS] source: text`. */
+/** First line of the timeline message; the budget code finds the message by it. */
+export const TIMELINE_HEADER = "【对话时序 / conversation timeline】";
+
+/** One timeline row: `[HH:MM:SS] source: text`. */
+export function timelineRow(e: ContextEvent): string {
+  const time = new Date(e.ts).toTimeString().slice(0, 8);
+  const who = e.role === "user" ? e.source : "you";
+  const tools = e.tools?.length ? ` → tools: ${e.tools.join(", ")} →` : "";
+  return `[${time}] ${who}:${tools} ${e.text}`;
+}
+
+/** Renders the recent timeline oldest-first. */
 export function renderTimeline(events: ContextEvent[]): string {
   if (events.length === 0) return "";
-  const rows = events.map((e) => {
-    const time = new Date(e.ts).toTimeString().slice(0, 8);
-    const who = e.role === "user" ? e.source : "you";
-    const tools = e.tools?.length ? ` → tools: ${e.tools.join(", ")} →` : "";
-    return `[${time}] ${who}:${tools} ${e.text}`;
-  });
-  return `【对话时序 / conversation timeline】\n${rows.join("\n")}`;
+  return `${TIMELINE_HEADER}\n${events.map(timelineRow).join("\n")}`;
 }

@@ -5,7 +5,14 @@
  */
 import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
 import type { EventBus } from "../events/bus.js";
-import type { ChatMessage, CompletionResponse, WireToolCall } from "../llm/provider.js";
+import {
+  type ChatMessage,
+  type CompletionResponse,
+  ProviderError,
+  type ToolSpec,
+  type WireToolCall,
+} from "../llm/provider.js";
+import { estimateTokens, fitToBudget, pruneForRetry, requestBudget } from "./budget.js";
 import { type InterruptQueue, interruptMessage } from "./interrupts.js";
 import type { StageHost } from "./stages.js";
 import type { ToolRegistry } from "./tools.js";
@@ -114,10 +121,36 @@ export async function process(
   }
 }
 
+/**
+ * One LLM call that fits the context budget: tool results that piled up are dropped oldest first before
+ * asking, and a provider's "context length exceeded" prunes harder and asks once more.
+ */
 async function callLLM(
   deps: LoopDeps,
   ctx: MutableStageContext,
   messages: ChatMessage[],
+  control: TurnControl,
+): Promise<CompletionResponse> {
+  const tools = deps.tools.specs();
+  fitToBudget(messages, requestBudget(deps.llm.contextWindow()) - estimateTokens(JSON.stringify(tools)));
+  try {
+    return await streamLLM(deps, ctx, messages, tools, control);
+  } catch (err) {
+    if (!(err instanceof ProviderError && err.kind === "context_length") || !pruneForRetry(messages)) throw err;
+    deps.bus.publish("system", "kernel", {
+      kind: "context_pruned",
+      request_id: ctx.requestId,
+      reason: err.message,
+    });
+    return await streamLLM(deps, ctx, messages, tools, control);
+  }
+}
+
+async function streamLLM(
+  deps: LoopDeps,
+  ctx: MutableStageContext,
+  messages: ChatMessage[],
+  tools: ToolSpec[],
   control: TurnControl,
 ): Promise<CompletionResponse> {
   const abort = new AbortController();
@@ -130,7 +163,7 @@ async function callLLM(
       {
         model: "",
         messages: [...messages],
-        tools: deps.tools.specs(),
+        tools,
         tool_choice: "auto",
         max_tokens: deps.settings.maxTokens(),
         temperature: deps.settings.temperature(),

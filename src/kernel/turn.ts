@@ -5,7 +5,8 @@
 import type { InputReply, TokenUsage } from "@homeagent/sdk";
 import type { OutputChannels } from "../io/output-channels.js";
 import type { ChatMessage } from "../llm/provider.js";
-import { buildSystemPrompt, renderTimeline } from "./prompt.js";
+import { estimateTokens, firstThatFit, MEMORY_SHARE, messageTokens, newestThatFit, requestBudget } from "./budget.js";
+import { buildSystemPrompt, renderTimeline, timelineRow } from "./prompt.js";
 import { newStageContext } from "./stages.js";
 import { type LoopDeps, process, type TurnControl } from "./tool-loop.js";
 import type { ContextWindow, InputTask, MutableStageContext } from "./types.js";
@@ -94,7 +95,7 @@ async function think(deps: TurnDeps, ctx: MutableStageContext, control: TurnCont
   });
   const keep = Math.max(1, deps.settings.maxContextSize());
   deps.context.prune(ctx.rawMessage, keep - 1);
-  const timeline = renderTimeline(deps.context.recent(keep - 1));
+  const recent = deps.context.recent(keep - 1);
   const inContext = !ctx.noMemory;
   if (inContext) {
     deps.context.append({
@@ -108,20 +109,30 @@ async function think(deps: TurnDeps, ctx: MutableStageContext, control: TurnCont
   await deps.stages.run("pre_action", ctx);
   if (ctx.response !== null) return answered(ctx.response, inContext);
 
+  const system: ChatMessage = {
+    role: "system",
+    content: buildSystemPrompt({
+      systemPrompt: deps.settings.systemPrompt(),
+      personalPrompt: deps.settings.personalPrompt(),
+      channel: ctx.channel,
+      outputChannels: deps.outputs.names(),
+      now: new Date(),
+    }),
+  };
+  const input: ChatMessage = { role: "user", content: ctx.rawMessage };
+  // Fixed parts first (system prompt, tool definitions, the input), then memory within its share, then as
+  // much of the timeline as still fits, newest first.
+  const budget = requestBudget(deps.llm.contextWindow());
+  const fixed = messageTokens(system) + messageTokens(input) + estimateTokens(JSON.stringify(deps.tools.specs()));
+  const memory = firstThatFit(ctx.contextMsgs, Math.floor(budget * MEMORY_SHARE), messageTokens);
+  const memoryTokens = memory.reduce((sum, m) => sum + messageTokens(m), 0);
+  const timelineBudget = budget - fixed - memoryTokens - messageTokens({ role: "system", content: "" });
+  const timeline = renderTimeline(newestThatFit(recent, timelineBudget, (e) => estimateTokens(timelineRow(e)) + 1));
   const messages: ChatMessage[] = [
-    {
-      role: "system",
-      content: buildSystemPrompt({
-        systemPrompt: deps.settings.systemPrompt(),
-        personalPrompt: deps.settings.personalPrompt(),
-        channel: ctx.channel,
-        outputChannels: deps.outputs.names(),
-        now: new Date(),
-      }),
-    },
+    system,
     ...(timeline ? [{ role: "system" as const, content: timeline }] : []),
-    ...ctx.contextMsgs.map((m) => ({ role: m.role, content: m.content })),
-    { role: "user", content: ctx.rawMessage },
+    ...memory.map((m) => ({ role: m.role, content: m.content })),
+    input,
   ];
   try {
     const r = await process(deps, ctx, messages, control);

@@ -14,6 +14,8 @@ export type MutableStageContext = { -readonly [K in keyof StageContext]: StageCo
 /** What the kernel needs of the LLM layer; ProviderManager implements it. */
 export interface LLMClient {
   hasSources(): boolean;
+  /** Tokens of the window the next request will meet; 0 = unknown. */
+  contextWindow(): number;
   stream(
     req: CompletionRequest,
     opts: { signal?: AbortSignal; onChunk?: (chunk: StreamChunk) => void },

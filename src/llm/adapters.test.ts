@@ -31,7 +31,8 @@ test("unknown or unsafe adapter names fail clearly", () => {
     writeFileSync(join(dir, "adapters", "custom.lua"), "return {}");
     assert.throws(
       () => loadAdapterSource(dir, "nope"),
-      /no adapter named nope in .*adapters \(available: custom, openai\)/,
+      // Every bundled adapter is listed too; the user's own one sits among them in name order.
+      /no adapter named nope in .*adapters \(available: anthropic, custom, deepseek, .*openai.*\)/,
     );
     for (const bad of ["../openai", "a/b", "", ".hidden", "x.lua"]) {
       assert.throws(() => loadAdapterSource(dir, bad), /invalid adapter name/);

@@ -206,3 +206,153 @@ test("adapter log lines reach the logger with the key masked", async () => {
   await provider({ adapterSource: source, log }).chat(request);
   assert.deepEqual(lines, ["adapter openai: key is ***"]);
 });
+
+test("429 → transient with retry-after in seconds or as an HTTP date", async () => {
+  const at = new Date(Date.now() + 30_000).toUTCString();
+  fake.enqueue({ status: 429, retryAfter: 7 }, { status: 429, retryAfter: at }, { status: 429 });
+  const seconds = await rejection(provider().chat(request));
+  assert.equal(seconds.kind, "transient");
+  assert.equal(seconds.retryAfterMs, 7000);
+  const date = await rejection(provider().chat(request));
+  assert.ok(date.retryAfterMs !== undefined && date.retryAfterMs > 25_000 && date.retryAfterMs <= 30_000);
+  assert.equal((await rejection(provider().chat(request))).retryAfterMs, undefined);
+});
+
+test("a 400 or 413 saying the prompt is too long → kind context_length; other 400s stay fatal", async () => {
+  fake.enqueue(
+    { status: 400, errorMessage: "This model's maximum context length is 8192 tokens. However, you requested 9000" },
+    { status: 413, errorMessage: "prompt is too long: 210000 tokens > 200000 maximum" },
+    { status: 400, errorMessage: "Invalid value for temperature" },
+  );
+  const tooLong = await rejection(provider().chat(request));
+  assert.equal(tooLong.kind, "context_length");
+  assert.match(tooLong.message, /^HTTP 400 Bad Request: This model's maximum context length/);
+  assert.equal((await rejection(drain(provider().chatStream(request)))).kind, "context_length");
+  assert.equal((await rejection(provider().chat(request))).kind, "fatal");
+});
+
+test("first-byte timeout: no headers in time → transient, and the request is cancelled", async () => {
+  fake.enqueue({ text: "too late", delayMs: 5000 });
+  const started = Date.now();
+  const err = await rejection(provider({ firstByteTimeoutMs: 150 }).chat(request));
+  assert.equal(err.kind, "transient");
+  assert.equal(err.message, "no response from main within 150 ms");
+  assert.ok(Date.now() - started < 1500);
+  await waitUntil(() => fake.requests[0]?.aborted === true);
+});
+
+test("first-byte timeout: a stream whose headers came but whose body does not", async () => {
+  fake.enqueue({ text: "too late", bodyDelayMs: 5000 });
+  const err = await rejection(drain(provider({ firstByteTimeoutMs: 150 }).chatStream(request)));
+  assert.equal(err.message, "no response from main within 150 ms");
+});
+
+test("first-byte timeout covers only the start: a slow but live stream completes; 0 disables it", async () => {
+  fake.enqueue({ text: "steady", bodyDelayMs: 50 }, { text: "patient", delayMs: 300 });
+  const chunks = await drain(provider({ firstByteTimeoutMs: 250 }).chatStream(request));
+  assert.equal(chunks.map((c) => c.content).join(""), "steady");
+  assert.equal((await provider({ firstByteTimeoutMs: 0 }).chat(request)).content, "patient");
+});
+
+test("auth schemes put the key where the adapter says; {model} is URL-encoded into the endpoint", async () => {
+  const variant = (fields: string) => OPENAI.replace("headers = {},", `headers = {},\n  ${fields}`);
+  await provider({
+    adapterSource: variant('auth = "x-api-key", endpoint = "/chat/completions?model={model}",'),
+    model: "org/model v1",
+  }).chat(request);
+  await provider({ adapterSource: variant('auth = "x-goog-api-key",') }).chat(request);
+  await provider({ adapterSource: variant('auth = "none",') }).chat(request);
+  const [apiKey, goog, none] = fake.requests;
+  assert.equal(apiKey.path, "/v1/chat/completions?model=org%2Fmodel%20v1");
+  assert.equal(apiKey.headers["x-api-key"], KEY);
+  assert.equal(apiKey.headers.authorization, undefined);
+  assert.equal(goog.headers["x-goog-api-key"], KEY);
+  assert.equal(none.headers.authorization, undefined);
+  assert.equal(JSON.stringify(none.headers).includes(KEY), false);
+  const bad = await rejection(provider({ adapterSource: variant('auth = "basic",') }).chat(request));
+  assert.match(
+    bad.message,
+    /^adapter openai \(source main\): auth must be one of "bearer", "x-api-key", .*not "basic"$/,
+  );
+});
+
+test("stream_endpoint is used for streams only", async () => {
+  const source = OPENAI.replace(
+    'endpoint = "/chat/completions",',
+    'endpoint = "/missing", stream_endpoint = "/chat/completions?stream=1",',
+  );
+  const chunks = await drain(provider({ adapterSource: source }).chatStream(request));
+  assert.equal(chunks.at(-1)?.done, true);
+  assert.equal(fake.requests[0].path, "/v1/chat/completions?stream=1");
+});
+
+// openai.lua wrapped so that every chunk is followed by a numbered marker chunk: an array answer, and
+// per-stream state in an upvalue that begin_stream resets.
+const COUNTING = OPENAI.replace(
+  /return adapter\s*$/,
+  `local count = 0
+function adapter.begin_stream() count = 0 end
+local inner = adapter.transform_stream_chunk
+function adapter.transform_stream_chunk(line)
+  local out = inner(line)
+  if out == "" then return "" end
+  count = count + 1
+  return "[" .. out .. "," .. json.encode({ content = "<" .. count .. ">", reasoning_content = "", done = false }) .. "]"
+end
+return adapter`,
+);
+
+test("array answers are split into chunks; concurrent streams keep their own Lua state", async () => {
+  const p = provider({ adapterSource: COUNTING });
+  fake.enqueue({ text: "aaaaaaaaaa" }, { text: "bbbbbbbbbb" }, { text: "cc" });
+  const one = p.chatStream(request)[Symbol.asyncIterator]();
+  const two = p.chatStream(request)[Symbol.asyncIterator]();
+  const texts = ["", ""];
+  const streams = [one, two];
+  const open = [true, true];
+  while (open[0] || open[1]) {
+    for (const i of [0, 1]) {
+      if (!open[i]) continue;
+      const next = await streams[i].next();
+      if (next.done) open[i] = false;
+      else texts[i] += next.value.content;
+    }
+  }
+  const markers = (text: string) => [...text.matchAll(/<(\d+)>/g)].map((m) => Number(m[1]));
+  for (const text of texts) {
+    const seen = markers(text);
+    assert.deepEqual(
+      seen,
+      seen.map((_, i) => i + 1),
+      `markers out of order: ${text}`,
+    );
+  }
+  assert.deepEqual(
+    texts.map((t) => t.replace(/<\d+>/g, "")),
+    ["aaaaaaaaaa", "bbbbbbbbbb"],
+  );
+  const third = (await drain(p.chatStream(request))).map((c) => c.content).join("");
+  assert.equal(markers(third)[0], 1, "a reused instance starts again from begin_stream");
+});
+
+test("http_get from an adapter: other hosts are refused, naming host and adapter", async () => {
+  const source = OPENAI.replace(
+    "function adapter.transform_request(body)",
+    'function adapter.transform_request(body)\n  local _ = http_get("http://127.0.0.2:9/steal")',
+  );
+  const err = await rejection(provider({ adapterSource: source }).chat(request));
+  assert.equal(err.kind, "fatal");
+  assert.match(
+    err.message,
+    /could not build the request: openai:\d+: http_get: host 127\.0\.0\.2:9 is not allowed for adapter openai/,
+  );
+  assert.equal(fake.requests.length, 0);
+});
+
+async function waitUntil(done: () => boolean, timeoutMs = 2000) {
+  const until = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > until) assert.fail("condition not reached in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,21 +1,52 @@
 /**
  * A Provider whose wire format is a Lua adapter script (inventory §4): unified request → transform_request
  * → POST base_url + endpoint → transform_response / transform_stream_chunk → unified shapes. The HTTP part,
- * error classification and secret hygiene live here so that adapters stay pure text transforms.
+ * authentication, timeouts, error classification and secret hygiene live here so that adapters stay pure
+ * text transforms.
+ *
+ * The adapter contract (also in adapters/README.md, for adapter authors). The script returns a table:
+ *
+ * - `name`, `version` — informational strings.
+ * - `endpoint` — path appended to the source's base_url (default "/chat/completions"). `{model}` is
+ *   replaced by the URL-encoded model name.
+ * - `stream_endpoint` — optional path used instead of `endpoint` when streaming, `{model}` likewise
+ *   (Gemini: "/v1beta/models/{model}:streamGenerateContent?alt=sse").
+ * - `headers` — extra request headers (table of strings).
+ * - `auth` — how the host sends the source's API key: "bearer" (default, `Authorization: Bearer <key>`),
+ *   "x-api-key", "x-goog-api-key" (header of that name) or "none". The key never enters Lua.
+ * - `stream_format` — "sse" (default: `data:` payloads, `[DONE]` ends the stream) or "ndjson" (one JSON
+ *   document per line).
+ * - `transform_request(json) → json` — unified CompletionRequest (model resolved, `stream` set) → wire body.
+ * - `transform_response(json) → json` — wire body → unified CompletionResponse. Raise an error for a body
+ *   you cannot use; never return an empty reply instead.
+ * - `transform_stream_chunk(payload) → json | ""` — optional; one SSE data payload or NDJSON line → a
+ *   unified StreamChunk, a JSON array of them, or "" to skip. Without it a stream request is made as a
+ *   normal one and answered as a single chunk. A stream counts as complete once a chunk has `done` or a
+ *   `finish_reason` (or SSE sent `[DONE]`); one that ends before is a transient error.
+ * - `begin_stream()` — optional; called before each stream. Per-stream state may live in upvalues: every
+ *   stream in flight runs on an instance of the script of its own, and this hook resets a reused one.
+ *
+ * Globals: the sandboxed Lua of vm.ts with `json`, `log`, `source` ({ name, base_url, model } of the
+ * configured source; never the API key) and `http_get(url, headers?)` / `http_post(url, body, headers?)`
+ * → body, status, headers, which may reach only the host of base_url (plus `httpAllowedHosts`).
  */
 import type { Logger } from "@homeagent/sdk";
 import { LuaError, LuaVM } from "../lua/vm.js";
+import { AdapterScript, type AdapterSpec } from "./adapter-script.js";
+import { FirstByteWatch } from "./first-byte.js";
+import { ndjsonLines } from "./ndjson.js";
 import {
   type CallOptions,
   type CompletionRequest,
   type CompletionResponse,
-  errorKindForStatus,
+  FirstByteTimeoutError,
   type Provider,
   ProviderError,
   type StreamChunk,
 } from "./provider.js";
 import { sseData } from "./sse.js";
-import { toResponse, toStreamChunk } from "./unified.js";
+import { toResponse, toStreamChunks } from "./unified.js";
+import { httpError, snippet } from "./wire-errors.js";
 
 export interface LuaAdaptedProviderOptions {
   /** The configured source this provider serves; used as the provider name and in every message. */
@@ -30,30 +61,26 @@ export interface LuaAdaptedProviderOptions {
   vm?: LuaVM;
   /** Limit of each adapter call, in ms (default 2000). */
   timeoutMs?: number;
+  /**
+   * Give up (transient error) when the response headers, or for a stream its first bytes, have not arrived
+   * within this many ms. Default 60000; 0 waits as long as the caller does.
+   */
+  firstByteTimeoutMs?: number;
+  /** Hosts (`host[:port]`) besides base_url's that the adapter may reach with http_get/http_post. */
+  httpAllowedHosts?: readonly string[];
   log?: Logger;
 }
 
-interface AdapterTable {
-  endpoint?: string;
-  headers?: Record<string, unknown>;
-  transform_request?: unknown;
-  transform_response?: unknown;
-  transform_stream_chunk?: unknown;
-}
-
-interface Adapter {
-  vm: LuaVM;
-  endpoint: string;
-  headers: Record<string, string>;
-  streams: boolean;
-}
-
-const ERROR_SNIPPET_CHARS = 300;
+const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 60_000;
+const STREAM_TYPES: Record<AdapterSpec["streamFormat"], string> = {
+  sse: "text/event-stream",
+  ndjson: "application/x-ndjson",
+};
 
 export class LuaAdaptedProvider implements Provider {
   readonly name: string;
   readonly model: string;
-  private adapter?: Promise<Adapter>;
+  private adapter?: Promise<AdapterScript>;
 
   constructor(private readonly opts: LuaAdaptedProviderOptions) {
     this.name = opts.sourceName;
@@ -61,81 +88,92 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   async chat(req: CompletionRequest, opts: CallOptions = {}): Promise<CompletionResponse> {
-    const adapter = await this.loadAdapter();
-    const body = this.transform(adapter, "transform_request", this.wireRequest(req, false), "build the request");
-    const res = await this.post(adapter, body, false, opts.signal);
-    const text = await this.guardRead(() => res.text(), opts.signal);
-    const out = this.transform(adapter, "transform_response", text, "parse the response", text);
-    return this.decode(out, "transform_response", toResponse);
+    const script = await this.loadAdapter();
+    const model = this.modelFor(req);
+    const wire = this.wireRequest(req, model, false);
+    const body = this.transform(script, script.name, "transform_request", wire, "build the request");
+    const call = this.startCall(opts.signal);
+    try {
+      const res = await this.post(call, script.spec, model, body, false);
+      const text = await this.guardRead(call, () => res.text());
+      const out = this.transform(script, script.name, "transform_response", text, "parse the response");
+      return this.decode(out, "transform_response", toResponse);
+    } finally {
+      call.settle();
+    }
   }
 
   async *chatStream(req: CompletionRequest, opts: CallOptions = {}): AsyncGenerator<StreamChunk> {
-    const adapter = await this.loadAdapter();
-    if (!adapter.streams) {
+    const script = await this.loadAdapter();
+    if (!script.spec.streams) {
       // No transform_stream_chunk: the answer arrives whole, as one chunk.
       yield wholeAsChunk(await this.chat(req, opts));
       return;
     }
-    const body = this.transform(adapter, "transform_request", this.wireRequest(req, true), "build the request");
-    const res = await this.post(adapter, body, true, opts.signal);
-    if (!res.body) throw new ProviderError(`${this.label()}: streaming response has no body`, "transient");
-    const events = sseData(res.body);
-    let finished = false;
-    let sentDone = false;
+    const instance = this.acquire(script);
+    const call = this.startCall(opts.signal);
     try {
-      for (;;) {
-        const next = await this.guardRead(() => events.next(), opts.signal);
-        if (next.done) {
-          finished ||= next.value === "done";
-          break;
+      const model = this.modelFor(req);
+      const wire = this.wireRequest(req, model, true);
+      const body = this.transform(script, instance, "transform_request", wire, "build the request");
+      const res = await this.post(call, script.spec, model, body, true);
+      if (!res.body) throw new ProviderError(`${this.label()}: streaming response has no body`, "transient");
+      const read = script.spec.streamFormat === "ndjson" ? ndjsonLines : sseData;
+      const payloads: AsyncGenerator<string, "done" | "eof"> = read(call.watch(res.body));
+      let finished = false;
+      let sentDone = false;
+      try {
+        for (;;) {
+          const next = await this.guardRead(call, () => payloads.next());
+          if (next.done) {
+            finished ||= next.value === "done";
+            break;
+          }
+          const out = this.transform(script, instance, "transform_stream_chunk", next.value, "parse a stream chunk");
+          if (out === "") continue;
+          for (const chunk of this.decode(out, "transform_stream_chunk", toStreamChunks)) {
+            finished ||= chunk.done || Boolean(chunk.finish_reason);
+            sentDone ||= chunk.done;
+            yield chunk;
+          }
         }
-        const out = this.transform(adapter, "transform_stream_chunk", next.value, "parse a stream chunk", next.value);
-        if (out === "") continue;
-        const chunk = this.decode(out, "transform_stream_chunk", toStreamChunk);
-        finished ||= chunk.done || Boolean(chunk.finish_reason);
-        sentDone ||= chunk.done;
-        yield chunk;
+      } finally {
+        await payloads.return("eof");
       }
+      if (!finished) {
+        throw new ProviderError(`${this.label()}: stream ended before the reply was complete`, "transient");
+      }
+      if (!sentDone) yield { content: "", reasoning_content: "", done: true, usage: null, tool_calls: [] };
     } finally {
-      await events.return("eof");
+      call.settle();
+      script.release(instance);
     }
-    if (!finished) throw new ProviderError(`${this.label()}: stream ended before the reply was complete`, "transient");
-    if (!sentDone) yield { content: "", reasoning_content: "", done: true, usage: null, tool_calls: [] };
   }
 
   private label(): string {
     return `adapter ${this.opts.adapterName} (source ${this.opts.sourceName})`;
   }
 
+  private modelFor(req: CompletionRequest): string {
+    return req.model && req.model !== "AUTO" ? req.model : this.model;
+  }
+
   // Loaded on first use because the VM is async to create; a broken script fails every call the same way.
-  private loadAdapter(): Promise<Adapter> {
+  private loadAdapter(): Promise<AdapterScript> {
     this.adapter ??= this.createAdapter();
     return this.adapter;
   }
 
-  private async createAdapter(): Promise<Adapter> {
-    const { adapterName, adapterSource } = this.opts;
+  private async createAdapter(): Promise<AdapterScript> {
+    const { adapterName, adapterSource, timeoutMs, sourceName, baseUrl, model } = this.opts;
     const vm = this.opts.vm ?? (await this.ownVM());
-    let table: AdapterTable;
+    const globals = { source: { name: sourceName, base_url: baseUrl, model } };
     try {
-      table = vm.loadScript(adapterName, adapterSource, { timeoutMs: this.opts.timeoutMs }) as AdapterTable;
+      return AdapterScript.load(vm, adapterName, adapterSource, { timeoutMs, globals });
     } catch (err) {
-      throw new ProviderError(`${this.label()} failed to load: ${this.redact(messageOf(err))}`, "fatal");
+      const what = err instanceof LuaError ? " failed to load: " : ": ";
+      throw new ProviderError(this.label() + what + this.redact(messageOf(err)), "fatal");
     }
-    if (typeof table?.transform_request !== "function" || typeof table.transform_response !== "function") {
-      throw new ProviderError(
-        `${this.label()}: the script must return a table with transform_request and transform_response`,
-        "fatal",
-      );
-    }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(table.headers ?? {})) headers[k] = String(v);
-    return {
-      vm,
-      endpoint: typeof table.endpoint === "string" && table.endpoint ? table.endpoint : "/chat/completions",
-      headers,
-      streams: typeof table.transform_stream_chunk === "function",
-    };
   }
 
   private async ownVM(): Promise<LuaVM> {
@@ -144,24 +182,35 @@ export class LuaAdaptedProvider implements Provider {
     const vm = await LuaVM.create({
       kind: "adapter",
       timeoutMs: this.opts.timeoutMs,
+      httpAllowedHosts: [...hostOf(this.opts.baseUrl), ...(this.opts.httpAllowedHosts ?? [])],
       log: (level, script, message) => log?.[level](`adapter ${script}: ${redact(message, apiKey)}`),
     });
     ownedVMs.register(this, vm);
     return vm;
   }
 
-  private wireRequest(req: CompletionRequest, stream: boolean): string {
-    const model = req.model && req.model !== "AUTO" ? req.model : this.model;
+  private acquire(script: AdapterScript): string {
+    try {
+      return script.acquire({ timeoutMs: this.opts.timeoutMs });
+    } catch (err) {
+      throw new ProviderError(`${this.label()} could not begin a stream: ${this.redact(messageOf(err))}`, "fatal");
+    }
+  }
+
+  private wireRequest(req: CompletionRequest, model: string, stream: boolean): string {
     return JSON.stringify({ ...req, model, stream });
   }
 
-  /** Runs one adapter function; any Lua failure is fatal for this source and names adapter, source and step. */
-  private transform(adapter: Adapter, fn: string, input: string, step: string, received?: string): string {
+  /**
+   * Runs one adapter function; any Lua failure is fatal for this source and names adapter, source and step.
+   * What the provider sent is quoted in the message, since that is what the adapter choked on.
+   */
+  private transform(script: AdapterScript, instance: string, fn: string, input: string, step: string): string {
     let out: unknown;
     try {
-      out = adapter.vm.call(this.opts.adapterName, fn, [input], { timeoutMs: this.opts.timeoutMs });
+      out = script.vm.call(instance, fn, [input], { timeoutMs: this.opts.timeoutMs });
     } catch (err) {
-      const seen = received === undefined ? "" : `; received: ${snippet(received)}`;
+      const seen = fn === "transform_request" ? "" : `; received: ${snippet(input)}`;
       throw new ProviderError(`${this.label()} could not ${step}: ${this.redact(messageOf(err) + seen)}`, "fatal");
     }
     if (typeof out !== "string") {
@@ -181,48 +230,65 @@ export class LuaAdaptedProvider implements Provider {
     }
   }
 
-  private async post(adapter: Adapter, body: string, stream: boolean, signal?: AbortSignal): Promise<Response> {
-    const url = this.opts.baseUrl.replace(/\/+$/, "") + adapter.endpoint;
+  private startCall(signal: AbortSignal | undefined): FirstByteWatch {
+    return new FirstByteWatch(this.opts.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS, signal);
+  }
+
+  private async post(
+    call: FirstByteWatch,
+    spec: AdapterSpec,
+    model: string,
+    body: string,
+    stream: boolean,
+  ): Promise<Response> {
+    const endpoint = (stream ? spec.streamEndpoint : spec.endpoint).replaceAll("{model}", encodeURIComponent(model));
+    const url = this.opts.baseUrl.replace(/\/+$/, "") + endpoint;
     const headers: Record<string, string> = {
       "content-type": "application/json",
-      accept: stream ? "text/event-stream" : "application/json",
+      accept: stream ? STREAM_TYPES[spec.streamFormat] : "application/json",
+      ...authHeader(spec.auth, this.opts.apiKey),
+      ...spec.headers,
     };
-    if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
-    Object.assign(headers, adapter.headers);
     this.opts.log?.debug(`${this.label()}: POST ${safeUrl(url)}${stream ? " (stream)" : ""}`);
     let res: Response;
     try {
-      res = await fetch(url, { method: "POST", headers, body, signal });
+      res = await fetch(url, { method: "POST", headers, body, signal: call.signal });
     } catch (err) {
-      if (signal?.aborted) throw aborted();
-      throw new ProviderError(`cannot reach ${safeUrl(url)}: ${this.redact(causeOf(err))}`, "transient");
+      throw (
+        this.interrupted(call) ??
+        new ProviderError(`cannot reach ${safeUrl(url)}: ${this.redact(causeOf(err))}`, "transient")
+      );
     }
+    // Headers are the first byte of a whole reply; a stream must still show a first byte of its body.
+    if (!stream || !res.ok) call.settle();
     if (!res.ok) {
-      const text = await this.guardRead(() => res.text(), signal).catch((err) => {
+      const text = await this.guardRead(call, () => res.text()).catch((err) => {
         if (err instanceof ProviderError && err.kind === "aborted") throw err;
         return "";
       });
-      const detail = errorDetail(text);
-      throw new ProviderError(
-        `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}${detail ? `: ${this.redact(detail)}` : ""}`,
-        errorKindForStatus(res.status),
-        res.status,
-      );
+      throw httpError(res, text, (t) => this.redact(t));
     }
     return res;
   }
 
-  /** Reading a body can fail midway: the caller aborted, or the connection broke (worth a retry). */
-  private async guardRead<T>(read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /** Reading a body can fail midway: the caller aborted, the first byte never came, or the connection broke. */
+  private async guardRead<T>(call: FirstByteWatch, read: () => Promise<T>): Promise<T> {
     try {
       return await read();
     } catch (err) {
-      if (signal?.aborted) throw aborted();
-      throw new ProviderError(
-        `${this.label()}: connection lost while reading: ${this.redact(causeOf(err))}`,
-        "transient",
+      throw (
+        this.interrupted(call) ??
+        new ProviderError(`${this.label()}: connection lost while reading: ${this.redact(causeOf(err))}`, "transient")
       );
     }
+  }
+
+  private interrupted(call: FirstByteWatch): ProviderError | undefined {
+    if (call.timedOut) {
+      return new FirstByteTimeoutError(this.name, call.timeoutMs);
+    }
+    if (call.callerAborted) return new ProviderError("request aborted", "aborted");
+    return undefined;
   }
 
   private redact(text: string): string {
@@ -236,12 +302,21 @@ export class LuaAdaptedProvider implements Provider {
  */
 const ownedVMs = new FinalizationRegistry<LuaVM>((vm) => vm.close());
 
-function redact(text: string, secret: string | undefined): string {
-  return secret ? text.replaceAll(secret, "***") : text;
+function authHeader(auth: AdapterSpec["auth"], key: string | undefined): Record<string, string> {
+  if (!key || auth === "none") return {};
+  return auth === "bearer" ? { authorization: `Bearer ${key}` } : { [auth]: key };
 }
 
-function aborted(): ProviderError {
-  return new ProviderError("request aborted", "aborted");
+function hostOf(url: string): string[] {
+  try {
+    return [new URL(url).host];
+  } catch {
+    return [];
+  }
+}
+
+function redact(text: string, secret: string | undefined): string {
+  return secret ? text.replaceAll(secret, "***") : text;
 }
 
 function wholeAsChunk(res: CompletionResponse): StreamChunk {
@@ -270,22 +345,6 @@ function messageOf(err: unknown): string {
 function causeOf(err: unknown): string {
   const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
   return cause?.code ?? cause?.message ?? messageOf(err);
-}
-
-/** The provider's own error text when the body is OpenAI-style JSON, else the start of the body. */
-function errorDetail(body: string): string {
-  try {
-    const message = JSON.parse(body)?.error?.message;
-    if (typeof message === "string" && message) return message;
-  } catch {
-    // not JSON: fall through to the raw text
-  }
-  return snippet(body);
-}
-
-function snippet(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > ERROR_SNIPPET_CHARS ? `${flat.slice(0, ERROR_SNIPPET_CHARS)}…` : flat;
 }
 
 /** The URL without credentials or query string (some providers take the key as ?key=). */

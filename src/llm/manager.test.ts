@@ -117,7 +117,7 @@ test("all failed → one message listing every source and why", async () => {
   assert.equal(y.requests.length, 2);
   y.enqueue({ status: 503 }, { status: 503 });
   const again = await m.chat(req).catch((e) => e);
-  assert.match(again.message, /^all 2 LLM sources failed: x: disabled after HTTP 401 Unauthorized: .*; y: /);
+  assert.match(again.message, /^all 2 LLM sources failed: x: unavailable after HTTP 401 Unauthorized: .*; y: /);
 });
 
 test("a 400 moves on to the next source without retrying", async () => {
@@ -188,3 +188,44 @@ async function waitUntil(done: () => boolean, timeoutMs = 2000) {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+test("a hung first byte times out once and the next source answers", async () => {
+  const [x, y] = await fresh();
+  const m = new ProviderManager({ retryDelayMs: 20 });
+  const slow = new LuaAdaptedProvider({
+    sourceName: "x",
+    adapterName: "openai",
+    adapterSource: OPENAI,
+    baseUrl: x.url,
+    model: "model-x",
+    firstByteTimeoutMs: 150,
+  });
+  m.setSources([{ name: "x", provider: slow, priority: 0 }, source("y", y, 1)]);
+  x.enqueue({ text: "too late", delayMs: 2000 });
+  const started = Date.now();
+  const reply = await m.stream(req);
+  assert.equal(reply.content, "ok");
+  assert.ok(Date.now() - started < 1000, "the timeout is neither retried nor repeated without streaming");
+  assert.equal(x.requests.length, 1);
+  assert.match(m.sources()[0].lastError ?? "", /no response from x within 150 ms/);
+  assert.equal(m.sources()[0].state, "cooling_down");
+});
+
+test("garbage instead of JSON names adapter and source, and the next source answers", async () => {
+  const [x, y] = await fresh();
+  const m = new ProviderManager({ retryDelayMs: 20 });
+  m.setSources([source("x", x), source("y", y)]);
+  x.enqueue({ garbage: true });
+  y.enqueue({ garbage: true });
+  const err = await m.chat(req).catch((e) => e);
+  assert.ok(err instanceof AllProvidersFailedError);
+  assert.match(err.message, /^all 2 LLM sources failed: x: adapter openai \(source x\) could not parse the response/);
+  assert.match(err.message, /; y: adapter openai \(source y\) could not parse/);
+  assert.deepEqual(
+    m.sources().map((s) => s.state),
+    ["cooling_down", "cooling_down"],
+  );
+  // Both cool down; the next call still tries them, soonest cooldown first, and x has recovered.
+  assert.equal((await m.chat(req)).content, "ok");
+  assert.deepEqual([x.requests.length, y.requests.length], [2, 1]);
+});

@@ -1,18 +1,28 @@
 /**
- * ProviderManager: ordered fallback over the configured LLM sources (inventory §3.4). Per source up to two
- * attempts with a pause for transient errors (5xx, 429, network); auth errors (401/403) disable the source
- * until it is reset or the sources are set again; anything else moves on to the next source. The caller's
- * abort ends everything at once: no retry, no fallback.
+ * ProviderManager: ordered fallback over the configured LLM sources (inventory §3.4).
+ *
+ * Order: the preferred source (`/llm use`), then priority (lowest first), then registration order; a request
+ * naming an exact model only goes to the sources serving that model. Per source:
+ * - 401/403 → unavailable until its configuration changes (setSources with a new fingerprint) or a reset;
+ * - 429 with a retry-after up to `maxRetryAfterMs` → wait that long and retry; longer → cool down that long;
+ * - 5xx / network → one retry after `retryDelayMs`, then the source cools down 1 min → 5 min → 25 min → 1 h
+ *   (consecutive failures) and the next one is tried; a reply the adapter cannot read cools it down too;
+ * - other 4xx → the next source, no state change (the request, not the source, is at fault);
+ * - "context_length" → thrown to the caller at once, which prunes the request and asks again.
+ * Cooling sources are skipped, but tried once each as a last resort before giving up, so a single local
+ * server that blinked is not refused for a minute. The caller's abort ends everything at once.
  */
-import type { Logger } from "@homeagent/sdk";
+import type { LlmSourceStatus, Logger } from "@homeagent/sdk";
 import {
   type CallOptions,
   type CompletionRequest,
   type CompletionResponse,
+  FirstByteTimeoutError,
   type Provider,
   ProviderError,
   type StreamChunk,
 } from "./provider.js";
+import { Semaphore } from "./semaphore.js";
 import { StreamAccumulator } from "./stream-accumulator.js";
 
 export interface SourceEntry {
@@ -20,14 +30,28 @@ export interface SourceEntry {
   provider: Provider;
   /** Lower runs first; equal priorities keep registration order. */
   priority: number;
+  adapter?: string;
+  /** Requests in flight at once; excess calls wait. 0 = unlimited. */
+  maxConcurrent?: number;
+  /** Tokens; 0 or absent = unknown. */
+  contextWindow?: number;
+  /** false = never send tools to this source; absent = unknown (they are sent). */
+  supportsTools?: boolean;
+  /** Ask this source's model to think even when the request disables thinking. */
+  thinkingEnabled?: boolean;
+  /**
+   * The configuration the entry was built from. setSources keeps the state (and provider) of a source whose
+   * fingerprint did not change, and starts a changed one afresh.
+   */
+  fingerprint?: string;
 }
 
-export interface SourceStatus {
-  name: string;
-  model: string;
-  available: boolean;
-  /** Why the last call failed; absent once a call succeeds. */
-  lastError?: string;
+export type SourceStatus = LlmSourceStatus;
+
+/** What a server said about its model, learnt after the source was set up. */
+export interface SourceInfo {
+  contextWindow?: number;
+  supportsTools?: boolean;
 }
 
 export interface StreamOptions extends CallOptions {
@@ -38,7 +62,15 @@ export interface StreamOptions extends CallOptions {
 export interface ProviderManagerOptions {
   /** Pause before the second attempt on a transient error, in ms. Default 2000. */
   retryDelayMs?: number;
+  /** Longest retry-after honoured by waiting; longer ones move on to the next source. Default 30 s. */
+  maxRetryAfterMs?: number;
+  /** Cooldown after the 1st, 2nd, … consecutive failure; the last step repeats. */
+  cooldownStepsMs?: number[];
+  /** Clock for cooldowns (tests inject one). */
+  now?: () => number;
   log?: Logger;
+  /** Told once per source when its tools are left out; the daemon turns it into a system event. */
+  onNotice?: (notice: { kind: "tools_unsupported"; source: string; model: string; message: string }) => void;
 }
 
 export class NoSourceError extends Error {
@@ -58,55 +90,119 @@ export class AllProvidersFailedError extends Error {
   }
 }
 
-interface Source extends SourceEntry {
-  available: boolean;
-  lastError?: string;
-}
-
+export const DEFAULT_COOLDOWN_STEPS_MS = [60_000, 5 * 60_000, 25 * 60_000, 60 * 60_000];
 const ATTEMPTS_PER_SOURCE = 2;
+
+interface Source {
+  entry: SourceEntry;
+  gate: Semaphore;
+  disabled: boolean;
+  /** Consecutive failures; picks the cooldown step. */
+  failures: number;
+  cooldownUntil: number;
+  lastError?: string;
+  info: SourceInfo;
+  toolsNoticeSent: boolean;
+}
 
 export class ProviderManager {
   private list: Source[] = [];
+  private preferred = "";
   private readonly retryDelayMs: number;
+  private readonly maxRetryAfterMs: number;
+  private readonly cooldownSteps: number[];
+  private readonly now: () => number;
   private readonly log?: Logger;
+  private readonly onNotice?: ProviderManagerOptions["onNotice"];
 
   constructor(opts: ProviderManagerOptions = {}) {
     this.retryDelayMs = opts.retryDelayMs ?? 2000;
+    this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 30_000;
+    this.cooldownSteps = opts.cooldownStepsMs ?? DEFAULT_COOLDOWN_STEPS_MS;
+    this.now = opts.now ?? Date.now;
     this.log = opts.log;
+    this.onNotice = opts.onNotice;
   }
 
-  /** Replaces all sources; every source starts available again. */
+  /** Replaces the sources. One whose fingerprint is unchanged keeps its provider and state. */
   setSources(entries: SourceEntry[]): void {
+    const old = new Map(this.list.map((s) => [s.entry.name, s]));
     this.list = entries
       .map((entry, order) => ({ entry, order }))
       .sort((a, b) => a.entry.priority - b.entry.priority || a.order - b.order)
-      .map(({ entry }) => ({ ...entry, available: true }));
+      .map(({ entry }) => {
+        const kept = old.get(entry.name);
+        if (kept && entry.fingerprint !== undefined && kept.entry.fingerprint === entry.fingerprint) return kept;
+        return {
+          entry,
+          gate: new Semaphore(entry.maxConcurrent ?? 0),
+          disabled: false,
+          failures: 0,
+          cooldownUntil: 0,
+          info: {},
+          toolsNoticeSent: false,
+        };
+      });
+  }
+
+  /** Records what the server said about a source's model (context window, tool support). */
+  setSourceInfo(name: string, info: SourceInfo): void {
+    const source = this.find(name);
+    if (source) source.info = { ...source.info, ...info };
+  }
+
+  /** Tried before the priority order until changed; "" restores the priority order. */
+  setPreferred(name: string): void {
+    if (name && !this.find(name)) {
+      throw new Error(`no LLM source named "${name}"; the sources are: ${this.names().join(", ") || "none"}`);
+    }
+    this.preferred = name;
   }
 
   sources(): SourceStatus[] {
-    return this.list.map((s) => ({
-      name: s.name,
-      model: s.provider.model,
-      available: s.available,
-      ...(s.lastError === undefined ? {} : { lastError: s.lastError }),
-    }));
+    const now = this.now();
+    return this.list.map((s) => {
+      const cooling = !s.disabled && s.cooldownUntil > now;
+      const supportsTools = this.supportsTools(s);
+      return {
+        name: s.entry.name,
+        model: s.entry.provider.model,
+        adapter: s.entry.adapter ?? "",
+        available: !s.disabled && !cooling,
+        state: s.disabled ? "unavailable" : cooling ? "cooling_down" : "ready",
+        ...(s.lastError === undefined ? {} : { lastError: s.lastError }),
+        ...(cooling ? { cooldownUntil: s.cooldownUntil } : {}),
+        priority: s.entry.priority,
+        preferred: s.entry.name === this.preferred,
+        contextWindow: this.windowOf(s),
+        ...(supportsTools === undefined ? {} : { supportsTools }),
+        maxConcurrent: s.entry.maxConcurrent ?? 0,
+        inFlight: s.gate.inFlight,
+      };
+    });
   }
 
   hasSources(): boolean {
     return this.list.length > 0;
   }
 
-  /** Makes a source disabled by an auth error eligible again (e.g. after its key was fixed). */
+  /** Context window (tokens, 0 = unknown) of the source the next request would try first. */
+  contextWindow(model = ""): number {
+    const { first, lastResort } = this.candidates(model);
+    const next = first[0] ?? lastResort[0];
+    return next ? this.windowOf(next) : 0;
+  }
+
+  /** Makes a disabled or cooling source eligible again (e.g. after its key was fixed). */
   resetSource(name: string): void {
-    const source = this.list.find((s) => s.name === name);
-    if (source) {
-      source.available = true;
-      source.lastError = undefined;
-    }
+    const source = this.find(name);
+    if (source) this.markHealthy(source);
   }
 
   chat(req: CompletionRequest, opts: CallOptions = {}): Promise<CompletionResponse> {
-    return this.run(opts.signal, (source) => source.provider.chat({ ...req, stream: false }, { signal: opts.signal }));
+    return this.run(req, opts.signal, (source, r) =>
+      source.entry.provider.chat({ ...r, stream: false }, { signal: opts.signal }),
+    );
   }
 
   /**
@@ -116,13 +212,14 @@ export class ProviderManager {
    * has already seen.
    */
   stream(req: CompletionRequest, opts: StreamOptions = {}): Promise<CompletionResponse> {
-    return this.run(opts.signal, (source) => this.streamFrom(source, req, opts));
+    return this.run(req, opts.signal, (source, r) => this.streamFrom(source, r, opts));
   }
 
   private async streamFrom(source: Source, req: CompletionRequest, opts: StreamOptions): Promise<CompletionResponse> {
+    const { provider } = source.entry;
     const acc = new StreamAccumulator();
     try {
-      for await (const chunk of source.provider.chatStream({ ...req, stream: true }, { signal: opts.signal })) {
+      for await (const chunk of provider.chatStream({ ...req, stream: true }, { signal: opts.signal })) {
         acc.add(chunk);
         opts.onChunk?.(chunk);
       }
@@ -132,12 +229,14 @@ export class ProviderManager {
       if (isAbort(err, opts.signal) || (err instanceof ProviderError && err.status !== undefined)) throw err;
       if (acc.hasContent()) {
         this.log?.warn(
-          `LLM source ${source.name}: stream broke after content, keeping the partial reply: ${messageOf(err)}`,
+          `LLM source ${provider.name}: stream broke after content, keeping the partial reply: ${messageOf(err)}`,
         );
         return acc.partial();
       }
-      this.log?.warn(`LLM source ${source.name}: stream failed (${messageOf(err)}), trying without streaming`);
-      const response = await source.provider.chat({ ...req, stream: false }, { signal: opts.signal });
+      // A hung server would hang the plain request just as long.
+      if (isTimeout(err)) throw err;
+      this.log?.warn(`LLM source ${provider.name}: stream failed (${messageOf(err)}), trying without streaming`);
+      const response = await provider.chat({ ...req, stream: false }, { signal: opts.signal });
       // Listeners build the visible reply from chunks; the whole answer arrives as one.
       opts.onChunk?.({
         content: response.content,
@@ -152,41 +251,158 @@ export class ProviderManager {
   }
 
   private async run(
+    req: CompletionRequest,
     signal: AbortSignal | undefined,
-    call: (source: Source) => Promise<CompletionResponse>,
+    call: (source: Source, req: CompletionRequest) => Promise<CompletionResponse>,
   ): Promise<CompletionResponse> {
     if (this.list.length === 0) throw new NoSourceError();
-    const failures: Array<{ source: string; reason: string }> = [];
-    for (const source of this.list) {
-      if (!source.available) {
-        failures.push({ source: source.name, reason: `disabled after ${source.lastError}` });
-        continue;
-      }
-      for (let attempt = 1; attempt <= ATTEMPTS_PER_SOURCE; attempt++) {
+    const { first, lastResort, skipped } = this.candidates(req.model);
+    const failures = [...skipped];
+    for (const source of [...first, ...lastResort]) {
+      const attempts = lastResort.includes(source) ? 1 : ATTEMPTS_PER_SOURCE;
+      const sourceReq = this.requestFor(source, req);
+      for (let attempt = 1; attempt <= attempts; attempt++) {
         if (signal?.aborted) throw abortError();
         try {
-          const response = await call(source);
-          source.available = true;
-          source.lastError = undefined;
+          const response = await this.withSlot(source, signal, () => call(source, sourceReq));
+          this.markHealthy(source);
           return response;
         } catch (err) {
           if (isAbort(err, signal)) throw abortError();
-          const kind = err instanceof ProviderError ? err.kind : "fatal";
-          source.lastError = messageOf(err);
-          this.log?.warn(`LLM source ${source.name} failed (attempt ${attempt}): ${source.lastError}`);
-          if (kind === "auth") source.available = false;
-          if (kind !== "transient" || attempt === ATTEMPTS_PER_SOURCE) break;
-          await sleep(this.retryDelayMs, signal);
+          if (err instanceof ProviderError && err.kind === "context_length") throw err;
+          const wait = this.handleFailure(source, err, attempt < attempts);
+          if (wait === undefined) break;
+          await sleep(wait, signal);
         }
       }
-      failures.push({ source: source.name, reason: source.lastError ?? "failed" });
+      failures.push({ source: source.entry.name, reason: source.lastError ?? "failed" });
     }
     throw new AllProvidersFailedError(failures);
+  }
+
+  /** Updates the source after a failed call; returns how long to wait before retrying it, or undefined to move on. */
+  private handleFailure(source: Source, err: unknown, canRetry: boolean): number | undefined {
+    const kind = err instanceof ProviderError ? err.kind : "fatal";
+    const status = err instanceof ProviderError ? err.status : undefined;
+    source.lastError = messageOf(err);
+    this.log?.warn(`LLM source ${source.entry.name} failed: ${source.lastError}`);
+    if (kind === "auth") {
+      source.disabled = true;
+      return undefined;
+    }
+    const retryAfter = err instanceof ProviderError ? err.retryAfterMs : undefined;
+    if (retryAfter !== undefined) {
+      if (retryAfter <= this.maxRetryAfterMs && canRetry) return retryAfter;
+      this.coolDown(source, retryAfter);
+      return undefined;
+    }
+    if (kind === "transient") {
+      // Waiting out a timeout twice would double the time before the next source gets a chance.
+      if (canRetry && !isTimeout(err)) return this.retryDelayMs;
+      this.coolDown(source);
+      return undefined;
+    }
+    // A 4xx says the request was wrong, not the source; a reply the adapter cannot read says the opposite.
+    if (status === undefined) this.coolDown(source);
+    return undefined;
+  }
+
+  private coolDown(source: Source, forMs?: number): void {
+    source.failures++;
+    const step = this.cooldownSteps[Math.min(source.failures, this.cooldownSteps.length) - 1] ?? 0;
+    source.cooldownUntil = this.now() + (forMs ?? step);
+    this.log?.warn(
+      `LLM source ${source.entry.name} cooling down until ${new Date(source.cooldownUntil).toISOString()} ` +
+        `(failure ${source.failures} in a row)`,
+    );
+  }
+
+  private markHealthy(source: Source): void {
+    source.disabled = false;
+    source.failures = 0;
+    source.cooldownUntil = 0;
+    source.lastError = undefined;
+  }
+
+  private candidates(model: string) {
+    const exact = model !== "" && model !== "AUTO";
+    const serving = exact ? this.list.filter((s) => s.entry.provider.model === model) : this.list;
+    if (exact && serving.length === 0) {
+      const served = this.list.map((s) => `${s.entry.name} (${s.entry.provider.model || "default model"})`);
+      throw new Error(`no LLM source serves model "${model}"; the sources are: ${served.join(", ")}`);
+    }
+    const ordered = [
+      ...serving.filter((s) => s.entry.name === this.preferred),
+      ...serving.filter((s) => s.entry.name !== this.preferred),
+    ];
+    const now = this.now();
+    const skipped = ordered
+      .filter((s) => s.disabled)
+      .map((s) => ({ source: s.entry.name, reason: `unavailable after ${s.lastError}` }));
+    const first = ordered.filter((s) => !s.disabled && s.cooldownUntil <= now);
+    const lastResort = ordered
+      .filter((s) => !s.disabled && s.cooldownUntil > now)
+      .sort((a, b) => a.cooldownUntil - b.cooldownUntil);
+    return { first, lastResort, skipped };
+  }
+
+  /** The request as this source should get it: without tools it cannot take, thinking as configured. */
+  private requestFor(source: Source, req: CompletionRequest): CompletionRequest {
+    let out = req;
+    if (source.entry.thinkingEnabled && req.disable_thinking) out = { ...out, disable_thinking: false };
+    if (req.tools?.length && this.supportsTools(source) === false) {
+      const { tools: _tools, tool_choice: _choice, ...rest } = out;
+      out = rest;
+      if (!source.toolsNoticeSent) {
+        source.toolsNoticeSent = true;
+        const model = source.entry.provider.model;
+        const message = `LLM source ${source.entry.name}: model ${model || "(default)"} does not support tools; requests go to it without tools, so it answers from text alone`;
+        this.log?.warn(message);
+        this.onNotice?.({ kind: "tools_unsupported", source: source.entry.name, model, message });
+      }
+    }
+    return out;
+  }
+
+  private async withSlot<T>(source: Source, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    let release: () => void;
+    try {
+      release = await source.gate.acquire(signal);
+    } catch {
+      throw abortError();
+    }
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  private supportsTools(s: Source): boolean | undefined {
+    return s.entry.supportsTools ?? s.info.supportsTools;
+  }
+
+  /** A configured window wins; else what the server reported; 0 = unknown. */
+  private windowOf(s: Source): number {
+    return s.entry.contextWindow || s.info.contextWindow || 0;
+  }
+
+  private find(name: string): Source | undefined {
+    return this.list.find((s) => s.entry.name === name);
+  }
+
+  private names(): string[] {
+    return this.list.map((s) => s.entry.name);
   }
 }
 
 function isAbort(err: unknown, signal: AbortSignal | undefined): boolean {
   return Boolean(signal?.aborted) || (err instanceof ProviderError && err.kind === "aborted");
+}
+
+/** The provider gave up waiting for the server (first-byte timeout). */
+function isTimeout(err: unknown): boolean {
+  return err instanceof FirstByteTimeoutError;
 }
 
 function abortError(): ProviderError {

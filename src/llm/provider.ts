@@ -70,11 +70,22 @@ export interface Provider {
 export class ProviderError extends Error {
   constructor(
     message: string,
-    readonly kind: "auth" | "transient" | "fatal" | "aborted",
+    /** "context_length": the request did not fit the model's window; prune and retry once. */
+    readonly kind: "auth" | "transient" | "fatal" | "aborted" | "context_length",
     readonly status?: number,
+    /** From a 429's `retry-after` header: how long the provider asked us to wait. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = "ProviderError";
+  }
+}
+
+/** The server sent nothing within the first-byte timeout: worth the next source, not another try here. */
+export class FirstByteTimeoutError extends ProviderError {
+  constructor(source: string, timeoutMs: number) {
+    super(`no response from ${source} within ${timeoutMs} ms`, "transient");
+    this.name = "FirstByteTimeoutError";
   }
 }
 

@@ -57,6 +57,11 @@ export function toResponse(v: unknown): CompletionResponse {
   };
 }
 
+/** transform_stream_chunk may answer one chunk or an array of them (one wire event can carry several). */
+export function toStreamChunks(v: unknown): StreamChunk[] {
+  return Array.isArray(v) ? v.map(toStreamChunk) : [toStreamChunk(v)];
+}
+
 export function toStreamChunk(v: unknown): StreamChunk {
   if (!isObject(v)) throw new Error("not a JSON object");
   const chunk: StreamChunk = {

@@ -9,12 +9,17 @@
  * coroutine.create/wrap are replaced by versions that hook the new thread. pcall, xpcall and
  * coroutine.resume re-raise TIMEOUT so that a script cannot catch it and keep looping.
  *
- * The chunk expects the globals __ha_expired(), __ha_log(script, level, msg) and __ha_json_source (the
- * json module's text) and returns the runner table { load, call, unload } that the host calls into.
+ * HTTP: http_get(url, headers?) and http_post(url, body, headers?) return body, status, headers (names in
+ * lower case) for any HTTP status, and raise an error when the request could not be made (host not
+ * allowed, timeout, network failure). The host decides what is allowed; see vm.ts.
+ *
+ * The chunk expects the globals __ha_expired(), __ha_log(script, level, msg), __ha_http(script, method,
+ * url, body, headers_json) → reply_json and __ha_json_source (the json module's text) and returns the
+ * runner table { load, call, unload } that the host calls into.
  */
 export const PRELUDE_LUA = String.raw`
 local HOOK_COUNT = 10000
-local expired, host_log = __ha_expired, __ha_log
+local expired, host_log, host_http = __ha_expired, __ha_log, __ha_http
 local sethook, raw_load, raw_pcall, raw_xpcall = debug.sethook, load, pcall, xpcall
 local json = assert(raw_load(__ha_json_source, "=json", "t"))()
 local co_create, co_resume = coroutine.create, coroutine.resume
@@ -82,6 +87,18 @@ local function stringify(...)
   return concat(parts, "\t", 1, parts.n)
 end
 
+-- http_get/http_post tail-call this, so error level 2 blames the script line that called them.
+local function http_call(name, fname, method, url, body, headers)
+  if type(url) ~= "string" then error(fname .. ": the URL must be a string", 2) end
+  if body ~= nil and type(body) ~= "string" then error(fname .. ": the body must be a string", 2) end
+  if headers ~= nil and type(headers) ~= "table" then error(fname .. ": headers must be a table", 2) end
+  local sent = {}
+  for k, v in pairs(headers or {}) do sent[tostring(k)] = tostring(v) end
+  local reply = json.decode(host_http(name, method, url, body, json.encode(json.object(sent))))
+  if reply.error then error(reply.error, 2) end
+  return reply.body, reply.status, reply.headers
+end
+
 -- A fresh environment per script: one script cannot replace another's string.format or json.encode.
 local function new_env(name)
   local env = copy(base)
@@ -89,6 +106,8 @@ local function new_env(name)
   env.string.dump = nil
   env.log = function(level, ...) host_log(name, tostring(level), stringify(...)) end
   env.print = function(...) host_log(name, "info", stringify(...)) end
+  env.http_get = function(url, headers) return http_call(name, "http_get", "GET", url, nil, headers) end
+  env.http_post = function(url, body, headers) return http_call(name, "http_post", "POST", url, body, headers) end
   -- Text chunks only: crafted bytecode can break out of the VM.
   env.load = function(chunk, chunkname, _, chunk_env) return raw_load(chunk, chunkname, "t", chunk_env or env) end
   env._G = env
@@ -110,12 +129,18 @@ local scripts = {}
 
 local runner = {}
 
-function runner.load(name, source)
-  local env = new_env(name)
-  local chunk, err = raw_load(source, "=" .. name, "t", env)
+-- label names the script in messages and to log/http; several instances of one script share a label.
+-- globals (JSON text of an object) become globals of the script, e.g. the adapter's source table.
+function runner.load(name, source, label, globals)
+  label = label or name
+  local env = new_env(label)
+  if globals then
+    for k, v in pairs(json.decode(globals)) do env[k] = v end
+  end
+  local chunk, err = raw_load(source, "=" .. label, "t", env)
   if not chunk then error(err, 0) end
   local value = guarded(chunk)
-  scripts[name] = { env = env, value = value }
+  scripts[name] = { env = env, value = value, label = label }
   return value
 end
 
@@ -123,14 +148,14 @@ function runner.call(name, fname, ...)
   local s = scripts[name]
   if not s then error("no script named " .. name .. " is loaded", 0) end
   local f = type(s.value) == "table" and s.value[fname] or s.env[fname]
-  if type(f) ~= "function" then error(name .. " has no function " .. tostring(fname), 0) end
+  if type(f) ~= "function" then error(s.label .. " has no function " .. tostring(fname), 0) end
   return guarded(f, ...)
 end
 
 function runner.unload(name) scripts[name] = nil end
 
 for _, k in ipairs({ "os", "io", "require", "dofile", "loadfile", "package", "debug", "load", "collectgarbage",
-                     "__ha_expired", "__ha_log", "__ha_json_source" }) do
+                     "__ha_expired", "__ha_log", "__ha_http", "__ha_json_source" }) do
   _G[k] = nil
 end
 string.dump = nil

@@ -1,11 +1,12 @@
 /**
  * A sandboxed Lua 5.4 state (wasmoon) for adapters and Lua plugins. What is safe and how the time limit
- * works is explained in prelude.ts; this class owns the state, the clock the limit reads, and the
- * translation of Lua failures into JS errors that name the script.
+ * works is explained in prelude.ts; this class owns the state, the clock the limit reads, the HTTP policy,
+ * and the translation of Lua failures into JS errors that name the script.
  */
 import { type LuaEngine, LuaFactory } from "wasmoon";
 import { JSON_LUA } from "./json-source.js";
 import { PRELUDE_LUA } from "./prelude.js";
+import { httpSync } from "./sync-http.js";
 
 export type LuaLogLevel = "debug" | "info" | "warn" | "error";
 
@@ -18,10 +19,30 @@ export interface LuaVMOptions {
   kind?: string;
   /** Receives `log(level, msg)` and `print(...)` from scripts. */
   log?: (level: LuaLogLevel, script: string, message: string) => void;
+  /**
+   * `host[:port]` values (as in `new URL(u).host`) that http_get/http_post may reach; every other host is
+   * refused. Default: none.
+   */
+  httpAllowedHosts?: readonly string[];
+  /**
+   * The most one loadScript/call may spend waiting on HTTP, all its requests together, in ms. Default 10000.
+   * The wait blocks the JS thread, hence a budget per call rather than per request.
+   */
+  httpTimeoutMs?: number;
 }
 
 export interface CallLimits {
   timeoutMs?: number;
+}
+
+export interface LoadOptions extends CallLimits {
+  /**
+   * The name the script goes by in messages, log lines and HTTP checks, when several instances of one
+   * script are loaded under different names. Default: the name it is loaded under.
+   */
+  label?: string;
+  /** Extra globals of the script's environment (JSON values). */
+  globals?: Record<string, unknown>;
 }
 
 /**
@@ -41,12 +62,13 @@ export class LuaError extends Error {
 }
 
 interface Runner {
-  load(name: string, source: string): unknown;
+  load(name: string, source: string, label?: string, globals?: string): unknown;
   call(name: string, fn: string, ...args: unknown[]): unknown;
   unload(name: string): void;
 }
 
 const LOG_LEVELS = new Set<string>(["debug", "info", "warn", "error"]);
+const HTTP_MAX_BYTES = 1024 * 1024;
 
 // Compiling the wasm module is the slow part (~100 ms); every state shares one instance.
 let factory: LuaFactory | undefined;
@@ -55,6 +77,10 @@ export class LuaVM {
   private readonly runner: Runner;
   private readonly timeoutMs: number;
   private readonly kind: string;
+  private readonly httpAllowedHosts: Set<string>;
+  private readonly httpTimeoutMs: number;
+  private readonly labels = new Map<string, string>();
+  private httpSpentMs = 0;
   private deadline = Number.POSITIVE_INFINITY;
   private expired = false;
   private busy = false;
@@ -66,12 +92,17 @@ export class LuaVM {
   ) {
     this.timeoutMs = opts.timeoutMs ?? 2000;
     this.kind = opts.kind ?? "script";
+    this.httpAllowedHosts = new Set((opts.httpAllowedHosts ?? []).map((h) => h.toLowerCase()));
+    this.httpTimeoutMs = opts.httpTimeoutMs ?? 10_000;
     const log = opts.log ?? (() => {});
     engine.global.setMemoryMax(opts.memoryLimitBytes ?? 64 * 1024 * 1024);
     engine.global.set("__ha_expired", () => this.checkClock());
     engine.global.set("__ha_log", (script: string, level: string, message: string) => {
       log(LOG_LEVELS.has(level) ? (level as LuaLogLevel) : "info", script, message);
     });
+    engine.global.set("__ha_http", (script: string, method: string, url: string, body: unknown, headers: string) =>
+      JSON.stringify(this.http(script, method === "POST" ? "POST" : "GET", url, body, headers)),
+    );
     engine.global.set("__ha_json_source", JSON_LUA);
     this.runner = engine.doStringSync(PRELUDE_LUA) as Runner;
   }
@@ -85,8 +116,11 @@ export class LuaVM {
   }
 
   /** Runs a script's chunk in its own environment and returns what the chunk returns (tables become objects). */
-  loadScript(name: string, source: string, limits?: CallLimits): unknown {
-    return this.guard(name, limits, () => this.runner.load(name, source));
+  loadScript(name: string, source: string, opts?: LoadOptions): unknown {
+    const label = opts?.label ?? name;
+    this.labels.set(name, label);
+    const globals = opts?.globals && JSON.stringify(opts.globals);
+    return this.guard(name, opts, () => this.runner.load(name, source, label, globals));
   }
 
   /** Calls `fn` of a loaded script: a field of the table the chunk returned, else a global it defined. */
@@ -96,6 +130,7 @@ export class LuaVM {
 
   unloadScript(name: string): void {
     if (!this.closed) this.runner.unload(name);
+    this.labels.delete(name);
   }
 
   close(): void {
@@ -109,13 +144,53 @@ export class LuaVM {
     return this.expired;
   }
 
-  private guard<T>(script: string, limits: CallLimits | undefined, run: () => T): T {
+  /**
+   * One http_get/http_post. The wait does not count against the Lua time limit (that limit is there to stop
+   * runaway loops, and a slow server is not one): the deadline moves on by the time waited. What may be
+   * waited is bounded by the per-call HTTP budget instead.
+   */
+  private http(script: string, method: "GET" | "POST", url: string, body: unknown, headers: string) {
+    const fn = method === "GET" ? "http_get" : "http_post";
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return { error: `${fn}: invalid URL ${JSON.stringify(url)}` };
+    }
+    if (target.protocol !== "http:" && target.protocol !== "https:") {
+      return { error: `${fn}: only http and https URLs can be fetched, not ${target.protocol}` };
+    }
+    if (!this.httpAllowedHosts.has(target.host.toLowerCase())) {
+      const allowed = [...this.httpAllowedHosts].join(", ") || "none";
+      return { error: `${fn}: host ${target.host} is not allowed for ${this.kind} ${script} (allowed: ${allowed})` };
+    }
+    const left = this.httpTimeoutMs - this.httpSpentMs;
+    if (left <= 0) return { error: `${fn}: the ${this.httpTimeoutMs} ms HTTP budget of this call is used up` };
+    const started = performance.now();
+    const reply = httpSync({
+      method,
+      url,
+      headers: JSON.parse(headers) as Record<string, string>,
+      body: typeof body === "string" ? body : undefined,
+      timeoutMs: left,
+      maxBytes: HTTP_MAX_BYTES,
+    });
+    const waited = performance.now() - started;
+    this.httpSpentMs += waited;
+    this.deadline += waited;
+    if (!reply.ok) return { error: `${fn} ${target.origin}${target.pathname}: ${reply.error}` };
+    return { status: reply.status, headers: reply.headers, body: reply.body };
+  }
+
+  private guard<T>(name: string, limits: CallLimits | undefined, run: () => T): T {
+    const script = this.labels.get(name) ?? name;
     if (this.closed) throw new LuaError(this.kind, script, "the Lua VM is closed");
     // A log callback that calls back into the VM would share (and reset) the running call's deadline.
     if (this.busy) throw new LuaError(this.kind, script, "re-entrant call into a busy Lua VM");
     const ms = limits?.timeoutMs ?? this.timeoutMs;
     this.busy = true;
     this.expired = false;
+    this.httpSpentMs = 0;
     this.deadline = performance.now() + ms;
     try {
       return run();

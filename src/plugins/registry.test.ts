@@ -19,7 +19,7 @@ beforeEach(() => {
   config = ConfigRegistry.open(join(dir, "config.db"), { env: {} });
   const status = () => ({}) as KernelStatus;
   registry = new PluginRegistry(
-    { agent: h.agent, config, dataDir: dir, logger: () => quietLog, status },
+    { agent: h.agent, config, dataDir: dir, logger: () => quietLog, status, llm: { sources: () => [], use() {} } },
     config,
     quietLog,
   );

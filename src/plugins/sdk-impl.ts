@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { KernelStatus, Logger, PluginSDK } from "@homeagent/sdk";
+import type { KernelStatus, LlmAPI, Logger, PluginSDK } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { Agent } from "../kernel/agent.js";
 
@@ -15,6 +15,7 @@ export interface PluginHost {
   dataDir: string;
   logger(scope: string): Logger;
   status(): KernelStatus;
+  llm: LlmAPI;
 }
 
 export interface PluginBinding {
@@ -69,6 +70,10 @@ export function createPluginSDK(name: string, host: PluginHost): PluginBinding {
     kernel: {
       status: () => host.status(),
       toolNames: () => agent.tools.names(),
+    },
+    llm: {
+      sources: () => host.llm.sources(),
+      use: (source) => host.llm.use(source),
     },
   };
 

@@ -212,6 +212,39 @@ export interface KernelStatus {
   plugins: Array<{ name: string; state: string }>;
 }
 
+/** One LLM source as the daemon sees it (`/llm`, the llm_list_sources tool, the status page). */
+export interface LlmSourceStatus {
+  name: string;
+  model: string;
+  adapter: string;
+  /** Whether the next request may go to it: not disabled by a 401/403 and not cooling down. */
+  available: boolean;
+  /**
+   * "cooling_down": failed repeatedly; skipped until `cooldownUntil` unless every other source fails too.
+   * "unavailable": rejected its credentials (401/403); skipped until its configuration changes.
+   */
+  state: "ready" | "cooling_down" | "unavailable";
+  lastError?: string;
+  /** Unix milliseconds. */
+  cooldownUntil?: number;
+  priority: number;
+  /** Chosen with `/llm use <name>` (or llm_set_source): tried before the priority order. */
+  preferred: boolean;
+  /** Tokens; 0 = unknown (configured, or read from the server). */
+  contextWindow: number;
+  /** false = the model cannot take tools, so none are sent; absent = unknown. */
+  supportsTools?: boolean;
+  maxConcurrent: number;
+  inFlight: number;
+}
+
+/** The daemon's LLM sources, for plugins that hold the `llm` capability (cli, webui). */
+export interface LlmAPI {
+  sources(): LlmSourceStatus[];
+  /** Makes `name` the preferred source until changed (persisted as core.llm.provider); "" = priority order. */
+  use(name: string): void;
+}
+
 export interface Logger {
   debug(msg: string): void;
   info(msg: string): void;
@@ -248,6 +281,7 @@ export interface PluginSDK {
   /** Checks a client's API key against the daemon's; always true when no key is configured. */
   auth: { required(): boolean; verify(key: string): boolean };
   kernel: { status(): KernelStatus; toolNames(): string[] };
+  llm: LlmAPI;
 }
 
 export interface Plugin {

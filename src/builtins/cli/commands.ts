@@ -1,5 +1,5 @@
 /** Slash commands of the cli socket. Each answers with one final frame; a throw becomes an error frame. */
-import type { KernelStatus, PluginSDK } from "@homeagent/sdk";
+import type { KernelStatus, LlmSourceStatus, PluginSDK } from "@homeagent/sdk";
 import type { FinalFrame } from "./protocol.js";
 
 export const HELP_TEXT = [
@@ -8,6 +8,8 @@ export const HELP_TEXT = [
   "/tools                        names of the registered tools",
   "/settings [prefix]            configuration entries (secrets are masked)",
   "/settings set <key> <value>   change a configuration entry",
+  "/llm                          LLM sources: model, state, last error",
+  "/llm use <name>               prefer this source until changed (/llm use auto: priority order)",
   "/auth <key>                   authenticate (must be the first line when homed has an API key)",
   "any other line                a message to the agent",
 ].join("\n");
@@ -26,6 +28,8 @@ export function runCommand(sdk: PluginSDK, line: string): FinalFrame {
       return { type: "tools", tools: sdk.kernel.toolNames() };
     case "settings":
       return settings(sdk, rest);
+    case "llm":
+      return llm(sdk, rest);
     default:
       return { type: "error", error: `unknown command "/${name}": type /help for the list` };
   }
@@ -47,6 +51,38 @@ function settings(sdk: PluginSDK, args: string): FinalFrame {
   sdk.config.set(key, value);
   // The value is not echoed: it may be a secret.
   return { type: "response", content: `${key} updated` };
+}
+
+function llm(sdk: PluginSDK, args: string): FinalFrame {
+  if (args === "") return { type: "response", content: formatSources(sdk.llm.sources()) };
+  const use = /^use\s+(\S+)$/.exec(args);
+  if (!use) return { type: "error", error: "usage: /llm or /llm use <name>" };
+  const name = use[1].toLowerCase() === "auto" ? "" : use[1];
+  sdk.llm.use(name);
+  return {
+    type: "response",
+    content: name ? `LLM source ${name} is now preferred` : "LLM sources back in priority order",
+  };
+}
+
+function formatSources(sources: LlmSourceStatus[]): string {
+  if (sources.length === 0) return "no LLM source configured: see /settings core.llm";
+  return sources
+    .map((s) => {
+      const facts = [
+        `${s.adapter || "?"} ${s.model || "default model"}`,
+        `priority ${s.priority}`,
+        s.contextWindow ? `${s.contextWindow} tokens` : "",
+        s.supportsTools === false ? "no tools" : "",
+      ].filter(Boolean);
+      const state =
+        s.state === "cooling_down" && s.cooldownUntil
+          ? `cooling down until ${new Date(s.cooldownUntil).toLocaleTimeString()}`
+          : s.state;
+      const why = s.lastError ? ` (${s.lastError})` : "";
+      return `${s.preferred ? "*" : " "} ${s.name}: ${facts.join(", ")}; ${state}${why}`;
+    })
+    .join("\n");
 }
 
 function formatStatus(s: KernelStatus): string {

@@ -12,6 +12,7 @@ import type {
   EventType,
   InjectOptions,
   InputReply,
+  LlmSourceStatus,
   Plugin,
   PluginSDK,
 } from "@homeagent/sdk";
@@ -51,6 +52,41 @@ class FakeSDK implements PluginSDK {
       plugins: [{ name: "cli", state: "running" }],
     }),
     toolNames: () => ["memory_search", "shell"],
+  };
+  preferred = "";
+  readonly llm = {
+    sources: (): LlmSourceStatus[] => [
+      {
+        name: "main",
+        model: "m",
+        adapter: "openai",
+        available: true,
+        state: "ready",
+        priority: 0,
+        preferred: this.preferred === "main",
+        contextWindow: 8192,
+        maxConcurrent: 8,
+        inFlight: 0,
+      },
+      {
+        name: "backup",
+        model: "b",
+        adapter: "ollama",
+        available: false,
+        state: "unavailable",
+        lastError: "HTTP 401 Unauthorized",
+        priority: 1,
+        preferred: this.preferred === "backup",
+        contextWindow: 0,
+        supportsTools: false,
+        maxConcurrent: 0,
+        inFlight: 0,
+      },
+    ],
+    use: (name: string) => {
+      if (name && name !== "main" && name !== "backup") throw new Error(`no LLM source named "${name}"`);
+      this.preferred = name;
+    },
   };
   apiKey = "";
   readonly auth = {
@@ -307,6 +343,26 @@ describe("cli plugin", () => {
       entries.map((e) => e.value),
       ["25", "sk-****"],
     );
+  });
+
+  it("lists LLM sources with /llm and switches with /llm use", async () => {
+    await plugin.start(sdk);
+    const c = await open();
+    c.send("/llm\n/llm use backup\n/llm use nope\n/llm\n/llm use auto\n/llm bogus\n");
+    const [before, use, unknown, afterUse, auto, bad] = await c.finals(6);
+    assert.deepEqual(before, {
+      type: "response",
+      content:
+        "  main: openai m, priority 0, 8192 tokens; ready\n" +
+        "  backup: ollama b, priority 1, no tools; unavailable (HTTP 401 Unauthorized)",
+    });
+    assert.deepEqual(use, { type: "response", content: "LLM source backup is now preferred" });
+    assert.equal(unknown.type, "error");
+    assert.match(unknown.error as string, /no LLM source named "nope"/);
+    assert.match(afterUse.content as string, /^\* backup: /m);
+    assert.deepEqual(auto, { type: "response", content: "LLM sources back in priority order" });
+    assert.equal(sdk.preferred, "");
+    assert.deepEqual(bad, { type: "error", error: "usage: /llm or /llm use <name>" });
   });
 
   it("rejects an oversized line and keeps serving the connection", async () => {

@@ -1,0 +1,180 @@
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import type { AgentEvent } from "@homeagent/sdk";
+import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
+import { type ChatMessage, ProviderError } from "../llm/provider.js";
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  estimateTokens,
+  fitToBudget,
+  newestThatFit,
+  pruneForRetry,
+  requestBudget,
+  totalTokens,
+} from "./budget.js";
+import { TIMELINE_HEADER } from "./prompt.js";
+
+describe("token estimate", () => {
+  test("about one token per CJK character and per four Latin characters", () => {
+    assert.equal(estimateTokens(""), 0);
+    assert.equal(estimateTokens("abcdefgh"), 2);
+    assert.equal(estimateTokens("你好世界"), 4);
+    assert.equal(estimateTokens("こんにちは"), 5);
+    assert.equal(estimateTokens("한국어"), 3);
+    assert.equal(estimateTokens("今天 weather 好"), 3 + Math.ceil(" weather ".length / 4));
+  });
+  test("budget is 80 % of the window; unknown windows assume 32k", () => {
+    assert.equal(requestBudget(10_000), 8000);
+    assert.equal(requestBudget(0), Math.floor(0.8 * DEFAULT_CONTEXT_WINDOW));
+  });
+  test("newestThatFit keeps the newest items that fit, in order", () => {
+    assert.deepEqual(
+      newestThatFit([5, 1, 2, 3], 6, (n) => n),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      newestThatFit([1, 9], 5, (n) => n),
+      [],
+    );
+  });
+});
+
+describe("shrinking a request", () => {
+  const big = "x".repeat(4000); // ~1000 tokens
+  const round = (id: string): ChatMessage[] => [
+    {
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id, type: "function", function: { name: "t", arguments: "{}" } }],
+    },
+    { role: "tool", tool_call_id: id, name: "t", content: big },
+  ];
+  const request = (): ChatMessage[] => [
+    { role: "system", content: "prompt" },
+    { role: "system", content: `${TIMELINE_HEADER}\n${big}` },
+    { role: "user", content: "go" },
+    ...round("1"),
+    ...round("2"),
+    ...round("3"),
+  ];
+
+  test("drops tool results oldest first, never the latest round's, then the timeline", () => {
+    const messages = request();
+    assert.equal(fitToBudget(messages, totalTokens(messages)), false);
+    assert.equal(fitToBudget(messages, totalTokens(messages) - 500), true);
+    assert.deepEqual(
+      messages.filter((m) => m.role === "tool").map((m) => m.content === big),
+      [false, true, true],
+    );
+    assert.ok(
+      messages.some((m) => m.content.startsWith(TIMELINE_HEADER)),
+      "timeline kept while results suffice",
+    );
+    fitToBudget(messages, 1500);
+    assert.deepEqual(
+      messages.filter((m) => m.role === "tool").map((m) => m.content === big),
+      [false, false, true],
+    );
+    assert.equal(
+      messages.some((m) => m.content.startsWith(TIMELINE_HEADER)),
+      false,
+    );
+  });
+
+  test("pruneForRetry drops the timeline and older results at once; nothing left → false", () => {
+    const messages = request();
+    assert.equal(pruneForRetry(messages), true);
+    assert.equal(
+      messages.some((m) => m.content.startsWith(TIMELINE_HEADER)),
+      false,
+    );
+    assert.deepEqual(
+      messages.filter((m) => m.role === "tool").map((m) => m.content === big),
+      [false, false, true],
+    );
+    assert.equal(pruneForRetry(messages), false);
+  });
+});
+
+describe("the kernel keeps requests within the source's window", () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = startAgent();
+  });
+  afterEach(() => h.close());
+
+  test("the timeline is trimmed newest-first to the budget", async () => {
+    for (let i = 0; i < 12; i++) {
+      await h.agent.injectInputSync("test", "test", `message ${i} ${"词".repeat(200)}`);
+    }
+    h.llm.window = 2000; // budget 1600: the system prompt, the input and a few ~200-token rows
+    await h.agent.injectInputSync("test", "test", "latest question");
+    const req = h.llm.requests.at(-1);
+    assert.ok(req);
+    const timeline = req.messages.find((m) => m.content.startsWith(TIMELINE_HEADER))?.content ?? "";
+    const rows = [...timeline.matchAll(/message (\d+)/g)].map((m) => Number(m[1]));
+    assert.ok(rows.length >= 2 && rows.length < 12, `kept ${rows.length} rows`);
+    assert.deepEqual(
+      rows,
+      rows.map((_, i) => 12 - rows.length + i),
+      "the newest rows, oldest first",
+    );
+    assert.ok(totalTokens(req.messages) <= 1600, `request of ${totalTokens(req.messages)} tokens`);
+    h.llm.window = 0;
+    await h.agent.injectInputSync("test", "test", "again");
+    const full = h.llm.requests.at(-1)?.messages.find((m) => m.content.startsWith(TIMELINE_HEADER))?.content ?? "";
+    assert.ok([...full.matchAll(/message \d+/g)].length > rows.length, "an unknown window assumes 32k");
+  });
+
+  test("memory context gets its own share of the budget", async () => {
+    h.llm.window = 2000;
+    h.agent.stages.register("memory", "pre_action", (ctx) => {
+      ctx.contextMsgs.push(
+        { role: "system", content: `relevant: ${"忆".repeat(300)}` },
+        { role: "system", content: `too much: ${"忆".repeat(600)}` },
+        { role: "system", content: "small note" },
+      );
+    });
+    await h.agent.injectInputSync("test", "test", "hi");
+    const contents = h.llm.requests[0].messages.map((m) => m.content);
+    assert.ok(contents.some((c) => c.startsWith("relevant:")));
+    assert.ok(!contents.some((c) => c.startsWith("too much:")), "a memory message beyond the share is left out");
+    assert.ok(contents.includes("small note"));
+  });
+
+  test("a context-length error prunes and asks once more", async () => {
+    h.agent.tools.register("demo", { name: "dump", description: "", parameters: { type: "object" } }, () =>
+      "y".repeat(2000),
+    );
+    const events: AgentEvent[] = [];
+    h.agent.bus.subscribe("system", (e) => void events.push(e));
+    await h.agent.injectInputSync("test", "test", "earlier talk");
+    h.llm.enqueue(
+      { toolCalls: [{ name: "dump" }] },
+      { toolCalls: [{ name: "dump" }] },
+      { error: new ProviderError("HTTP 400: maximum context length exceeded", "context_length", 400) },
+      { text: "fits now" },
+    );
+    const reply = await h.agent.injectInputSync("test", "test", "dump twice");
+    assert.equal(reply.content, "fits now");
+    const retry = h.llm.requests.at(-1)?.messages ?? [];
+    assert.equal(
+      retry.some((m) => m.content.startsWith(TIMELINE_HEADER)),
+      false,
+    );
+    assert.deepEqual(
+      retry.filter((m) => m.role === "tool").map((m) => m.content.startsWith("[earlier tool result dropped")),
+      [true, false],
+    );
+    assert.equal(events.filter((e) => e.payload.kind === "context_pruned").length, 1);
+  });
+
+  test("a second context-length error is reported, not retried forever", async () => {
+    await h.agent.injectInputSync("test", "test", "earlier talk");
+    const tooLong = () => new ProviderError("HTTP 400: maximum context length exceeded", "context_length", 400);
+    h.llm.enqueue({ error: tooLong() }, { error: tooLong() });
+    const reply = await h.agent.injectInputSync("test", "test", "hi");
+    assert.match(reply.error ?? "", /maximum context length/);
+    assert.equal(h.llm.requests.length, 1 + 2);
+  });
+});

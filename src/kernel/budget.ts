@@ -1,0 +1,115 @@
+/**
+ * The token budget of one LLM request (inventory §3.4): it must fit 0.8 × the source's context window,
+ * leaving the rest for the reply. Tokens are estimated, not counted: no tokenizer matches every model, and
+ * a cheap estimate that is fair to Chinese (about one token per CJK character, one per four Latin
+ * characters) keeps requests in range; a provider's "context length exceeded" covers the misses.
+ */
+import type { ContextMessage } from "@homeagent/sdk";
+import type { ChatMessage } from "../llm/provider.js";
+import { TIMELINE_HEADER } from "./prompt.js";
+
+/** Assumed when a source's window is unknown: small enough for most local models, large enough to work. */
+export const DEFAULT_CONTEXT_WINDOW = 32_768;
+const REQUEST_SHARE = 0.8;
+/** Memory context (pre_action contextMsgs) may take this share of the budget; the timeline gets the rest. */
+export const MEMORY_SHARE = 0.25;
+/** Role markers and separators around each message. */
+const MESSAGE_OVERHEAD = 4;
+const DROPPED_RESULT = "[earlier tool result dropped to fit the context window]";
+
+// Han, kana, Hangul, CJK punctuation and full-width forms: roughly one token each in common tokenizers.
+const CJK = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/g;
+
+export function estimateTokens(text: string): number {
+  if (!text) return 0;
+  const cjk = text.match(CJK)?.length ?? 0;
+  return cjk + Math.ceil((text.length - cjk) / 4);
+}
+
+export function messageTokens(m: ChatMessage | ContextMessage): number {
+  let n = MESSAGE_OVERHEAD + estimateTokens(m.content);
+  if ("reasoning_content" in m && m.reasoning_content) n += estimateTokens(m.reasoning_content);
+  if ("tool_calls" in m && m.tool_calls?.length) n += estimateTokens(JSON.stringify(m.tool_calls));
+  return n;
+}
+
+export function requestBudget(contextWindow: number): number {
+  return Math.floor(REQUEST_SHARE * (contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW));
+}
+
+/** The items that fit `budget`, preferring the newest; returned oldest-first, as given. */
+export function newestThatFit<T>(items: T[], budget: number, cost: (item: T) => number): T[] {
+  let used = 0;
+  let start = items.length;
+  while (start > 0) {
+    const next = used + cost(items[start - 1]);
+    if (next > budget) break;
+    used = next;
+    start--;
+  }
+  return items.slice(start);
+}
+
+/** The items that fit `budget`, in order, skipping any too large for what is left (memory ranks first-best). */
+export function firstThatFit<T>(items: T[], budget: number, cost: (item: T) => number): T[] {
+  let left = budget;
+  return items.filter((item) => {
+    const c = cost(item);
+    if (c > left) return false;
+    left -= c;
+    return true;
+  });
+}
+
+export function totalTokens(messages: ChatMessage[]): number {
+  return messages.reduce((sum, m) => sum + messageTokens(m), 0);
+}
+
+/**
+ * Shrinks a request that grew past its budget during the tool loop: tool results are dropped oldest first
+ * (never those of the latest round, which the model is about to read), then the timeline. Changes
+ * `messages` in place, so later rounds keep the savings. Returns whether anything changed.
+ */
+export function fitToBudget(messages: ChatMessage[], budget: number): boolean {
+  let total = totalTokens(messages);
+  let changed = false;
+  for (const i of olderToolResults(messages)) {
+    if (total <= budget) return changed;
+    total -= messageTokens(messages[i]);
+    messages[i] = { ...messages[i], content: DROPPED_RESULT };
+    total += messageTokens(messages[i]);
+    changed = true;
+  }
+  if (total > budget) changed = dropTimeline(messages) || changed;
+  return changed;
+}
+
+/**
+ * After a provider said the request was too long: drop the timeline and every older tool result at once.
+ * Returns false when there was nothing left to drop (asking again would fail the same way).
+ */
+export function pruneForRetry(messages: ChatMessage[]): boolean {
+  let changed = dropTimeline(messages);
+  for (const i of olderToolResults(messages)) {
+    messages[i] = { ...messages[i], content: DROPPED_RESULT };
+    changed = true;
+  }
+  return changed;
+}
+
+/** Indexes of tool results before the latest assistant message whose content is still there, oldest first. */
+function olderToolResults(messages: ChatMessage[]): number[] {
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+  const out: number[] = [];
+  for (let i = 0; i < lastAssistant; i++) {
+    if (messages[i].role === "tool" && messages[i].content !== DROPPED_RESULT) out.push(i);
+  }
+  return out;
+}
+
+function dropTimeline(messages: ChatMessage[]): boolean {
+  const i = messages.findIndex((m) => m.role === "system" && m.content.startsWith(TIMELINE_HEADER));
+  if (i < 0) return false;
+  messages.splice(i, 1);
+  return true;
+}
