@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { WordEmbedder } from "../../test/fixtures/embedding/word-embedder.js";
+import type { ReembedProgress } from "./reembed.js";
+import { SearchIndex } from "./search.js";
+
+const dir = mkdtempSync(join(tmpdir(), "reembed-test-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const ITEMS = Array.from({ length: 50 }, (_, i) => ({ id: `n${i}`, text: `note ${i} about topic${i % 7} and river` }));
+
+function vecTables(index: SearchIndex): string[] {
+  return index.db
+    .prepare<[], { name: string }>(
+      "SELECT name FROM sqlite_master WHERE name GLOB 'search_vec_*' AND sql LIKE 'CREATE VIRTUAL TABLE%'",
+    )
+    .all()
+    .map((r) => r.name);
+}
+
+test("a fingerprint change re-embeds in the background, resumes after a restart, then drops the old space", async () => {
+  const path = join(dir, "resume.db");
+  let index = new SearchIndex(path, { embedder: new WordEmbedder("old") });
+  await index.add(ITEMS);
+  assert.equal(vecTables(index).length, 1);
+  await index.close();
+
+  // Restart with a new model; stop the job after two batches, as if the daemon were shut down.
+  const model = new WordEmbedder("new");
+  const seen: ReembedProgress[] = [];
+  let stopping: Promise<ReembedProgress> | undefined;
+  index = new SearchIndex(path, {
+    embedder: model,
+    reembed: {
+      batchSize: 10,
+      onProgress: (p) => {
+        seen.push(p);
+        if (p.state === "running" && p.done === 20) stopping = index.reembed()?.stop();
+      },
+    },
+  });
+  const firstRun = index.status().reembed;
+  assert.equal(firstRun?.state, "running");
+  assert.equal(firstRun?.total, 50);
+
+  // While the job runs, search still answers, by keyword for items not yet re-embedded.
+  const during = await index.search("topic3 river", { k: 50 });
+  assert.ok(during.length > 0);
+  assert.ok(during.some((h) => h.vector === null));
+
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await stopping)?.state, "stopped");
+  assert.deepEqual(
+    seen.map((p) => p.done),
+    [10, 20, 20],
+  );
+  assert.equal(index.status().vectors, "partial");
+  await index.close();
+
+  // Restart: the job resumes from the persisted cursor instead of starting over.
+  const resumed: ReembedProgress[] = [];
+  index = new SearchIndex(path, { embedder: model, reembed: { batchSize: 10, onProgress: (p) => resumed.push(p) } });
+  assert.equal(index.status().reembed?.done, 20);
+  const final = await index.reembed()!.finished;
+  assert.equal(final.state, "done");
+  assert.deepEqual([final.done, final.total], [50, 50]);
+  assert.equal(model.embedded, 50 + 1, "every item embedded exactly once across both runs, plus one query");
+  assert.equal(index.status().vectors, "complete");
+  assert.equal(vecTables(index).length, 1, "the old fingerprint's table is dropped");
+  const hits = await index.search("topic3 river", { k: 50 });
+  assert.ok(hits.every((h) => h.vector !== null && h.vector > 0));
+  await index.close();
+});
+
+test("items added during re-embedding get vectors of the new model and are not embedded twice", async () => {
+  const index = new SearchIndex(join(dir, "concurrent.db"), { embedder: new WordEmbedder("old") });
+  await index.add(ITEMS);
+  const model = new WordEmbedder("new");
+  let release!: () => void;
+  model.gate = new Promise((r) => {
+    release = r;
+  });
+  index.setEmbedder(model);
+  const job = index.reembed()!;
+  const adding = index.add([{ id: "late", text: "a late note about the river" }]);
+  release();
+  await adding;
+  assert.equal((await job.finished).state, "done");
+  assert.equal(model.embedded, 51);
+  const [hit] = await index.search("late note");
+  assert.equal(hit.id, "late");
+  assert.ok(hit.vector! > 0);
+  await index.close();
+});

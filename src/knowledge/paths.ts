@@ -1,0 +1,57 @@
+/**
+ * Knowledge item names → folders. A name like "Recipes/Family Soup" is the category path "recipes" and
+ * the item "family_soup". Names come from the LLM, so anything that could leave the knowledge folder
+ * (absolute paths, "..", symlinks pointing out) or hide the item (dot folders, which the scan skips) is
+ * refused with a message the model can act on.
+ */
+import { existsSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+export class KnowledgeNameError extends Error {
+  constructor(name: string, reason: string) {
+    super(`invalid knowledge name ${JSON.stringify(name)}: ${reason}`);
+    this.name = "KnowledgeNameError";
+  }
+}
+
+const MAX_SEGMENT = 100;
+
+/** The sanitised path segments of `name`: lower-case, trimmed, spaces and backslashes → "_". */
+export function sanitizeName(name: unknown): string[] {
+  if (typeof name !== "string") throw new KnowledgeNameError(String(name), "a name must be a string");
+  if (name.includes("\0")) throw new KnowledgeNameError(name, "it contains a NUL character");
+  const trimmed = name.trim();
+  if (!trimmed) throw new KnowledgeNameError(name, "it is empty");
+  if (trimmed.startsWith("/") || isAbsolute(trimmed)) {
+    throw new KnowledgeNameError(name, 'absolute paths are not allowed; use "category/name"');
+  }
+  const segments = trimmed.toLowerCase().replace(/[ \\]/g, "_").split("/");
+  for (const s of segments) {
+    if (!s) throw new KnowledgeNameError(name, 'empty path segment ("//" or a leading/trailing "/")');
+    if (s === "." || s === "..") throw new KnowledgeNameError(name, '"." and ".." are not allowed');
+    if (s.startsWith(".")) throw new KnowledgeNameError(name, 'a segment may not start with "." (hidden)');
+    if (s.length > MAX_SEGMENT) throw new KnowledgeNameError(name, `a segment is longer than ${MAX_SEGMENT}`);
+  }
+  return segments;
+}
+
+/** The item's folder under `root`, after checking that it (and any symlink on the way) stays inside. */
+export function itemDir(root: string, segments: readonly string[]): string {
+  const dir = resolve(root, ...segments);
+  const rel = relative(root, dir);
+  if (!rel || rel.startsWith("..") || isAbsolute(rel)) {
+    throw new KnowledgeNameError(segments.join("/"), "it points outside the knowledge folder");
+  }
+  let existing = dir;
+  while (!existsSync(existing)) existing = dirname(existing);
+  const real = realpathSync(existing);
+  const realRoot = realpathSync(root);
+  if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+    throw new KnowledgeNameError(segments.join("/"), "it leads through a link outside the knowledge folder");
+  }
+  return dir;
+}
+
+export function contentFile(dir: string): string {
+  return join(dir, "content.md");
+}
