@@ -1,9 +1,11 @@
 /**
- * The item table and its FTS5 keyword index. FTS5 indexes the space-joined tokens of the shared
- * tokenizer, not the raw text: its own tokenizers would keep a whole Chinese sentence as one token, so a
- * Chinese query would never match. `unicode61` only has to split on the spaces we put in.
+ * The item table and its keyword index. Items are durable in SQLite together with their BM25 terms (the
+ * shared tokenizer's tokens, stemmed), and ranked by an in-memory BM25 index rebuilt from those terms on
+ * open (see bm25.ts for why not FTS5's ranking). Indexing the tokenizer's output matters for Chinese:
+ * a whitespace or unicode61 tokenizer would keep a whole Chinese sentence as one token.
  */
 import type Database from "better-sqlite3";
+import { Bm25Index, bm25Terms } from "./bm25.js";
 import { cleanText, tokenize } from "./text.js";
 
 type DB = Database.Database;
@@ -39,41 +41,34 @@ const SCHEMA = `
     id TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL,
     text TEXT NOT NULL,
-    meta TEXT NOT NULL DEFAULT '{}'
+    meta TEXT NOT NULL DEFAULT '{}',
+    terms TEXT NOT NULL DEFAULT ''
   );
-  CREATE INDEX IF NOT EXISTS search_items_kind ON search_items(kind);
-  CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(
-    tokens, content='', contentless_delete=1, tokenize='porter unicode61'
-  );`;
+  CREATE INDEX IF NOT EXISTS search_items_kind ON search_items(kind);`;
 
-/** FTS5 query syntax for "any of these tokens"; each token is quoted so no token is read as an operator. */
-export function matchExpression(tokens: readonly string[]): string {
-  return [...new Set(tokens)].map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
+/** BM25 terms of a text, stored space-joined (no term contains a space). */
+export function termsOf(text: string): string[] {
+  return bm25Terms(tokenize(text));
 }
+
+type ItemRow = { rowid: number; kind: string; text: string; meta: string; terms: string };
 
 export class KeywordIndex {
   private readonly st;
+  private bm25 = new Bm25Index();
 
   constructor(private readonly db: DB) {
     db.exec(SCHEMA);
     this.st = {
-      byId: db.prepare<[string], { rowid: number; kind: string; text: string; meta: string }>(
-        "SELECT rowid, kind, text, meta FROM search_items WHERE id = ?",
+      byId: db.prepare<[string], ItemRow>("SELECT rowid, kind, text, meta, terms FROM search_items WHERE id = ?"),
+      insert: db.prepare<[string, string, string, string, string], { rowid: number }>(
+        "INSERT INTO search_items(id, kind, text, meta, terms) VALUES (?, ?, ?, ?, ?) RETURNING rowid",
       ),
-      insert: db.prepare<[string, string, string, string], { rowid: number }>(
-        "INSERT INTO search_items(id, kind, text, meta) VALUES (?, ?, ?, ?) RETURNING rowid",
-      ),
-      update: db.prepare("UPDATE search_items SET kind = ?, text = ?, meta = ? WHERE rowid = ?"),
+      update: db.prepare("UPDATE search_items SET kind = ?, text = ?, meta = ?, terms = ? WHERE rowid = ?"),
+      updateMeta: db.prepare("UPDATE search_items SET meta = ? WHERE rowid = ?"),
       delete: db.prepare("DELETE FROM search_items WHERE rowid = ?"),
-      ftsInsert: db.prepare("INSERT INTO search_fts(rowid, tokens) VALUES (?, ?)"),
-      ftsDelete: db.prepare("DELETE FROM search_fts WHERE rowid = ?"),
-      top: db.prepare<[string, number], { rowid: number; s: number }>(
-        "SELECT rowid, -bm25(search_fts) AS s FROM search_fts WHERE search_fts MATCH ? ORDER BY rank LIMIT ?",
-      ),
-      // With a kind filter the ranking must only count items of that kind, so the join happens before LIMIT.
-      topKind: db.prepare<[string, string, number], { rowid: number; s: number }>(
-        `SELECT f.rowid, -bm25(search_fts) AS s FROM search_fts f JOIN search_items i ON i.rowid = f.rowid
-         WHERE search_fts MATCH ? AND i.kind = ? ORDER BY rank LIMIT ?`,
+      allTerms: db.prepare<[], { rowid: number; kind: string; terms: string }>(
+        "SELECT rowid, kind, terms FROM search_items",
       ),
       get: db.prepare<[number], { id: string; kind: string; text: string; meta: string }>(
         "SELECT id, kind, text, meta FROM search_items WHERE rowid = ?",
@@ -84,9 +79,20 @@ export class KeywordIndex {
       count: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM search_items"),
       countUpTo: db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM search_items WHERE rowid <= ?"),
     };
+    this.reload();
   }
 
-  /** Inserts or updates items in one transaction; returns the rows whose vectors must be recomputed. */
+  /** Rebuilds the in-memory BM25 index from the stored terms (on open, and after a failed transaction). */
+  reload(): void {
+    const bm25 = new Bm25Index();
+    for (const r of this.st.allTerms.iterate()) bm25.add(r.rowid, r.kind, splitTerms(r.terms));
+    this.bm25 = bm25;
+  }
+
+  /**
+   * Inserts or updates items in one transaction; returns the rows whose vectors must be recomputed. The
+   * in-memory index follows each write at once: a caller whose enclosing transaction fails calls reload().
+   */
   upsert(items: readonly ItemInput[]): ChangedRow[] {
     const changed: ChangedRow[] = [];
     this.db.transaction(() => {
@@ -96,18 +102,20 @@ export class KeywordIndex {
         const meta = JSON.stringify(item.meta ?? {});
         const old = this.st.byId.get(item.id);
         if (old && old.text === text && old.kind === kind) {
-          if (old.meta !== meta) this.st.update.run(kind, text, meta, old.rowid);
+          if (old.meta !== meta) this.st.updateMeta.run(meta, old.rowid);
           continue;
         }
+        const terms = termsOf(text);
+        const joined = terms.join(" ");
         let rowid: number;
         if (old) {
           rowid = old.rowid;
-          this.st.update.run(kind, text, meta, rowid);
-          this.st.ftsDelete.run(rowid);
+          this.st.update.run(kind, text, meta, joined, rowid);
+          this.bm25.delete(rowid, splitTerms(old.terms));
         } else {
-          rowid = this.st.insert.get(item.id, kind, text, meta)!.rowid;
+          rowid = this.st.insert.get(item.id, kind, text, meta, joined)!.rowid;
         }
-        this.st.ftsInsert.run(rowid, tokenize(text).join(" "));
+        this.bm25.add(rowid, kind, terms);
         changed.push(old ? { rowid, kind, text, replaced: true } : { rowid, kind, text });
       }
     })();
@@ -121,15 +129,15 @@ export class KeywordIndex {
       const old = this.st.byId.get(id);
       if (!old) continue;
       this.st.delete.run(old.rowid);
-      this.st.ftsDelete.run(old.rowid);
+      this.bm25.delete(old.rowid, splitTerms(old.terms));
       gone.push(old.rowid);
     }
     return gone;
   }
 
-  /** The `limit` best BM25 matches (score > 0, higher is better). */
-  top(match: string, limit: number, kind?: string): Array<{ rowid: number; s: number }> {
-    return kind === undefined ? this.st.top.all(match, limit) : this.st.topKind.all(match, kind, limit);
+  /** The `limit` best BM25 matches for any of the query tokens (score > 0, higher is better). */
+  top(queryTokens: readonly string[], limit: number, kind?: string): Array<{ rowid: number; s: number }> {
+    return this.bm25.top(bm25Terms(queryTokens), limit, kind).map((h) => ({ rowid: h.doc, s: h.score }));
   }
 
   get(rowid: number): StoredItem | undefined {
@@ -149,4 +157,8 @@ export class KeywordIndex {
   countUpTo(rowid: number): number {
     return this.st.countUpTo.get(rowid)!.n;
   }
+}
+
+function splitTerms(joined: string): string[] {
+  return joined === "" ? [] : joined.split(" ");
 }

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, validWeights, type Weights } from "./fusion.js";
-import { type ItemInput, KeywordIndex, matchExpression } from "./keyword-index.js";
+import { type ItemInput, KeywordIndex } from "./keyword-index.js";
 import { embedRows, ReembedJob, type ReembedOptions, type ReembedProgress, type VectorStores } from "./reembed.js";
 import { type EmbeddingProvider, textInput } from "./spi.js";
 import { cleanText, tokenize } from "./text.js";
@@ -141,12 +141,12 @@ export class SearchIndex {
 
   /** Inserts or replaces items. Resolves once they are durable and their vectors written (if possible). */
   async add(items: readonly ItemInput[]): Promise<void> {
-    const changed = this.db.transaction(() => {
+    const changed = this.inTransaction(() => {
       const rows = this.keywords.upsert(items);
       // A vector of the old text must not outlive it, even if embedding the new text fails below.
       this.vectors.delete(rows.filter((r) => r.replaced).map((r) => r.rowid));
       return rows;
-    })();
+    });
     const space = this.space;
     const embedder = this.embedder;
     if (!space || !embedder || changed.length === 0) return;
@@ -163,11 +163,11 @@ export class SearchIndex {
 
   /** Removes items by id; returns how many existed. */
   remove(ids: readonly string[]): number {
-    return this.db.transaction(() => {
+    return this.inTransaction(() => {
       const gone = this.keywords.remove(ids);
       this.vectors.delete(gone);
       return gone.length;
-    })();
+    });
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
@@ -176,12 +176,11 @@ export class SearchIndex {
     const weights = validWeights({ ...this.weights, ...opts.weights });
     const kind = opts.filter?.kind;
     const pool = Math.max(k * POOL_FACTOR, MIN_POOL);
-    const tokens = tokenize(query);
-    const match = tokens.length > 0 && weights.bm25 > 0 ? matchExpression(tokens) : null;
+    const tokens = weights.bm25 > 0 ? tokenize(query) : [];
 
     const candidates = new Map<number, Candidate>();
-    if (match) {
-      const top = this.keywords.top(match, pool, kind);
+    if (tokens.length > 0) {
+      const top = this.keywords.top(tokens, pool, kind);
       for (const r of top) candidates.set(r.rowid, { rowid: r.rowid, bm25: r.s, vector: null });
     }
 
@@ -248,6 +247,16 @@ export class SearchIndex {
     } catch (err) {
       this.fail(err instanceof Error ? err : new Error(String(err)));
       return null;
+    }
+  }
+
+  /** A rolled-back write leaves the in-memory keyword index ahead of the table: rebuild it from the table. */
+  private inTransaction<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      this.keywords.reload();
+      throw err;
     }
   }
 

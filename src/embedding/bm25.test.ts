@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { Bm25Index, bm25Terms } from "./bm25.js";
+import { SearchIndex } from "./search.js";
+
+test("scores follow BM25 (k1 1.2, b 0.75) and rank best first", () => {
+  const idx = new Bm25Index();
+  idx.add(1, "", ["cat", "sat", "mat"]);
+  idx.add(2, "", ["dog", "dog", "cat"]);
+  idx.add(3, "", ["bird", "tree", "sky", "blue"]);
+  const [first, second] = idx.top(["dog"], 10);
+  assert.equal(first.doc, 2);
+  assert.equal(second, undefined);
+  const idf = Math.log((3 - 1 + 0.5) / (1 + 0.5));
+  const avg = 10 / 3;
+  const expected = (idf * 2 * 2.2) / (2 + 1.2 * (1 - 0.75 + (0.75 * 3) / avg));
+  assert.ok(Math.abs(first.score - expected) < 1e-9);
+});
+
+test("delete, re-add and compaction keep document frequencies right", () => {
+  const idx = new Bm25Index();
+  for (let d = 1; d <= 40; d++) idx.add(d, "", d % 2 ? ["odd", "n"] : ["even", "n"]);
+  for (let d = 1; d <= 30; d++) idx.delete(d, d % 2 ? ["odd", "n"] : ["even", "n"]);
+  assert.equal(idx.size, 10);
+  assert.deepEqual(
+    idx
+      .top(["odd"], 100)
+      .map((h) => h.doc)
+      .sort((a, b) => a - b),
+    [31, 33, 35, 37, 39],
+  );
+  idx.add(3, "", ["odd"]);
+  assert.equal(idx.top(["odd"], 100).length, 6);
+  assert.throws(() => idx.add(3, "", ["x"]), /already holds/);
+});
+
+test("kind filters before the limit, and ties go to the older document", () => {
+  const idx = new Bm25Index();
+  for (let d = 1; d <= 20; d++) idx.add(d, d <= 15 ? "chat" : "note", ["same"]);
+  assert.deepEqual(
+    idx.top(["same"], 3, "note").map((h) => h.doc),
+    [16, 17, 18],
+  );
+  assert.deepEqual(
+    idx.top(["same"], 2).map((h) => h.doc),
+    [1, 2],
+  );
+  assert.deepEqual(idx.top(["same"], 2, "missing"), []);
+});
+
+test("Latin words are stemmed so inflections match; CJK words are kept", () => {
+  assert.deepEqual(bm25Terms(["painting", "paints", "北京", "2023"]), ["paint", "paint", "北京", "2023"]);
+});
+
+test("the keyword index is rebuilt from SQLite when the database is reopened", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ha-bm25-"));
+  try {
+    const path = join(dir, "index.db");
+    const a = new SearchIndex(path);
+    await a.add([
+      { id: "1", text: "Caroline went to a support group for painting" },
+      { id: "2", text: "我今天去北京大学看樱花" },
+    ]);
+    a.remove(["1"]);
+    await a.add([{ id: "3", text: "Melanie paints sunsets" }]);
+    await a.close();
+    const b = new SearchIndex(path);
+    assert.deepEqual(
+      (await b.search("painted")).map((h) => h.id),
+      ["3"],
+    );
+    assert.deepEqual(
+      (await b.search("樱花")).map((h) => h.id),
+      ["2"],
+    );
+    await b.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("queries touching more documents than the scratch space hold all of them and leave no stale scores", () => {
+  const idx = new Bm25Index();
+  for (let d = 1; d <= 3000; d++) idx.add(d, "", d <= 1500 ? ["a", "x"] : ["b", "x"]);
+  const both = idx.top(["a", "b"], 5000);
+  assert.equal(new Set(both.map((h) => h.doc)).size, 3000);
+  assert.ok(both.every((h) => h.doc >= 1 && h.score > 0));
+  const fresh = new Bm25Index();
+  for (let d = 1; d <= 3000; d++) fresh.add(d, "", d <= 1500 ? ["a", "x"] : ["b", "x"]);
+  assert.deepEqual(idx.top(["a"], 5000), fresh.top(["a"], 5000), "no score left over from the previous query");
+});
