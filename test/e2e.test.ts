@@ -115,10 +115,38 @@ describe("homed + waiter + fake LLM", () => {
     assert.match(r.stderr, /unauthorized/);
   });
 
-  test("/tools lists the registered tools", async () => {
+  test("/tools lists the registered tools, kernel and knowledge tools included", async () => {
     const r = await waiter(["--socket", homed.socket, "--api-key", "letmein-0123456789", "-c", "/tools"]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /output_list_channels/);
+    for (const name of ["output_list_channels", "llm_list_sources", "knowledge_search", "knowledge_create"]) {
+      assert.match(r.stdout, new RegExp(name));
+    }
+  });
+
+  test("/status names the embedding tier in use", async () => {
+    const r = await waiter(["--socket", homed.socket, "--api-key", "letmein-0123456789", "-c", "/status"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /embedding: lexical \(1024 dimensions\)/);
+  });
+
+  test("the model can file a note in the knowledge base and find it again", async () => {
+    fake.enqueue(
+      {
+        toolCalls: [
+          { name: "knowledge_create", arguments: { name: "recipes/番茄炒蛋", content: "先炒鸡蛋，再放番茄" } },
+        ],
+      },
+      { text: "saved" },
+      { toolCalls: [{ name: "knowledge_search", arguments: { query: "番茄" } }] },
+      { text: "found it" },
+    );
+    const auth = ["--socket", homed.socket, "--api-key", "letmein-0123456789"];
+    assert.equal((await waiter([...auth, "-c", "save my recipe"])).stdout.trim(), "saved");
+    assert.ok(existsSync(join(homed.dir, "knowledge", "recipes", "番茄炒蛋", "content.md")));
+    assert.equal((await waiter([...auth, "-c", "find my recipe"])).stdout.trim(), "found it");
+    const chats = fake.requests.filter((r) => r.method === "POST");
+    const messages = (chats.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages;
+    assert.match(messages.findLast((m) => m.role === "tool")?.content ?? "", /先炒鸡蛋/);
   });
 
   test("/llm lists the sources; /llm use switches and is saved", async () => {

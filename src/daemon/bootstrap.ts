@@ -1,5 +1,5 @@
 /**
- * Assembles the daemon: config center, logging, LLM sources, memory, kernel, plugins. `stop()` takes it
+ * Assembles the daemon: config center, logging, LLM sources, memory, retrieval, kernel, plugins. `stop()` takes it
  * down in reverse order; every piece is closed even if an earlier one fails to.
  */
 import type { KernelStatus, LlmAPI, Logger } from "@homeagent/sdk";
@@ -17,6 +17,7 @@ import { VERSION } from "../version.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
 import { buildSources, describeSources, detectLocalSource, SourceProber, sourceConfigs } from "./providers.js";
+import { startRetrieval } from "./retrieval.js";
 import { agentSettings } from "./settings.js";
 
 export interface DaemonOptions {
@@ -117,7 +118,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     log: logger("kernel"),
   });
   announce = (payload) => agent.bus.publish("system", "kernel", payload);
-  for (const tool of llmSourceTools(llmApi)) agent.tools.register("kernel", tool.def, tool.handler);
+  const retrieval = await startRetrieval(config, paths.root, logger("retrieval"), announce);
+  for (const tool of [...llmSourceTools(llmApi), ...retrieval.knowledgeTools]) {
+    agent.tools.register("kernel", tool.def, tool.handler);
+  }
   agent.start();
 
   let plugins: PluginRegistry;
@@ -133,6 +137,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       outputChannels: s.outputChannels,
       llm: { sources: llm.sources() },
       plugins: plugins.states(),
+      embedding: retrieval.embedding,
     };
   };
   plugins = new PluginRegistry({ agent, config, dataDir: paths.root, logger, status, llm: llmApi }, config, log);
@@ -152,6 +157,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       log.info("stopping");
       await plugins.stopAll();
       await agent.stop();
+      await retrieval.close();
       memory.close();
       config.close();
     },

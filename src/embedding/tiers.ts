@@ -5,7 +5,7 @@
  * invalid) is reported — log line, `system` event, status — and selection moves to the next tier. A tier
  * is only ever active after it really embedded something; nothing is faked.
  */
-import type { Logger } from "@homeagent/sdk";
+import type { EmbeddingStatusInfo, Logger } from "@homeagent/sdk";
 import { parseDuration } from "../config/duration.js";
 import type { ConfigRegistry } from "../config/registry.js";
 import { HttpEmbedder, type HttpEmbeddingApi } from "./http.js";
@@ -38,13 +38,8 @@ const REQUIRED: Record<string, string> = {
   static: KEYS.staticPaths,
 };
 
-export interface EmbeddingStatus {
-  active: string;
-  fingerprint: string;
-  dimension: number;
-  /** Tiers above the active one that are not in use, and why. */
-  degraded: { tier: string; reason: string }[];
-}
+/** Tiers above the active one that are not in use are listed in `degraded`, with why. */
+export type EmbeddingStatus = EmbeddingStatusInfo;
 
 export interface SelectOptions {
   log: Logger;

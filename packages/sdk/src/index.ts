@@ -210,6 +210,15 @@ export interface KernelStatus {
   outputChannels: string[];
   llm: { sources: Array<{ name: string; model: string; available: boolean; lastError?: string }> };
   plugins: Array<{ name: string; state: string }>;
+  embedding: EmbeddingStatusInfo;
+}
+
+/** The embedding tier in use, and every tier above it that is not, with the reason. */
+export interface EmbeddingStatusInfo {
+  active: string;
+  fingerprint: string;
+  dimension: number;
+  degraded: Array<{ tier: string; reason: string }>;
 }
 
 /** One LLM source as the daemon sees it (`/llm`, the llm_list_sources tool, the status page). */

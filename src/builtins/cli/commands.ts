@@ -95,5 +95,7 @@ function formatStatus(s: KernelStatus): string {
     lines.push(`llm ${src.name} [${src.model}]: ${state}`);
   }
   for (const p of s.plugins) lines.push(`plugin ${p.name}: ${p.state}`);
+  lines.push(`embedding: ${s.embedding.active} (${s.embedding.dimension} dimensions)`);
+  for (const d of s.embedding.degraded) lines.push(`embedding tier ${d.tier} not used: ${d.reason}`);
   return lines.join("\n");
 }

@@ -50,6 +50,12 @@ class FakeSDK implements PluginSDK {
       outputChannels: ["cli"],
       llm: { sources: [{ name: "main", model: "m", available: true }] },
       plugins: [{ name: "cli", state: "running" }],
+      embedding: {
+        active: "lexical",
+        fingerprint: "lexical:hash-v1:d1024",
+        dimension: 1024,
+        degraded: [{ tier: "http", reason: "not configured" }],
+      },
     }),
     toolNames: () => ["memory_search", "shell"],
   };
