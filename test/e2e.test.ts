@@ -145,7 +145,7 @@ describe("homed + waiter + fake LLM", () => {
     assert.ok(existsSync(join(homed.dir, "knowledge", "recipes", "番茄炒蛋", "content.md")));
     assert.equal((await waiter([...auth, "-c", "find my recipe"])).stdout.trim(), "found it");
     const chats = fake.requests.filter((r) => r.method === "POST");
-    const messages = (chats.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages;
+    const messages = (chats[chats.length - 1].body as { messages: Array<{ role: string; content: string }> }).messages;
     assert.match(messages.findLast((m) => m.role === "tool")?.content ?? "", /先炒鸡蛋/);
   });
 
