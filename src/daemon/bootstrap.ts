@@ -5,6 +5,8 @@
 import type { KernelStatus, LlmAPI, Logger } from "@homeagent/sdk";
 import { builtinPlugins } from "../builtins/index.js";
 import { ConfigRegistry } from "../config/registry.js";
+import { EmbeddingRegistry } from "../embedding/spi.js";
+import { registerBuiltinEmbedders } from "../embedding/tiers.js";
 import { Agent } from "../kernel/agent.js";
 import { installBundledAdapters } from "../llm/adapters.js";
 import { DEFAULT_OLLAMA_URL } from "../llm/local-models.js";
@@ -17,7 +19,7 @@ import { VERSION } from "../version.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
 import { buildSources, describeSources, detectLocalSource, SourceProber, sourceConfigs } from "./providers.js";
-import { startRetrieval } from "./retrieval.js";
+import { EMBEDDING_PENDING, type Retrieval, startRetrieval } from "./retrieval.js";
 import { agentSettings } from "./settings.js";
 
 export interface DaemonOptions {
@@ -39,6 +41,7 @@ export interface Daemon {
   agent: Agent;
   llm: ProviderManager;
   plugins: PluginRegistry;
+  retrieval: Retrieval;
   log: Logger;
   status(): KernelStatus;
   stop(): Promise<void>;
@@ -118,13 +121,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     log: logger("kernel"),
   });
   announce = (payload) => agent.bus.publish("system", "kernel", payload);
-  const retrieval = await startRetrieval(config, paths.root, logger("retrieval"), announce);
-  for (const tool of [...llmSourceTools(llmApi), ...retrieval.knowledgeTools]) {
-    agent.tools.register("kernel", tool.def, tool.handler);
-  }
+  for (const tool of llmSourceTools(llmApi)) agent.tools.register("kernel", tool.def, tool.handler);
   agent.start();
+  const embeddings = new EmbeddingRegistry();
+  registerBuiltinEmbedders(embeddings, logger("retrieval"));
 
   let plugins: PluginRegistry;
+  let retrieval: Retrieval | undefined;
   const status = (): KernelStatus => {
     const s = agent.status();
     return {
@@ -137,11 +140,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       outputChannels: s.outputChannels,
       llm: { sources: llm.sources() },
       plugins: plugins.states(),
-      embedding: retrieval.embedding,
+      embedding: retrieval?.embedding() ?? EMBEDDING_PENDING,
     };
   };
-  plugins = new PluginRegistry({ agent, config, dataDir: paths.root, logger, status, llm: llmApi }, config, log);
+  const host = { agent, config, dataDir: paths.root, logger, status, llm: llmApi, embeddings };
+  plugins = new PluginRegistry(host, config, log);
   await plugins.startAll(opts.plugins ?? builtinPlugins());
+  // After the plugins, so that an embedding provider a plugin added can be the configured one.
+  const ready = await startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce);
+  retrieval = ready;
+  for (const tool of ready.knowledgeTools) agent.tools.register("kernel", tool.def, tool.handler);
   agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, data_dir: paths.root });
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
 
@@ -151,13 +159,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     agent,
     llm,
     plugins,
+    retrieval: ready,
     log,
     status,
     stop: async () => {
       log.info("stopping");
       await plugins.stopAll();
       await agent.stop();
-      await retrieval.close();
+      await ready.close();
       memory.close();
       config.close();
     },

@@ -2,13 +2,10 @@
  * The embedding SPI as the daemon uses it: the public types from the SDK plus a registry of provider
  * factories by name, so plugins can add providers and configuration picks one.
  */
-import type { EmbeddingProvider } from "@homeagent/sdk";
+import type { EmbeddingFactory, EmbeddingProvider } from "@homeagent/sdk";
 
-export type { EmbeddingInfo, EmbeddingInput, EmbeddingProvider, Modality } from "@homeagent/sdk";
+export type { EmbeddingFactory, EmbeddingInfo, EmbeddingInput, EmbeddingProvider, Modality } from "@homeagent/sdk";
 export { ErrModalityUnsupported, textInput } from "@homeagent/sdk";
-
-/** Builds a provider from its settings (`core.embedding.*` keys, already read). */
-export type EmbeddingFactory = (settings: Record<string, string>) => EmbeddingProvider | Promise<EmbeddingProvider>;
 
 export class EmbeddingRegistry {
   private readonly factories = new Map<string, EmbeddingFactory>();
@@ -16,6 +13,10 @@ export class EmbeddingRegistry {
   register(name: string, factory: EmbeddingFactory): void {
     if (this.factories.has(name)) throw new Error(`embedding provider "${name}" is already registered`);
     this.factories.set(name, factory);
+  }
+
+  unregister(name: string): void {
+    this.factories.delete(name);
   }
 
   names(): string[] {

@@ -7,6 +7,7 @@ import type { KernelStatus, Plugin } from "@homeagent/sdk";
 import { CapText } from "@homeagent/sdk";
 import { type Harness, quietLog, startAgent } from "../../test/fixtures/kernel-harness.js";
 import { ConfigRegistry } from "../config/registry.js";
+import { EmbeddingRegistry } from "../embedding/spi.js";
 import { PluginRegistry } from "./registry.js";
 
 let h: Harness;
@@ -19,7 +20,15 @@ beforeEach(() => {
   config = ConfigRegistry.open(join(dir, "config.db"), { env: {} });
   const status = () => ({}) as KernelStatus;
   registry = new PluginRegistry(
-    { agent: h.agent, config, dataDir: dir, logger: () => quietLog, status, llm: { sources: () => [], use() {} } },
+    {
+      agent: h.agent,
+      config,
+      dataDir: dir,
+      logger: () => quietLog,
+      status,
+      llm: { sources: () => [], use() {} },
+      embeddings: new EmbeddingRegistry(),
+    },
     config,
     quietLog,
   );

@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { KernelStatus, LlmAPI, Logger, PluginSDK } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
+import type { EmbeddingRegistry } from "../embedding/spi.js";
 import type { Agent } from "../kernel/agent.js";
 
 export interface PluginHost {
@@ -16,6 +17,7 @@ export interface PluginHost {
   logger(scope: string): Logger;
   status(): KernelStatus;
   llm: LlmAPI;
+  embeddings: EmbeddingRegistry;
 }
 
 export interface PluginBinding {
@@ -27,6 +29,7 @@ export interface PluginBinding {
 export function createPluginSDK(name: string, host: PluginHost): PluginBinding {
   const { agent, config } = host;
   const unsubscribers = new Set<() => void>();
+  const embedders: string[] = [];
   const dataDir = join(host.dataDir, "plugin_data", name);
   mkdirSync(dataDir, { recursive: true });
   const settings = config.pluginSettings(name);
@@ -42,6 +45,10 @@ export function createPluginSDK(name: string, host: PluginHost): PluginBinding {
     },
     registerOutputChannel: (channel, caps, description, handler, opts) =>
       agent.outputs.register(name, channel, caps, description, handler, opts),
+    registerEmbeddingProvider: (provider, factory) => {
+      host.embeddings.register(provider, factory);
+      embedders.push(provider);
+    },
     subscribe: (type, handler) => {
       const off = agent.bus.subscribe(type, handler);
       unsubscribers.add(off);
@@ -85,6 +92,7 @@ export function createPluginSDK(name: string, host: PluginHost): PluginBinding {
       agent.tools.unregisterPlugin(name);
       agent.stages.unregisterPlugin(name);
       agent.outputs.unregisterPlugin(name);
+      for (const provider of embedders.splice(0)) host.embeddings.unregister(provider);
     },
   };
 }

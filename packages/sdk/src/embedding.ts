@@ -29,6 +29,9 @@ export interface EmbeddingProvider {
   embed(inputs: EmbeddingInput[], opts?: { signal?: AbortSignal }): Promise<Float32Array[]>;
 }
 
+/** Builds a provider from the `core.embedding.*` settings (key → value). */
+export type EmbeddingFactory = (settings: Record<string, string>) => EmbeddingProvider | Promise<EmbeddingProvider>;
+
 export class ErrModalityUnsupported extends Error {
   constructor(
     readonly provider: string,

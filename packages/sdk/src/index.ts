@@ -3,6 +3,8 @@
  * Names follow the HomeAgent architecture document (PluginSDK, StageContext, output channels).
  */
 
+import type { EmbeddingFactory } from "./embedding.js";
+
 export const SDK_PROTOCOL_VERSION = 2;
 
 /** The seven stage hooks, in the order one input passes through them. */
@@ -278,6 +280,11 @@ export interface PluginSDK {
     handler: OutputHandler,
     opts?: OutputChannelOptions,
   ): void;
+  /**
+   * Adds an embedding provider by name; choosing it is `core.embedding.provider = <name>`. The factory
+   * gets the `core.embedding.*` settings; if it throws, the daemon reports it and uses the next tier.
+   */
+  registerEmbeddingProvider(name: string, factory: EmbeddingFactory): void;
   subscribe(type: EventType | "*", handler: EventHandler): () => void;
   publish(type: EventType, payload: Record<string, unknown>): void;
 

@@ -138,6 +138,7 @@ class FakeSDK implements PluginSDK {
   registerTool(): void {}
   registerStage(): void {}
   registerOutputChannel(): void {}
+  registerEmbeddingProvider(): void {}
 }
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
