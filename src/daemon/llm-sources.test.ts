@@ -226,6 +226,20 @@ describe("sources, tools and the SDK", () => {
     assert.ok(d.logs.some((l) => l.includes("adapter custom changed on disk; source c uses the new version")));
   });
 
+  test("a library edited in <data>/adapters/lib/ is used from the next request on", async () => {
+    const d = await daemon();
+    d.config.set("core.llm.sources.c.base_url", a.url);
+    await waitFor(() => d.llm.hasSources(), "source c");
+    await d.llm.chat(req);
+    assert.equal(a.requests.at(-1)?.body.marker, undefined);
+    const file = join(d.paths.adapters, "lib", "openai_compat.lua");
+    const extraBody = 'if type(req.extra_body) == "table" then';
+    writeFileSync(file, readFileSync(file, "utf8").replace(extraBody, `out.marker = "lib-edited"\n  ${extraBody}`));
+    await d.llm.chat(req);
+    assert.equal(a.requests.at(-1)?.body.marker, "lib-edited");
+    assert.ok(d.logs.some((l) => l.includes("adapter openai: lib/openai_compat.lua changed on disk; source c")));
+  });
+
   test("core.llm.first_byte_timeout reaches the providers", async () => {
     const d = await twoSources();
     d.config.set("core.llm.first_byte_timeout", "200ms");

@@ -36,11 +36,12 @@ export function buildSources(
         dataDir,
         adapter: src.adapter,
         log,
-        build: (adapterSource) =>
+        build: (adapterSource, libraries) =>
           new LuaAdaptedProvider({
             sourceName: src.name,
             adapterName: src.adapter,
             adapterSource,
+            libraries,
             baseUrl: src.baseUrl,
             apiKey: src.apiKey,
             model: src.model,

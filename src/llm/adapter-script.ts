@@ -48,7 +48,7 @@ export class AdapterScript {
     /** The instance non-stream calls use; also the adapter's name. */
     readonly name: string,
     private readonly source: string,
-    private readonly globals: LoadOptions["globals"],
+    private readonly environment: Pick<LoadOptions, "globals" | "libraries">,
     readonly spec: AdapterSpec,
     private readonly resets: boolean,
   ) {}
@@ -70,7 +70,8 @@ export class AdapterScript {
       streamFormat: oneOf(table.stream_format, "stream_format", STREAM_FORMATS, "sse"),
       streams: typeof table.transform_stream_chunk === "function",
     };
-    return new AdapterScript(vm, name, source, opts.globals, spec, typeof table.begin_stream === "function");
+    const environment = { globals: opts.globals, libraries: opts.libraries };
+    return new AdapterScript(vm, name, source, environment, spec, typeof table.begin_stream === "function");
   }
 
   /** An instance for one stream, reset by begin_stream(); hand it back with release() when the stream ends. */
@@ -78,7 +79,7 @@ export class AdapterScript {
     let instance = this.free.pop();
     if (instance === undefined) {
       instance = `${this.name}#${++this.instances}`;
-      this.vm.loadScript(instance, this.source, { ...limits, label: this.name, globals: this.globals });
+      this.vm.loadScript(instance, this.source, { ...limits, ...this.environment, label: this.name });
     }
     try {
       if (this.resets) this.vm.call(instance, "begin_stream", [], limits);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { installBundledAdapters, loadAdapterSource } from "./adapters.js";
+import { installBundledAdapters, loadAdapterLibraries, loadAdapterSource } from "./adapters.js";
 
 function withDataDir(fn: (dir: string) => void) {
   const dir = mkdtempSync(join(tmpdir(), "homeagent-adapters-"));
@@ -22,6 +22,18 @@ test("bundled adapters are copied once and user edits are kept", () => {
     writeFileSync(join(dir, "adapters", "openai.lua"), "-- mine\nreturn {}");
     assert.deepEqual(installBundledAdapters(dir), []);
     assert.equal(loadAdapterSource(dir, "openai"), "-- mine\nreturn {}");
+  });
+});
+
+test("bundled libraries are copied to adapters/lib once and user edits are kept", () => {
+  withDataDir((dir) => {
+    assert.ok(installBundledAdapters(dir).includes("lib/openai_compat"));
+    const bundled = readFileSync(new URL("./adapters/lib/openai_compat.lua", import.meta.url), "utf8");
+    assert.equal(loadAdapterLibraries(dir).openai_compat, bundled);
+    writeFileSync(join(dir, "adapters", "lib", "openai_compat.lua"), "return { mine = true }");
+    writeFileSync(join(dir, "adapters", "lib", "extra.lua"), "return {}");
+    assert.deepEqual(installBundledAdapters(dir), []);
+    assert.deepEqual(loadAdapterLibraries(dir), { extra: "return {}", openai_compat: "return { mine = true }" });
   });
 });
 

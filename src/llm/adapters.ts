@@ -1,6 +1,8 @@
 /**
- * Adapter scripts live in `<data>/adapters/*.lua` so users can edit them. The bundled ones are copied
- * there on start only when absent: an edited file is never overwritten.
+ * Adapter scripts live in `<data>/adapters/*.lua` and the libraries they import() in
+ * `<data>/adapters/lib/*.lua`, so users can edit both. The bundled ones are copied there on start only when
+ * absent: an edited file is never overwritten. Lua cannot open files; the host reads libraries here and
+ * hands their text to the VM.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,6 +10,7 @@ import { fileURLToPath } from "node:url";
 
 // Next to this module both under tsx (src/llm/adapters/) and compiled (dist/llm/adapters/, copied by the build).
 const BUNDLED_DIR = fileURLToPath(new URL("./adapters/", import.meta.url));
+const BUNDLED_LIB_DIR = join(BUNDLED_DIR, "lib");
 
 const ADAPTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
@@ -15,18 +18,19 @@ export function adaptersDir(dataDir: string): string {
   return join(dataDir, "adapters");
 }
 
-/** Copies each bundled adapter missing from `<dataDir>/adapters/`; returns the names it copied. */
+export function librariesDir(dataDir: string): string {
+  return join(adaptersDir(dataDir), "lib");
+}
+
+/**
+ * Copies each bundled adapter and library missing from `<dataDir>/adapters/`; returns what it copied,
+ * adapters by name and libraries as `lib/<name>`.
+ */
 export function installBundledAdapters(dataDir: string): string[] {
-  const target = adaptersDir(dataDir);
-  mkdirSync(target, { recursive: true });
-  const copied: string[] = [];
-  for (const file of luaFiles(BUNDLED_DIR)) {
-    const dest = join(target, file);
-    if (existsSync(dest)) continue;
-    copyFileSync(join(BUNDLED_DIR, file), dest);
-    copied.push(file.slice(0, -".lua".length));
-  }
-  return copied;
+  return [
+    ...copyMissing(BUNDLED_DIR, adaptersDir(dataDir), ""),
+    ...copyMissing(BUNDLED_LIB_DIR, librariesDir(dataDir), "lib/"),
+  ];
 }
 
 /** The text of `<dataDir>/adapters/<name>.lua`. */
@@ -37,7 +41,7 @@ export function loadAdapterSource(dataDir: string, name: string): string {
   const dir = adaptersDir(dataDir);
   const file = join(dir, `${name}.lua`);
   if (!existsSync(file)) {
-    const available = luaFiles(dir).map((f) => f.slice(0, -".lua".length));
+    const available = luaNames(dir);
     throw new Error(
       `no adapter named ${name} in ${dir} (available: ${available.join(", ") || "none"}); ` +
         `put ${name}.lua there or choose one of those`,
@@ -46,9 +50,42 @@ export function loadAdapterSource(dataDir: string, name: string): string {
   return readFileSync(file, "utf8");
 }
 
-function luaFiles(dir: string): string[] {
+/** The libraries adapters may import(): name → text of `<dataDir>/adapters/lib/<name>.lua`. */
+export function loadAdapterLibraries(dataDir: string): Record<string, string> {
+  return readLibraries(librariesDir(dataDir));
+}
+
+let bundledLibraries: Record<string, string> | undefined;
+
+/** The libraries the bundled adapters were written against, as shipped. */
+export function bundledAdapterLibraries(): Record<string, string> {
+  bundledLibraries ??= readLibraries(BUNDLED_LIB_DIR);
+  return bundledLibraries;
+}
+
+/** The names of the `.lua` files in `dir`, sorted. */
+export function luaNames(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith(".lua"))
+    .map((f) => f.slice(0, -".lua".length))
     .sort();
+}
+
+function readLibraries(dir: string): Record<string, string> {
+  const libraries: Record<string, string> = {};
+  for (const name of luaNames(dir)) libraries[name] = readFileSync(join(dir, `${name}.lua`), "utf8");
+  return libraries;
+}
+
+function copyMissing(from: string, to: string, prefix: string): string[] {
+  mkdirSync(to, { recursive: true });
+  const copied: string[] = [];
+  for (const name of luaNames(from)) {
+    const dest = join(to, `${name}.lua`);
+    if (existsSync(dest)) continue;
+    copyFileSync(join(from, `${name}.lua`), dest);
+    copied.push(prefix + name);
+  }
+  return copied;
 }

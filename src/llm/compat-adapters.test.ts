@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { LuaVM } from "../lua/vm.js";
+import { bundledAdapterLibraries } from "./adapters.js";
 import type { CompletionRequest } from "./provider.js";
 
 const NAMES = ["deepseek", "mistral", "groq", "github", "server"] as const;
@@ -19,7 +20,7 @@ const call = (name: Name, fn: string, input: unknown) =>
 const callJson = (name: Name, fn: string, input: unknown) => JSON.parse(call(name, fn, input));
 
 before(async () => {
-  vm = await LuaVM.create({ kind: "adapter" });
+  vm = await LuaVM.create({ kind: "adapter", libraries: bundledAdapterLibraries() });
   for (const name of NAMES) {
     const source = readFileSync(new URL(`./adapters/${name}.lua`, import.meta.url), "utf8");
     tables.set(name, vm.loadScript(name, source) as Record<string, unknown>);

@@ -286,6 +286,19 @@ test("stream_endpoint is used for streams only", async () => {
   assert.equal(fake.requests[0].path, "/v1/chat/completions?stream=1");
 });
 
+test("libraries given to the provider replace the bundled ones, in every stream instance too", async () => {
+  const bundled = readFileSync(new URL("./adapters/lib/openai_compat.lua", import.meta.url), "utf8");
+  const start = "function compat.request(out, req, q)\n";
+  const marked = bundled.replace(start, `${start}  out.marker = "mine"\n`);
+  const p = provider({ libraries: { openai_compat: marked } });
+  await p.chat(request);
+  await Promise.all([drain(p.chatStream(request)), drain(p.chatStream(request))]);
+  assert.deepEqual(
+    fake.requests.map((r) => r.body.marker),
+    ["mine", "mine", "mine"],
+  );
+});
+
 // openai.lua wrapped so that every chunk is followed by a numbered marker chunk: an array answer, and
 // per-stream state in an upvalue that begin_stream resets.
 const COUNTING = OPENAI.replace(

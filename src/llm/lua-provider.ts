@@ -27,12 +27,14 @@
  *   stream in flight runs on an instance of the script of its own, and this hook resets a reused one.
  *
  * Globals: the sandboxed Lua of vm.ts with `json`, `log`, `source` ({ name, base_url, model } of the
- * configured source; never the API key) and `http_get(url, headers?)` / `http_post(url, body, headers?)`
- * → body, status, headers, which may reach only the host of base_url (plus `httpAllowedHosts`).
+ * configured source; never the API key), `import(name)` (a library of `libraries`, e.g. openai_compat) and
+ * `http_get(url, headers?)` / `http_post(url, body, headers?)` → body, status, headers, which may reach only
+ * the host of base_url (plus `httpAllowedHosts`).
  */
 import type { Logger } from "@homeagent/sdk";
 import { LuaError, LuaVM } from "../lua/vm.js";
 import { AdapterScript, type AdapterSpec } from "./adapter-script.js";
+import { bundledAdapterLibraries } from "./adapters.js";
 import { FirstByteWatch } from "./first-byte.js";
 import { ndjsonLines } from "./ndjson.js";
 import {
@@ -53,6 +55,8 @@ export interface LuaAdaptedProviderOptions {
   sourceName: string;
   adapterName: string;
   adapterSource: string;
+  /** The libraries the adapter may import(), name → Lua source; by default the bundled ones. */
+  libraries?: Readonly<Record<string, string>>;
   baseUrl: string;
   apiKey?: string;
   /** Sent when the request names no model (empty or "AUTO"). */
@@ -165,11 +169,15 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   private async createAdapter(): Promise<AdapterScript> {
-    const { adapterName, adapterSource, timeoutMs, sourceName, baseUrl, model } = this.opts;
+    const { adapterName, adapterSource, libraries, timeoutMs, sourceName, baseUrl, model } = this.opts;
     const vm = this.opts.vm ?? (await this.ownVM());
     const globals = { source: { name: sourceName, base_url: baseUrl, model } };
     try {
-      return AdapterScript.load(vm, adapterName, adapterSource, { timeoutMs, globals });
+      return AdapterScript.load(vm, adapterName, adapterSource, {
+        timeoutMs,
+        globals,
+        libraries: libraries ?? bundledAdapterLibraries(),
+      });
     } catch (err) {
       const what = err instanceof LuaError ? " failed to load: " : ": ";
       throw new ProviderError(this.label() + what + this.redact(messageOf(err)), "fatal");

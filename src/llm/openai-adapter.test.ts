@@ -2,13 +2,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { LuaVM } from "../lua/vm.js";
+import { bundledAdapterLibraries } from "./adapters.js";
 import type { CompletionRequest } from "./provider.js";
 
 let vm: LuaVM;
 const call = (fn: string, input: string) => vm.call("openai", fn, [input]) as string;
 
 before(async () => {
-  vm = await LuaVM.create({ kind: "adapter" });
+  vm = await LuaVM.create({ kind: "adapter", libraries: bundledAdapterLibraries() });
   vm.loadScript("openai", readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8"));
 });
 after(() => vm.close());

@@ -13,13 +13,20 @@
  * lower case) for any HTTP status, and raise an error when the request could not be made (host not
  * allowed, timeout, network failure). The host decides what is allowed; see vm.ts.
  *
+ * Libraries: import(name) returns the table a shared library's chunk returns. Lua never opens a file: the
+ * host hands over the library's text, and the chunk runs as text only, under the caller's time limit, in
+ * an environment of its own built like a script's. Libraries are cached per script rather than per state,
+ * so that scripts (and instances of one script) sharing a state never share a library's table or upvalues.
+ *
  * The chunk expects the globals __ha_expired(), __ha_log(script, level, msg), __ha_http(script, method,
- * url, body, headers_json) → reply_json and __ha_json_source (the json module's text) and returns the
+ * url, body, headers_json) → reply_json, __ha_library(script, name) → source or nil,
+ * __ha_library_names(script) → "a, b" and __ha_json_source (the json module's text) and returns the
  * runner table { load, call, unload } that the host calls into.
  */
 export const PRELUDE_LUA = String.raw`
 local HOOK_COUNT = 10000
 local expired, host_log, host_http = __ha_expired, __ha_log, __ha_http
+local host_library, host_library_names = __ha_library, __ha_library_names
 local sethook, raw_load, raw_pcall, raw_xpcall = debug.sethook, load, pcall, xpcall
 local json = assert(raw_load(__ha_json_source, "=json", "t"))()
 local co_create, co_resume = coroutine.create, coroutine.resume
@@ -125,6 +132,44 @@ local function guarded(f, ...)
   return unpack(r, 2, r.n)
 end
 
+-- Makes the environments of one script: its own, then one per library it imports, alike (same globals,
+-- same name towards log and http) and sharing one import cache.
+local function env_maker(name, label, globals)
+  local loaded, loading = {}, {}
+  local import
+
+  local function make_env()
+    local env = new_env(label)
+    if globals then
+      for k, v in pairs(json.decode(globals)) do env[k] = v end
+    end
+    env.import = import
+    return env
+  end
+
+  import = function(lib)
+    if type(lib) ~= "string" then error("import: the library name must be a string", 2) end
+    if loaded[lib] ~= nil then return loaded[lib] end
+    if loading[lib] then error("import: library " .. lib .. " imports itself (an import cycle)", 2) end
+    local source = host_library(name, lib)
+    if source == nil then
+      local names = host_library_names(name)
+      error("import: no library named " .. lib .. " (available: " .. (names ~= "" and names or "none") .. ")", 2)
+    end
+    local chunk, err = raw_load(source, "=lib/" .. lib, "t", make_env())
+    if not chunk then error(err, 0) end
+    loading[lib] = true
+    local ok, value = raw_pcall(chunk)
+    loading[lib] = nil
+    if not ok then error(value, 0) end
+    if value == nil then error("import: library " .. lib .. " returned nothing", 2) end
+    loaded[lib] = value
+    return value
+  end
+
+  return make_env
+end
+
 local scripts = {}
 
 local runner = {}
@@ -133,10 +178,7 @@ local runner = {}
 -- globals (JSON text of an object) become globals of the script, e.g. the adapter's source table.
 function runner.load(name, source, label, globals)
   label = label or name
-  local env = new_env(label)
-  if globals then
-    for k, v in pairs(json.decode(globals)) do env[k] = v end
-  end
+  local env = env_maker(name, label, globals)()
   local chunk, err = raw_load(source, "=" .. label, "t", env)
   if not chunk then error(err, 0) end
   local value = guarded(chunk)
@@ -155,7 +197,8 @@ end
 function runner.unload(name) scripts[name] = nil end
 
 for _, k in ipairs({ "os", "io", "require", "dofile", "loadfile", "package", "debug", "load", "collectgarbage",
-                     "__ha_expired", "__ha_log", "__ha_http", "__ha_json_source" }) do
+                     "__ha_expired", "__ha_log", "__ha_http", "__ha_library", "__ha_library_names",
+                     "__ha_json_source" }) do
   _G[k] = nil
 end
 string.dump = nil

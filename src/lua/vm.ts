@@ -1,7 +1,8 @@
 /**
  * A sandboxed Lua 5.4 state (wasmoon) for adapters and Lua plugins. What is safe and how the time limit
  * works is explained in prelude.ts; this class owns the state, the clock the limit reads, the HTTP policy,
- * and the translation of Lua failures into JS errors that name the script.
+ * the library sources each script may import, and the translation of Lua failures into JS errors that
+ * name the script.
  */
 import { type LuaEngine, LuaFactory } from "wasmoon";
 import { JSON_LUA } from "./json-source.js";
@@ -29,6 +30,8 @@ export interface LuaVMOptions {
    * The wait blocks the JS thread, hence a budget per call rather than per request.
    */
   httpTimeoutMs?: number;
+  /** The libraries scripts of this VM may import(), name → Lua source, unless loadScript says otherwise. */
+  libraries?: Readonly<Record<string, string>>;
 }
 
 export interface CallLimits {
@@ -43,6 +46,8 @@ export interface LoadOptions extends CallLimits {
   label?: string;
   /** Extra globals of the script's environment (JSON values). */
   globals?: Record<string, unknown>;
+  /** The libraries the script may import(), name → Lua source. Default: the VM's (none unless given). */
+  libraries?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -80,6 +85,8 @@ export class LuaVM {
   private readonly httpAllowedHosts: Set<string>;
   private readonly httpTimeoutMs: number;
   private readonly labels = new Map<string, string>();
+  private readonly libraries = new Map<string, ReadonlyMap<string, string>>();
+  private readonly defaultLibraries: Readonly<Record<string, string>>;
   private httpSpentMs = 0;
   private deadline = Number.POSITIVE_INFINITY;
   private expired = false;
@@ -94,6 +101,7 @@ export class LuaVM {
     this.kind = opts.kind ?? "script";
     this.httpAllowedHosts = new Set((opts.httpAllowedHosts ?? []).map((h) => h.toLowerCase()));
     this.httpTimeoutMs = opts.httpTimeoutMs ?? 10_000;
+    this.defaultLibraries = opts.libraries ?? {};
     const log = opts.log ?? (() => {});
     engine.global.setMemoryMax(opts.memoryLimitBytes ?? 64 * 1024 * 1024);
     engine.global.set("__ha_expired", () => this.checkClock());
@@ -102,6 +110,10 @@ export class LuaVM {
     });
     engine.global.set("__ha_http", (script: string, method: string, url: string, body: unknown, headers: string) =>
       JSON.stringify(this.http(script, method === "POST" ? "POST" : "GET", url, body, headers)),
+    );
+    engine.global.set("__ha_library", (script: string, lib: string) => this.libraries.get(script)?.get(lib));
+    engine.global.set("__ha_library_names", (script: string) =>
+      [...(this.libraries.get(script)?.keys() ?? [])].sort().join(", "),
     );
     engine.global.set("__ha_json_source", JSON_LUA);
     this.runner = engine.doStringSync(PRELUDE_LUA) as Runner;
@@ -119,6 +131,8 @@ export class LuaVM {
   loadScript(name: string, source: string, opts?: LoadOptions): unknown {
     const label = opts?.label ?? name;
     this.labels.set(name, label);
+    const libraries = opts?.libraries ?? this.defaultLibraries;
+    this.libraries.set(name, new Map(Object.entries(libraries)));
     const globals = opts?.globals && JSON.stringify(opts.globals);
     return this.guard(name, opts, () => this.runner.load(name, source, label, globals));
   }
@@ -131,6 +145,7 @@ export class LuaVM {
   unloadScript(name: string): void {
     if (!this.closed) this.runner.unload(name);
     this.labels.delete(name);
+    this.libraries.delete(name);
   }
 
   close(): void {

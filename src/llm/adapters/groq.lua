@@ -1,145 +1,21 @@
 -- Groq chat completions adapter (https://console.groq.com/docs/api-reference). OpenAI wire format, but
 -- Groq rejects echoed `reasoning_content`, returns reasoning as `reasoning`, and reports stream usage in
 -- the last chunk's `x_groq.usage`. base_url: https://api.groq.com/openai/v1
--- Edit freely: HomeAgent copies this file into <data>/adapters/ once and never overwrites it.
+-- Edit freely: HomeAgent copies this file into <data>/adapters/ once and never overwrites it. The OpenAI
+-- mapping is lib/openai_compat.lua; this file holds what Groq does differently.
 
-local adapter = {
-  name = "groq",
-  version = "1",
-  endpoint = "/chat/completions",
-  headers = {},
+local compat = import("openai_compat")
+
+local quirks = {
+  names = "tool",
+  reasoning_echo = "never",
+  include_usage = false,
+  text_parts = false,
+  reasoning_fields = { "reasoning" },
+  chunk_usage = function(chunk)
+    local x_groq = type(chunk.x_groq) == "table" and chunk.x_groq or {}
+    return chunk.usage or x_groq.usage
+  end,
 }
 
-local function non_empty(s) return type(s) == "string" and s ~= "" end
-
-local function arguments_text(args)
-  if type(args) == "table" then return json.encode(args) end
-  if non_empty(args) then return args end
-  return "{}"
-end
-
-local function wire_message(m)
-  local out = json.object({ role = m.role, content = m.content or "" })
-  if non_empty(m.name) and m.role == "tool" then out.name = m.name end
-  if non_empty(m.tool_call_id) then out.tool_call_id = m.tool_call_id end
-  if type(m.tool_calls) == "table" and #m.tool_calls > 0 then
-    out.tool_calls = json.array()
-    for _, tc in ipairs(m.tool_calls) do
-      local fn = tc["function"] or {}
-      out.tool_calls[#out.tool_calls + 1] = json.object({
-        id = tc.id,
-        type = "function",
-        ["function"] = json.object({ name = fn.name, arguments = arguments_text(fn.arguments) }),
-      })
-    end
-  end
-  return out
-end
-
-function adapter.transform_request(body)
-  local req = json.decode(body)
-  local out = json.object({ model = req.model, messages = json.array() })
-  for _, m in ipairs(req.messages or {}) do
-    out.messages[#out.messages + 1] = wire_message(m)
-  end
-  if type(req.tools) == "table" and #req.tools > 0 then
-    out.tools = req.tools
-    if non_empty(req.tool_choice) then out.tool_choice = req.tool_choice end
-  end
-  if req.temperature ~= nil then out.temperature = req.temperature end
-  if req.max_tokens ~= nil then out.max_tokens = req.max_tokens end
-  if req.stream then out.stream = true end
-  if type(req.extra_body) == "table" then
-    for k, v in pairs(req.extra_body) do out[k] = v end
-  end
-  return json.encode(out)
-end
-
-local function unified_usage(u)
-  if type(u) ~= "table" then return json.null end
-  local prompt = u.prompt_tokens or 0
-  local completion = u.completion_tokens or 0
-  local details = type(u.prompt_tokens_details) == "table" and u.prompt_tokens_details or {}
-  local cached = details.cached_tokens
-  local completion_details = type(u.completion_tokens_details) == "table" and u.completion_tokens_details or {}
-  return json.object({
-    prompt = prompt,
-    completion = completion,
-    total = u.total_tokens or (prompt + completion),
-    cache_read = cached or 0,
-    cache_miss = math.max(prompt - (cached or 0), 0),
-    cache_reported = cached ~= nil,
-    reasoning_tokens = completion_details.reasoning_tokens or 0,
-  })
-end
-
-local function parsed_arguments(raw)
-  if type(raw) == "table" then return raw, nil end
-  if not non_empty(raw) then return json.object(), nil end
-  local ok, value = pcall(json.decode, raw)
-  if ok and type(value) == "table" and getmetatable(value).__jsontype == "object" then return value, nil end
-  return json.object(), raw
-end
-
-local function raise_api_error(decoded)
-  if type(decoded.error) == "table" then
-    error("provider error: " .. tostring(decoded.error.message or json.encode(decoded.error)), 0)
-  end
-end
-
-function adapter.transform_response(body)
-  local resp = json.decode(body)
-  if type(resp) ~= "table" then error("response is not a JSON object", 0) end
-  raise_api_error(resp)
-  local choice = type(resp.choices) == "table" and resp.choices[1]
-  if type(choice) ~= "table" then error("response has no choices", 0) end
-  local msg = choice.message or {}
-  local calls = json.array()
-  for _, tc in ipairs(msg.tool_calls or {}) do
-    local fn = tc["function"] or {}
-    local args, raw = parsed_arguments(fn.arguments)
-    calls[#calls + 1] = json.object({ id = tc.id or "", name = fn.name or "", arguments = args, raw_arguments = raw })
-  end
-  return json.encode({
-    content = type(msg.content) == "string" and msg.content or "",
-    reasoning_content = msg.reasoning or "",
-    finish_reason = choice.finish_reason or "",
-    token_usage = unified_usage(resp.usage),
-    tool_calls = calls,
-  })
-end
-
-function adapter.transform_stream_chunk(line)
-  local chunk = json.decode((line:gsub("^data:%s*", "")))
-  if type(chunk) ~= "table" then return "" end
-  raise_api_error(chunk)
-  local choice = type(chunk.choices) == "table" and chunk.choices[1] or {}
-  local delta = choice.delta or {}
-  local calls = json.array()
-  for i, tc in ipairs(delta.tool_calls or {}) do
-    local fn = tc["function"] or {}
-    calls[#calls + 1] = json.object({
-      id = tc.id or "",
-      name = fn.name or "",
-      raw_arguments = fn.arguments or "",
-      stream_index = tc.index or (i - 1),
-    })
-  end
-  local content = type(delta.content) == "string" and delta.content or ""
-  local reasoning = delta.reasoning or ""
-  local x_groq = type(chunk.x_groq) == "table" and chunk.x_groq or {}
-  local usage = unified_usage(chunk.usage or x_groq.usage)
-  if content == "" and reasoning == "" and #calls == 0 and choice.finish_reason == nil and usage == json.null then
-    return ""
-  end
-  return json.encode({
-    content = content,
-    reasoning_content = reasoning,
-    done = false,
-    finish_reason = choice.finish_reason,
-    usage = usage,
-    tool_calls = calls,
-  })
-end
-
-return adapter
+return compat.adapter({ name = "groq", version = "1" }, quirks)

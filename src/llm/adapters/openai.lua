@@ -1,163 +1,29 @@
 -- OpenAI chat completions adapter (also fits most OpenAI-compatible servers: vLLM, llama.cpp, LM Studio,
 -- OpenRouter, DeepSeek, ...). Maps HomeAgent's unified request/response/chunk JSON to the wire format.
--- Edit freely: HomeAgent copies this file into <data>/adapters/ once and never overwrites it.
+-- Edit freely: HomeAgent copies this file into <data>/adapters/ once and never overwrites it. The mapping
+-- itself is lib/openai_compat.lua, which lists the quirks an adapter can declare; to write an adapter for
+-- another OpenAI-like server, copy this file and change what differs.
 
-local adapter = {
+local compat = import("openai_compat")
+
+local quirks = {
+  -- DeepSeek-style gateways report the cache as prompt_cache_hit_tokens instead.
+  usage = function(u, counts) counts.cache_read = counts.cache_read or u.prompt_cache_hit_tokens end,
+}
+
+local adapter = compat.adapter({
   name = "openai",
   version = "1",
   endpoint = "/chat/completions",
   headers = {},
-}
+}, quirks)
 
-local function non_empty(s) return type(s) == "string" and s ~= "" end
-
--- The unified request carries tool-call arguments as JSON text; tolerate an already-decoded object.
-local function arguments_text(args)
-  if type(args) == "table" then return json.encode(args) end
-  if non_empty(args) then return args end
-  return "{}"
-end
-
-local function wire_message(m)
-  local out = json.object({ role = m.role, content = m.content or "" })
-  if non_empty(m.name) then out.name = m.name end
-  if non_empty(m.tool_call_id) then out.tool_call_id = m.tool_call_id end
-  -- Reasoning servers (DeepSeek, vLLM) want the reasoning of earlier tool-call turns echoed back.
-  if non_empty(m.reasoning_content) then out.reasoning_content = m.reasoning_content end
-  if type(m.tool_calls) == "table" and #m.tool_calls > 0 then
-    out.tool_calls = json.array()
-    for _, tc in ipairs(m.tool_calls) do
-      local fn = tc["function"] or {}
-      out.tool_calls[#out.tool_calls + 1] = json.object({
-        id = tc.id,
-        type = "function",
-        ["function"] = json.object({ name = fn.name, arguments = arguments_text(fn.arguments) }),
-      })
-    end
-  end
-  return out
-end
-
+-- Written out, although the library's default does the same, as the place to add fields to the body.
+-- disable_thinking has no standard OpenAI field; provider-specific adapters (deepseek, ...) map it.
 function adapter.transform_request(body)
   local req = json.decode(body)
   local out = json.object({ model = req.model, messages = json.array() })
-  for _, m in ipairs(req.messages or {}) do
-    out.messages[#out.messages + 1] = wire_message(m)
-  end
-  if type(req.tools) == "table" and #req.tools > 0 then
-    out.tools = req.tools
-    if non_empty(req.tool_choice) then out.tool_choice = req.tool_choice end
-  end
-  if req.temperature ~= nil then out.temperature = req.temperature end
-  if req.max_tokens ~= nil then out.max_tokens = req.max_tokens end
-  if req.stream then
-    out.stream = true
-    out.stream_options = json.object({ include_usage = true })
-  end
-  -- disable_thinking has no standard OpenAI field; provider-specific adapters (deepseek, ...) map it.
-  if type(req.extra_body) == "table" then
-    for k, v in pairs(req.extra_body) do out[k] = v end
-  end
-  return json.encode(out)
-end
-
-local function unified_usage(u)
-  if type(u) ~= "table" then return json.null end
-  local prompt = u.prompt_tokens or 0
-  local completion = u.completion_tokens or 0
-  local details = type(u.prompt_tokens_details) == "table" and u.prompt_tokens_details or {}
-  -- DeepSeek-style gateways report the cache as prompt_cache_hit_tokens instead.
-  local cached = details.cached_tokens or u.prompt_cache_hit_tokens
-  local completion_details = type(u.completion_tokens_details) == "table" and u.completion_tokens_details or {}
-  return json.object({
-    prompt = prompt,
-    completion = completion,
-    total = u.total_tokens or (prompt + completion),
-    cache_read = cached or 0,
-    cache_miss = math.max(prompt - (cached or 0), 0),
-    cache_reported = cached ~= nil,
-    reasoning_tokens = completion_details.reasoning_tokens or 0,
-  })
-end
-
--- Some servers send content as an array of parts; only text parts matter here.
-local function text_of(content)
-  if type(content) == "string" then return content end
-  if type(content) ~= "table" then return "" end
-  local parts = {}
-  for _, part in ipairs(content) do
-    if type(part) == "table" and type(part.text) == "string" then parts[#parts + 1] = part.text end
-  end
-  return table.concat(parts)
-end
-
-local function parsed_arguments(raw)
-  if type(raw) == "table" then return raw, nil end
-  if not non_empty(raw) then return json.object(), nil end
-  local ok, value = pcall(json.decode, raw)
-  if ok and type(value) == "table" and getmetatable(value).__jsontype == "object" then return value, nil end
-  return json.object(), raw
-end
-
-local function raise_api_error(decoded)
-  if type(decoded.error) == "table" then
-    error("provider error: " .. tostring(decoded.error.message or json.encode(decoded.error)), 0)
-  end
-end
-
-function adapter.transform_response(body)
-  local resp = json.decode(body)
-  if type(resp) ~= "table" then error("response is not a JSON object", 0) end
-  raise_api_error(resp)
-  local choice = type(resp.choices) == "table" and resp.choices[1]
-  if type(choice) ~= "table" then error("response has no choices", 0) end
-  local msg = choice.message or {}
-  local calls = json.array()
-  for _, tc in ipairs(msg.tool_calls or {}) do
-    local fn = tc["function"] or {}
-    local args, raw = parsed_arguments(fn.arguments)
-    calls[#calls + 1] = json.object({ id = tc.id or "", name = fn.name or "", arguments = args, raw_arguments = raw })
-  end
-  return json.encode({
-    content = text_of(msg.content),
-    reasoning_content = msg.reasoning_content or msg.reasoning or "",
-    finish_reason = choice.finish_reason or "",
-    token_usage = unified_usage(resp.usage),
-    tool_calls = calls,
-  })
-end
-
-function adapter.transform_stream_chunk(line)
-  local payload = line:gsub("^data:%s*", "")
-  local chunk = json.decode(payload)
-  if type(chunk) ~= "table" then return "" end
-  raise_api_error(chunk)
-  local choice = type(chunk.choices) == "table" and chunk.choices[1] or {}
-  local delta = choice.delta or {}
-  local calls = json.array()
-  for i, tc in ipairs(delta.tool_calls or {}) do
-    local fn = tc["function"] or {}
-    calls[#calls + 1] = json.object({
-      id = tc.id or "",
-      name = fn.name or "",
-      raw_arguments = fn.arguments or "",
-      stream_index = tc.index or (i - 1),
-    })
-  end
-  local content = text_of(delta.content)
-  local reasoning = delta.reasoning_content or delta.reasoning or ""
-  local usage = unified_usage(chunk.usage)
-  if content == "" and reasoning == "" and #calls == 0 and choice.finish_reason == nil and usage == json.null then
-    return ""
-  end
-  return json.encode({
-    content = content,
-    reasoning_content = reasoning,
-    done = false,
-    finish_reason = choice.finish_reason,
-    usage = usage,
-    tool_calls = calls,
-  })
+  return compat.request(out, req, quirks)
 end
 
 return adapter
