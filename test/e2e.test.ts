@@ -160,6 +160,23 @@ describe("homed + waiter + fake LLM", () => {
     assert.match(after.stdout, /"key": "core\.llm\.provider",\s*"value": "env"/);
   });
 
+  test("killing waiter mid-reply cancels the LLM request it was waiting for", async () => {
+    fake.enqueue({ text: "a very slow answer", delayMs: 15_000 });
+    const before = fake.requests.length;
+    const proc = spawn(
+      process.execPath,
+      [...NODE_ARGS, "src/bin/waiter.ts", "--socket", homed.socket, "--api-key", "letmein-0123456789", "-c", "slow"],
+      { env: { ...process.env, HOMEAGENT_API_KEY: "" }, stdio: "ignore" },
+    );
+    await fake.waitForRequests(before + 1, 15_000);
+    proc.kill("SIGKILL");
+    const deadline = Date.now() + 5000;
+    while (!fake.requests[before].aborted) {
+      assert.ok(Date.now() < deadline, "the LLM request was not cancelled");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+
   test("the LLM API key never appears in the log", () => {
     assert.ok(!homed.stderr().includes("sk-test-secret-123456"));
     assert.ok(!homed.stderr().includes("letmein-0123456789"));

@@ -5,6 +5,7 @@
 import type { InjectOptions, InputReply, Logger } from "@homeagent/sdk";
 import { EventBus } from "../events/bus.js";
 import { OutputChannels } from "../io/output-channels.js";
+import { stopMessage } from "./cancel.js";
 import { InterruptQueue } from "./interrupts.js";
 import { Scheduler } from "./scheduler.js";
 import { StageHost } from "./stages.js";
@@ -49,8 +50,7 @@ export class Agent {
     this.tools.addSource(this.outputs);
     this.scheduler = new Scheduler(
       (task) => this.run(task),
-      (task, reason) =>
-        task.reply?.({ requestId: task.requestId, content: reason, shortCircuited: false, error: reason }),
+      (task, reason) => this.drop(task, reason),
       opts.maxQueue,
     );
   }
@@ -60,7 +60,7 @@ export class Agent {
   }
 
   async stop(): Promise<void> {
-    this.shutdown.abort(new Error("daemon stopping"));
+    this.shutdown.abort(new Error(SHUTDOWN_MESSAGE));
     await this.scheduler.stop();
   }
 
@@ -126,14 +126,23 @@ export class Agent {
     reply?: (r: InputReply) => void,
   ): InputTask {
     if (typeof text !== "string" || !text.trim()) throw new Error("empty input: nothing to process");
+    if (opts.signal?.aborted) throw new Error(stopMessage(opts.signal.reason));
     const task: InputTask = { requestId: this.nextId(), kind, source, channel, text, opts, reply };
     this.scheduler.enqueue(task);
+    opts.signal?.addEventListener(
+      "abort",
+      () => {
+        if (this.scheduler.remove(task)) this.drop(task, stopMessage(opts.signal?.reason));
+      },
+      { once: true },
+    );
     opts.onQueued?.(task.requestId);
     return task;
   }
 
   private async run(task: InputTask): Promise<void> {
-    this.control = { shutdown: this.shutdown.signal, interrupts: new InterruptQueue(), llmAbort: null };
+    const stop = task.opts.signal ? AbortSignal.any([this.shutdown.signal, task.opts.signal]) : this.shutdown.signal;
+    this.control = { stop, interrupts: new InterruptQueue(), llmAbort: null };
     try {
       const reply = await runTurn(
         {
@@ -164,11 +173,18 @@ export class Agent {
     }
   }
 
+  /** Answers a task that will not run, so no caller waits forever. */
+  private drop(task: InputTask, reason: string): void {
+    task.reply?.({ requestId: task.requestId, content: reason, shortCircuited: false, error: reason });
+  }
+
   private nextId(): string {
     this.seq++;
     return `req_${Date.now().toString(36)}_${this.seq}`;
   }
 }
+
+const SHUTDOWN_MESSAGE = "the daemon is shutting down; this message was not answered";
 
 function errText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -52,6 +52,18 @@ export class Scheduler {
     this.wake?.();
   }
 
+  /** Takes a task that has not started out of its queue; false if it is running or already done. */
+  remove(task: InputTask): boolean {
+    for (const queue of [this.queue, this.selfQueue]) {
+      const at = queue.indexOf(task);
+      if (at >= 0) {
+        queue.splice(at, 1);
+        return true;
+      }
+    }
+    return false;
+  }
+
   start(): void {
     this.loop ??= this.run();
   }

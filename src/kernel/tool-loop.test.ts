@@ -182,3 +182,37 @@ async function waitFor(cond: () => boolean, timeoutMs = 3000): Promise<void> {
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+test("cancelling a running input stops its LLM call and answers at once", async () => {
+  h.llm.enqueue({ text: "slow", delayMs: 5000 });
+  const cancel = new AbortController();
+  const started = Date.now();
+  const pending = h.agent.injectInputSync("cli", "cli", "long job", { signal: cancel.signal });
+  await waitFor(() => h.llm.requests.length === 1);
+  cancel.abort(new Error("cancelled: the client went away"));
+  const reply = await pending;
+  assert.ok(Date.now() - started < 2000);
+  assert.equal(reply.error, "cancelled: the client went away");
+  assert.equal(h.llm.requests.length, 1, "not retried as if it were an interrupt");
+  h.llm.enqueue({ text: "next" });
+  assert.equal((await h.agent.injectInputSync("cli", "cli", "still there?")).content, "next");
+});
+
+test("cancelling a queued input drops it before it runs; a running tool sees the signal", async () => {
+  let toolSignal: AbortSignal | undefined;
+  h.agent.tools.register("demo", { name: "wait", description: "", parameters: { type: "object" } }, (_a, ctx) => {
+    toolSignal = ctx.signal;
+    return new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve("stopped")));
+  });
+  h.llm.enqueue({ toolCalls: [{ name: "wait" }] });
+  const first = new AbortController();
+  const running = h.agent.injectInputSync("cli", "cli", "first", { signal: first.signal });
+  const second = new AbortController();
+  const queued = h.agent.injectInputSync("cli", "cli", "second", { signal: second.signal });
+  await waitFor(() => toolSignal !== undefined);
+  second.abort();
+  assert.match((await queued).error ?? "", /cancelled/);
+  first.abort(new Error("stop"));
+  assert.equal((await running).error, "stop");
+  assert.equal(h.llm.requests.length, 1, "neither the rest of the loop nor the queued input reached the LLM");
+});

@@ -28,8 +28,8 @@ export interface LoopDeps {
 
 /** Per-turn control shared with the Agent, so an interrupt can cancel the LLM call in flight. */
 export interface TurnControl {
-  /** Aborted when the daemon stops: ends the turn. */
-  shutdown: AbortSignal;
+  /** Ends the turn: the daemon is stopping or the input was cancelled; its reason says which. */
+  stop: AbortSignal;
   interrupts: InterruptQueue;
   llmAbort: AbortController | null;
 }
@@ -55,6 +55,7 @@ export async function process(
   const maxTurns = deps.settings.maxToolTurns();
   let usage: TokenUsage | null = null;
   for (let turn = 0; ; turn++) {
+    control.stop.throwIfAborted();
     if (turn >= maxTurns) {
       const text = `Stopped: tool execution exceeded ${maxTurns} turns (core.agent.max_tool_turns). 工具调用超过 ${maxTurns} 轮上限，已停止；可以让我继续，或调高 core.agent.max_tool_turns。`;
       return { text, reasoning: "", usage, toolsUsed, shortCircuited: false };
@@ -106,6 +107,7 @@ export async function process(
     });
     const results: ToolResult[] = [];
     for (const call of calls) {
+      control.stop.throwIfAborted();
       const result = await runToolCall(deps, ctx, call, control);
       if (ctx.response !== null) return shortCircuit(ctx, usage, toolsUsed);
       results.push(result);
@@ -154,8 +156,8 @@ async function streamLLM(
   control: TurnControl,
 ): Promise<CompletionResponse> {
   const abort = new AbortController();
-  const onShutdown = () => abort.abort(control.shutdown.reason);
-  control.shutdown.addEventListener("abort", onShutdown, { once: true });
+  const onStop = () => abort.abort(control.stop.reason);
+  control.stop.addEventListener("abort", onStop, { once: true });
   control.llmAbort = abort;
   let streamed = false;
   try {
@@ -187,7 +189,7 @@ async function streamLLM(
       },
     );
   } catch (err) {
-    if (abort.signal.aborted && !control.shutdown.aborted) {
+    if (abort.signal.aborted && !control.stop.aborted) {
       if (streamed)
         deps.bus.publish("content_delta", "kernel", { request_id: ctx.requestId, content: "", reset: true });
       throw new InterruptedCall("interrupted");
@@ -195,7 +197,7 @@ async function streamLLM(
     throw err;
   } finally {
     control.llmAbort = null;
-    control.shutdown.removeEventListener("abort", onShutdown);
+    control.stop.removeEventListener("abort", onStop);
   }
 }
 
@@ -241,7 +243,7 @@ async function runToolCall(
   } else {
     const outcome = await deps.tools.execute(
       { ...edited, id: call.id, name: call.name },
-      { requestId: ctx.requestId, source: ctx.source, channel: ctx.channel, signal: control.shutdown },
+      { requestId: ctx.requestId, source: ctx.source, channel: ctx.channel, signal: control.stop },
     );
     result = { tool_call_id: call.id, name: call.name, ...outcome };
   }

@@ -6,6 +6,7 @@ import type { InputReply, TokenUsage } from "@homeagent/sdk";
 import type { OutputChannels } from "../io/output-channels.js";
 import type { ChatMessage } from "../llm/provider.js";
 import { estimateTokens, firstThatFit, MEMORY_SHARE, messageTokens, newestThatFit, requestBudget } from "./budget.js";
+import { stopMessage } from "./cancel.js";
 import { buildSystemPrompt, renderTimeline, timelineRow } from "./prompt.js";
 import { newStageContext } from "./stages.js";
 import { type LoopDeps, process, type TurnControl } from "./tool-loop.js";
@@ -145,11 +146,7 @@ async function think(deps: TurnDeps, ctx: MutableStageContext, control: TurnCont
       inContext,
     };
   } catch (err) {
-    const message = control.shutdown.aborted
-      ? "the daemon is shutting down; this message was not answered"
-      : err instanceof Error
-        ? err.message
-        : String(err);
+    const message = control.stop.aborted ? stopMessage(control.stop.reason) : errorText(err);
     return { text: message, reasoning: "", usage: null, shortCircuited: false, error: message, tools: [], inContext };
   }
 }
@@ -165,6 +162,10 @@ async function deliver(deps: TurnDeps, task: InputTask, text: string): Promise<v
   try {
     await deps.outputs.send(channel, { payload: text, meta: {}, type: "text", requestId: task.requestId });
   } catch (err) {
-    deps.warn(`output channel "${channel}" failed for ${task.requestId}: ${err instanceof Error ? err.message : err}`);
+    deps.warn(`output channel "${channel}" failed for ${task.requestId}: ${errorText(err)}`);
   }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

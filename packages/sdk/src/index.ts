@@ -166,6 +166,11 @@ export interface InjectOptions {
   groupId?: string;
   /** Called with the request id as soon as the input is queued, before it runs. */
   onQueued?: (requestId: string) => void;
+  /**
+   * Cancels the input: a queued one is dropped, a running one stops its LLM call and tools. The reply
+   * then says it was cancelled (e.g. the client that asked has gone away).
+   */
+  signal?: AbortSignal;
 }
 
 export interface InputReply {

@@ -101,6 +101,8 @@ class FakeSDK implements PluginSDK {
   };
   private readonly subscribers: EventHandler[] = [];
   private nextId = 0;
+  /** The cancel signal of every message injected, in order. */
+  readonly signals: Array<AbortSignal | undefined> = [];
 
   constructor(dir: string) {
     this.dataDir = dir;
@@ -118,6 +120,7 @@ class FakeSDK implements PluginSDK {
 
   async injectInputSync(_s: string, _c: string, text: string, opts?: InjectOptions): Promise<InputReply> {
     const requestId = `req-${++this.nextId}`;
+    this.signals.push(opts?.signal);
     opts?.onQueued?.(requestId);
     await tick();
     if (text === "throw") throw new Error("kernel exploded");
@@ -235,6 +238,19 @@ describe("cli plugin", () => {
     assert.equal(statSync(sockPath).mode & 0o777, 0o600);
     await plugin.stop();
     assert.equal(existsSync(sockPath), false);
+  });
+
+  it("a client that disconnects cancels the messages it sent", async () => {
+    await plugin.start(sdk);
+    const c = await open();
+    c.send("hello\n");
+    await c.finals(1);
+    const signal = sdk.signals[0];
+    assert.equal(signal?.aborted, false);
+    c.socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(signal?.aborted, true);
+    assert.match(String((signal?.reason as Error).message), /cli client disconnected/);
   });
 
   it("streams this request's frames before the response, and only this request's", async () => {

@@ -19,6 +19,8 @@ import {
 export function serveConnection(socket: Socket, sdk: PluginSDK, events: RequestEvents): void {
   let authenticated = !sdk.auth.required();
   let closed = false;
+  // A client that goes away cancels what it asked for: queued messages are dropped, a running one stops.
+  const gone = new AbortController();
   let tail: Promise<void> = Promise.resolve();
 
   const send = (frame: ServerFrame): void => {
@@ -43,7 +45,7 @@ export function serveConnection(socket: Socket, sdk: PluginSDK, events: RequestE
 
   const onLine = (line: string): void => {
     if (closed || line.trim() === "") return;
-    if (authenticated) enqueue(() => answer(sdk, events, line, send));
+    if (authenticated) enqueue(() => answer(sdk, events, line, send, gone.signal));
     else if (verifyAuthLine(sdk, line)) {
       authenticated = true;
       send(AUTHENTICATED);
@@ -59,6 +61,7 @@ export function serveConnection(socket: Socket, sdk: PluginSDK, events: RequestE
   socket.on("data", (chunk: Buffer) => splitter.push(chunk));
   socket.on("close", () => {
     closed = true;
+    gone.abort(new Error("cancelled: the cli client disconnected"));
   });
   // A client that vanishes mid-write surfaces as EPIPE/ECONNRESET here; it must never reach the daemon.
   socket.on("error", () => {});
@@ -82,10 +85,11 @@ function answer(
   events: RequestEvents,
   line: string,
   send: (frame: ServerFrame) => void,
+  signal: AbortSignal,
 ): Promise<FinalFrame> | FinalFrame {
   if (isAuthLine(line)) return verifyAuthLine(sdk, line) ? AUTHENTICATED : UNAUTHORIZED_FRAME;
   if (line.startsWith("/")) return runCommand(sdk, line);
-  return chat(sdk, events, line, send);
+  return chat(sdk, events, line, send, signal);
 }
 
 async function chat(
@@ -93,10 +97,12 @@ async function chat(
   events: RequestEvents,
   text: string,
   send: (frame: ServerFrame) => void,
+  signal: AbortSignal,
 ): Promise<FinalFrame> {
   let stopWatching = (): void => {};
   try {
     const reply = await sdk.injectInputSync("cli", "cli", text, {
+      signal,
       onQueued: (requestId) => {
         stopWatching = events.watch(requestId, send);
       },
