@@ -250,7 +250,7 @@ describe("cli plugin", () => {
     c.socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(signal?.aborted, true);
-    assert.match(String((signal?.reason as Error).message), /cli client disconnected/);
+    assert.match(String((signal?.reason as Error | undefined)?.message), /cli client disconnected/);
   });
 
   it("streams this request's frames before the response, and only this request's", async () => {
