@@ -147,7 +147,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   plugins = new PluginRegistry(host, config, log);
   await plugins.startAll(opts.plugins ?? builtinPlugins());
   // After the plugins, so that an embedding provider a plugin added can be the configured one.
-  const ready = await startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce);
+  const ready = startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce);
   retrieval = ready;
   for (const tool of ready.knowledgeTools) agent.tools.register("kernel", tool.def, tool.handler);
   agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, data_dir: paths.root });

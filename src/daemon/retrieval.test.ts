@@ -39,6 +39,7 @@ test("a plugin's embedding provider can be chosen at run time", async () => {
     stop() {},
   };
   const d = await daemonWith(plugin);
+  await d.retrieval.settled();
   assert.equal(d.status().embedding.active, "lexical");
   d.config.set("core.embedding.provider", "unit");
   await d.retrieval.settled();

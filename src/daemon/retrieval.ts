@@ -1,7 +1,7 @@
 /**
- * The daemon's retrieval layer: picks the embedding tier from `core.embedding.*` (each missing tier is
- * logged and announced, never faked) and opens the knowledge base over it, whose tools the agent gets.
- * Changing an embedding setting re-selects the tier; a new fingerprint re-embeds in the background.
+ * The daemon's retrieval layer: opens the knowledge base (whose tools the agent gets) and picks the
+ * embedding tier from `core.embedding.*` in the background (each missing tier is logged and announced,
+ * never faked). Changing an embedding setting re-selects the tier; a new fingerprint re-embeds.
  */
 import { join } from "node:path";
 import type { EmbeddingStatusInfo, Logger } from "@homeagent/sdk";
@@ -14,12 +14,12 @@ import { type KnowledgeTool, knowledgeTools } from "../knowledge/tools.js";
 export interface Retrieval {
   embedding(): EmbeddingStatusInfo;
   knowledgeTools: KnowledgeTool[];
-  /** Settles when the latest re-selection of the embedding tier has finished. */
+  /** Settles when the latest selection of the embedding tier has finished. */
   settled(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Before retrieval is up (plugins start first, so they can add embedding providers). */
+/** Until the first tier selection has finished. */
 export const EMBEDDING_PENDING: EmbeddingStatusInfo = {
   active: "starting",
   fingerprint: "",
@@ -27,33 +27,31 @@ export const EMBEDDING_PENDING: EmbeddingStatusInfo = {
   degraded: [],
 };
 
-export async function startRetrieval(
+export function startRetrieval(
   config: ConfigRegistry,
   registry: EmbeddingRegistry,
   dataDir: string,
   log: Logger,
   announce: (payload: Record<string, unknown>) => void,
-): Promise<Retrieval> {
+): Retrieval {
   offerRegisteredProviders(config, registry);
-  const select = () => selectEmbedder(config, { log, onSystemEvent: announce, registry });
-  const first = await select();
-  let status = first.status;
   const root = config.get("core.knowledge.path") || join(dataDir, "knowledge");
-  const kb = new KnowledgeBase(root, {
-    embedder: first.provider,
-    onError: (err) => log.warn(`knowledge base: ${err.message}`),
-  });
+  // Keyword search works at once; vectors join when the tier is chosen, which for large word-vector
+  // files can take a while, so the daemon does not wait for it.
+  const kb = new KnowledgeBase(root, { onError: (err) => log.warn(`knowledge base: ${err.message}`) });
   log.info(`knowledge base at ${root}`);
 
-  let latest = Promise.resolve();
-  const reselect = async () => {
-    const { provider, status: next } = await select();
-    kb.index.setEmbedder(provider);
-    status = next;
+  let status = EMBEDDING_PENDING;
+  const select = async () => {
+    const chosen = await selectEmbedder(config, { log, onSystemEvent: announce, registry });
+    kb.index.setEmbedder(chosen.provider);
+    status = chosen.status;
   };
+  const failed = (err: Error) => log.warn(`selecting the embedding tier failed: ${err.message}`);
+  let latest = select().catch(failed);
   const off = config.onChange((key) => {
     if (!key.startsWith("core.embedding.") && key !== "core.agent.embedding_model_path") return;
-    latest = latest.then(reselect).catch((err) => log.warn(`re-selecting the embedding tier failed: ${err.message}`));
+    latest = latest.then(select).catch(failed);
   });
   return {
     embedding: () => status,

@@ -95,3 +95,19 @@ test("items added during re-embedding get vectors of the new model and are not e
   assert.ok(hit.vector! > 0);
   await index.close();
 });
+
+test("items written while another model (or none) is active get vectors when the first model returns", async () => {
+  const index = new SearchIndex(join(dir, "switch-back.db"), { embedder: new WordEmbedder("a") });
+  await index.add(ITEMS.slice(0, 5));
+  index.setEmbedder(null);
+  await index.add([{ id: "late", text: "late note about river" }]);
+  await index.add([{ id: "n1", text: "note 1 rewritten about river" }]);
+  index.setEmbedder(new WordEmbedder("a"));
+  assert.equal(index.status().vectors, "partial", "the space lacks the late item and the rewritten one");
+  await index.reembed()?.finished;
+  assert.equal(index.status().vectors, "complete");
+  const hits = await index.search("river", { k: 10, weights: { bm25: 0, vector: 1 } });
+  assert.ok(hits.some((h) => h.id === "late" && h.vector !== null));
+  assert.ok(hits.some((h) => h.id === "n1" && h.vector !== null));
+  await index.close();
+});

@@ -149,7 +149,9 @@ export class SearchIndex {
     });
     const space = this.space;
     const embedder = this.embedder;
-    if (!space || !embedder || changed.length === 0) return;
+    if (changed.length === 0) return;
+    this.markOtherSpacesStale(Math.min(...changed.map((r) => r.rowid)));
+    if (!space || !embedder) return;
     try {
       await embedRows(this.stores, space, embedder, changed);
     } catch (err) {
@@ -262,6 +264,18 @@ export class SearchIndex {
 
   private exactKnn(space: VectorSpace): boolean {
     return this.vectors.size(space) * space.dimension <= EXACT_KNN_MAX_FLOATS;
+  }
+
+  /**
+   * Spaces other than the current one get no vectors for items written now, so they are no longer complete:
+   * switching back to one of them re-embeds from the first changed item on.
+   */
+  private markOtherSpacesStale(firstChanged: number): void {
+    for (const s of this.vectors.spaces()) {
+      if (s.id !== this.space?.id && (s.complete || s.cursor >= firstChanged)) {
+        this.vectors.setProgress(s, Math.min(s.cursor, firstChanged - 1), false);
+      }
+    }
   }
 
   private dropOtherSpaces(keep: VectorSpace): void {
