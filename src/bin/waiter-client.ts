@@ -25,6 +25,14 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/** The user gave up waiting (Ctrl-C); closing the connection makes homed cancel what it was asked. */
+export class CancelledError extends Error {
+  constructor() {
+    super("cancelled");
+    this.name = "CancelledError";
+  }
+}
+
 interface Pending {
   onProgress: (frame: ProgressFrame) => void;
   resolve: (frame: FinalFrame) => void;
@@ -73,6 +81,16 @@ export class WaiterClient {
 
   close(): void {
     this.socket.end();
+  }
+
+  /** Drops the connection at once: homed cancels every message of this connection, queued or running. */
+  cancel(): void {
+    this.fail(new CancelledError());
+    this.socket.destroy();
+  }
+
+  get busy(): boolean {
+    return this.pending.length > 0;
   }
 
   private onLine(line: string): void {

@@ -1,6 +1,6 @@
 /** The three ways `waiter` talks: one message (-c), piped lines, an interactive prompt. Each returns an exit code. */
 import { createInterface } from "node:readline";
-import { ConnectionClosedError, type WaiterClient } from "./waiter-client.js";
+import { CancelledError, ConnectionClosedError, type WaiterClient } from "./waiter-client.js";
 import { HISTORY_MAX, loadHistory, saveHistory } from "./waiter-history.js";
 import { ReplyPrinter } from "./waiter-output.js";
 
@@ -42,7 +42,8 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
       historyBroken = true;
     }
   });
-  rl.on("SIGINT", () => rl.close());
+  // Ctrl-C while a reply is on its way cancels it (homed stops working on it); at the prompt it leaves.
+  rl.on("SIGINT", () => (client.busy ? client.cancel() : rl.close()));
   process.stdout.write("connected to homed; /help lists commands, /quit leaves\n");
   rl.prompt();
   try {
@@ -53,6 +54,10 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
       rl.prompt();
     }
   } catch (err) {
+    if (err instanceof CancelledError) {
+      process.stderr.write("\ncancelled\n");
+      return 130;
+    }
     if (!(err instanceof ConnectionClosedError)) throw err;
     process.stderr.write(`\n${err.message}\n`);
     return 1;
