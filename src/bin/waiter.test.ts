@@ -39,6 +39,8 @@ let home: string;
 class FakeDaemon {
   readonly received: string[] = [];
   apiKey = "";
+  /** Connections that went away while a "hold" message was unanswered. */
+  abandoned = 0;
   private readonly server: Server;
 
   constructor(readonly path: string) {
@@ -70,6 +72,8 @@ class FakeDaemon {
           } else if (line === "crash") {
             socket.destroy();
             return;
+          } else if (line === "hold") {
+            socket.once("close", () => this.abandoned++);
           } else {
             send({ type: "tool_call", tool: "shell", status: "ok" });
             send({ type: "content_delta", content: "echo: " });
@@ -151,6 +155,41 @@ describe("waiter", () => {
     const run = await runWaiter(["--socket", daemon.path, "-c", "crash"]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /closed unexpectedly/);
+  });
+
+  it("on a terminal, Ctrl-C while a reply is on its way drops the connection and exits 130", async () => {
+    // `script` gives waiter a real pseudo-terminal, so readline runs in raw mode as for a person.
+    const command = `${process.execPath} --conditions=development --import tsx ${WAITER} --socket ${daemon.path}`;
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      env: { PATH: process.env.PATH ?? "", HOME: home, TERM: "dumb" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    const until = async (cond: () => boolean) => {
+      const end = Date.now() + 15_000;
+      while (!cond()) {
+        assert.ok(Date.now() < end, `timed out; screen so far: ${out}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await until(() => out.includes("> "));
+    child.stdin.write("hold\r");
+    await until(() => daemon.received.includes("hold"));
+    child.stdin.write("\x03");
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(null);
+      }, 15_000);
+      child.on("close", (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    assert.equal(code, 130);
+    assert.match(out, /cancelled/);
+    await until(() => daemon.abandoned === 1);
   });
 
   describe("with an API key", () => {
