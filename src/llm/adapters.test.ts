@@ -33,7 +33,8 @@ test("bundled libraries are copied to adapters/lib once and user edits are kept"
     writeFileSync(join(dir, "adapters", "lib", "openai_compat.lua"), "return { mine = true }");
     writeFileSync(join(dir, "adapters", "lib", "extra.lua"), "return {}");
     assert.deepEqual(installBundledAdapters(dir), []);
-    assert.deepEqual(loadAdapterLibraries(dir), { extra: "return {}", openai_compat: "return { mine = true }" });
+    const wire = readFileSync(new URL("./adapters/lib/wire.lua", import.meta.url), "utf8");
+    assert.deepEqual(loadAdapterLibraries(dir), { extra: "return {}", openai_compat: "return { mine = true }", wire });
   });
 });
 

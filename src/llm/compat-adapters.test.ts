@@ -4,29 +4,24 @@
  * trips with tool calls and streaming are in compat-adapters-http.test.ts.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { LuaVM } from "../lua/vm.js";
-import { bundledAdapterLibraries } from "./adapters.js";
+import { type AdapterHarness, loadAdapter } from "../../test/fixtures/adapter-harness.js";
 import type { CompletionRequest } from "./provider.js";
 
 const NAMES = ["deepseek", "mistral", "groq", "github", "server"] as const;
 type Name = (typeof NAMES)[number];
 
-let vm: LuaVM;
-const tables = new Map<Name, Record<string, unknown>>();
+const adapters = new Map<Name, AdapterHarness>();
 const call = (name: Name, fn: string, input: unknown) =>
-  vm.call(name, fn, [typeof input === "string" ? input : JSON.stringify(input)]) as string;
+  adapters.get(name)!.call(fn, typeof input === "string" ? input : JSON.stringify(input));
 const callJson = (name: Name, fn: string, input: unknown) => JSON.parse(call(name, fn, input));
 
 before(async () => {
-  vm = await LuaVM.create({ kind: "adapter", libraries: bundledAdapterLibraries() });
-  for (const name of NAMES) {
-    const source = readFileSync(new URL(`./adapters/${name}.lua`, import.meta.url), "utf8");
-    tables.set(name, vm.loadScript(name, source) as Record<string, unknown>);
-  }
+  for (const name of NAMES) adapters.set(name, await loadAdapter(name));
 });
-after(() => vm.close());
+after(() => {
+  for (const a of adapters.values()) a.close();
+});
 
 const toolTurn: CompletionRequest = {
   model: "m",
@@ -56,8 +51,7 @@ const CALL =
   '"tool_calls":[{"function":{"arguments":"{\\"a\\":2,\\"b\\":3}","name":"add"},"id":"call_1","type":"function"}]';
 
 describe("adapter metadata", () => {
-  const meta = (name: Name) =>
-    Object.fromEntries(Object.entries(tables.get(name) ?? {}).filter(([, v]) => typeof v !== "function"));
+  const meta = (name: Name) => adapters.get(name)!.meta;
   test("every adapter posts to /chat/completions under its documented base_url", () => {
     for (const name of NAMES) assert.equal(meta(name).endpoint, "/chat/completions", name);
   });

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { after, before, beforeEach, test } from "node:test";
 import type { Logger } from "@homeagent/sdk";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
+import { bundledAdapterLibraries } from "./adapters.js";
 import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
 import { type CompletionRequest, ProviderError, type StreamChunk } from "./provider.js";
 import { StreamAccumulator } from "./stream-accumulator.js";
@@ -290,7 +291,7 @@ test("libraries given to the provider replace the bundled ones, in every stream 
   const bundled = readFileSync(new URL("./adapters/lib/openai_compat.lua", import.meta.url), "utf8");
   const start = "function compat.request(out, req, q)\n";
   const marked = bundled.replace(start, `${start}  out.marker = "mine"\n`);
-  const p = provider({ libraries: { openai_compat: marked } });
+  const p = provider({ libraries: { ...bundledAdapterLibraries(), openai_compat: marked } });
   await p.chat(request);
   await Promise.all([drain(p.chatStream(request)), drain(p.chatStream(request))]);
   assert.deepEqual(

@@ -1,22 +1,18 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { LuaVM } from "../lua/vm.js";
-import { bundledAdapterLibraries } from "./adapters.js";
+import { type AdapterHarness, loadAdapter } from "../../test/fixtures/adapter-harness.js";
 import type { CompletionRequest } from "./provider.js";
 
-let vm: LuaVM;
-const call = (fn: string, input: string) => vm.call("openai", fn, [input]) as string;
+let openai: AdapterHarness;
+const call = (fn: string, input: string) => openai.call(fn, input);
 
 before(async () => {
-  vm = await LuaVM.create({ kind: "adapter", libraries: bundledAdapterLibraries() });
-  vm.loadScript("openai", readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8"));
+  openai = await loadAdapter("openai");
 });
-after(() => vm.close());
+after(() => openai.close());
 
 test("adapter table carries its metadata", () => {
-  const table = vm.loadScript("meta", readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8"));
-  assert.deepEqual(Object.fromEntries(Object.entries(table as object).filter(([, v]) => typeof v !== "function")), {
+  assert.deepEqual(openai.meta, {
     name: "openai",
     version: "1",
     endpoint: "/chat/completions",

@@ -21,17 +21,9 @@ local STOP_REASONS = {
   refusal = "content_filter",
 }
 
-local function non_empty(s) return type(s) == "string" and s ~= "" end
-
+local wire = import("wire")
 -- Tool-call arguments arrive as JSON text; Anthropic wants the input object itself.
-local function input_object(args)
-  if type(args) == "table" then return args end
-  if non_empty(args) then
-    local ok, value = pcall(json.decode, args)
-    if ok and type(value) == "table" and getmetatable(value).__jsontype == "object" then return value end
-  end
-  return json.object()
-end
+local non_empty, input_object = wire.non_empty, wire.arguments_object
 
 local function assistant_message(m)
   local content = json.array()

@@ -31,18 +31,8 @@ for _, k in ipairs({ "type", "format", "title", "description", "nullable", "enum
   SCHEMA_KEYS[k] = true
 end
 
-local function non_empty(s) return type(s) == "string" and s ~= "" end
-
-local function is_object(v) return type(v) == "table" and getmetatable(v) and getmetatable(v).__jsontype == "object" end
-
-local function args_object(args)
-  if is_object(args) then return args end
-  if non_empty(args) then
-    local ok, value = pcall(json.decode, args)
-    if ok and is_object(value) then return value end
-  end
-  return json.object()
-end
+local wire = import("wire")
+local non_empty, is_object, args_object = wire.non_empty, wire.is_object, wire.arguments_object
 
 -- Gemini rejects an object schema with empty properties, so such a schema loses the field (and a tool
 -- without parameters loses `parameters`).
@@ -165,17 +155,11 @@ local function unified_usage(u)
   })
 end
 
-local function short_hash(s)
-  local h = 2166136261
-  for i = 1, #s do h = ((h ~ s:byte(i)) * 16777619) & 0xffffffff end
-  return string.format("%08x", h)
-end
-
 -- Gemini sends no call ids (unless the API supplies one): derive one from position, name and arguments,
 -- so that it is the same however often the reply is parsed.
 local function call_id(call, index)
   if non_empty(call.id) then return call.id end
-  return string.format("call_%d_%s", index, short_hash((call.name or "") .. json.encode(call.args or json.object())))
+  return wire.call_id(index, call.name, call.args)
 end
 
 local function raise_api_error(decoded)

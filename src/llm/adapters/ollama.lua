@@ -11,19 +11,9 @@ local adapter = {
   headers = {},
 }
 
-local function non_empty(s) return type(s) == "string" and s ~= "" end
-
-local function is_object(v) return type(v) == "table" and getmetatable(v) and getmetatable(v).__jsontype == "object" end
-
+local wire = import("wire")
 -- Ollama takes and returns tool-call arguments as objects, not JSON text.
-local function args_object(args)
-  if is_object(args) then return args end
-  if non_empty(args) then
-    local ok, value = pcall(json.decode, args)
-    if ok and is_object(value) then return value end
-  end
-  return json.object()
-end
+local non_empty, is_object, args_object = wire.non_empty, wire.is_object, wire.arguments_object
 
 local function wire_messages(messages)
   local out, names = json.array(), {}
@@ -97,12 +87,6 @@ local function raise_api_error(decoded)
   if decoded.error ~= nil then error("provider error: " .. tostring(decoded.error), 0) end
 end
 
-local function short_hash(s)
-  local h = 2166136261
-  for i = 1, #s do h = ((h ~ s:byte(i)) * 16777619) & 0xffffffff end
-  return string.format("%08x", h)
-end
-
 -- Ollama sends no call ids (unless a newer version does): derive one from position, name and arguments,
 -- so that it is the same however often the reply is parsed and rarely repeats across turns.
 local function calls_of(message, first_index)
@@ -112,7 +96,7 @@ local function calls_of(message, first_index)
     local index = first_index + i - 1
     local args = args_object(fn.arguments)
     local id = tc.id
-    if not non_empty(id) then id = string.format("call_%d_%s", index, short_hash((fn.name or "") .. json.encode(args))) end
+    if not non_empty(id) then id = wire.call_id(index, fn.name, args) end
     calls[#calls + 1] = { id = id, name = fn.name or "", args = args, index = index }
   end
   return calls

@@ -26,7 +26,8 @@ local compat = {}
 
 local DEFAULT_REASONING_FIELDS = { "reasoning_content", "reasoning" }
 
-local function non_empty(s) return type(s) == "string" and s ~= "" end
+local wire = import("wire")
+local non_empty, parsed_arguments = wire.non_empty, wire.arguments_object
 local function tbl(v) return type(v) == "table" and v or {} end
 
 -- The unified request carries tool-call arguments as JSON text; tolerate an already-decoded object.
@@ -142,14 +143,6 @@ local function text_and_reasoning(msg, q)
     if msg[field] then return text, msg[field] end
   end
   return text, thinking
-end
-
-local function parsed_arguments(raw)
-  if type(raw) == "table" then return raw, nil end
-  if not non_empty(raw) then return json.object(), nil end
-  local ok, value = pcall(json.decode, raw)
-  if ok and type(value) == "table" and getmetatable(value).__jsontype == "object" then return value, nil end
-  return json.object(), raw
 end
 
 local function raise_api_error(decoded, q)
