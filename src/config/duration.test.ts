@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatDuration, parseDuration } from "./duration.js";
+import { parseDuration } from "./duration.js";
 
 test("parseDuration reads Go duration syntax", () => {
   const cases: Array<[string, number]> = [
@@ -27,22 +27,5 @@ test("parseDuration rejects bad input with a hint", () => {
       (err: Error) => err.message === `invalid duration ${JSON.stringify(bad)}: use e.g. 30s, 30m, 2h`,
       bad,
     );
-  }
-});
-
-test("formatDuration is compact and reads back", () => {
-  const cases: Array<[number, string]> = [
-    [5_400_000, "1h30m"],
-    [7_200_000, "2h"],
-    [30_000, "30s"],
-    [500, "500ms"],
-    [1_500, "1s500ms"],
-    [0, "0s"],
-    [-90_000, "-1m30s"],
-    [parseDuration("1.1h"), "1h6m"],
-  ];
-  for (const [ms, text] of cases) {
-    assert.equal(formatDuration(ms), text);
-    assert.equal(parseDuration(text), Math.round(ms));
   }
 });

@@ -30,25 +30,3 @@ export function parseDuration(s: string): number {
   }
   return whole[1] === "-" ? -ms : ms;
 }
-
-/** Compact form that parseDuration reads back: 5400000 → "1h30m", 1500 → "1s500ms", 0 → "0s". */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) throw new Error(`cannot format duration ${ms}`);
-  if (ms < 0) return `-${formatDuration(-ms)}`;
-  // Round to whole microseconds so float noise from "1.1h" does not surface as "…59.999999ms".
-  let rest = Math.round(ms * 1000) / 1000;
-  if (rest === 0) return "0s";
-  let out = "";
-  for (const [unit, size] of [
-    ["h", UNIT_MS.h],
-    ["m", UNIT_MS.m],
-    ["s", UNIT_MS.s],
-  ] as const) {
-    const n = Math.floor(rest / size);
-    if (n > 0) out += `${n}${unit}`;
-    rest -= n * size;
-  }
-  rest = Math.round(rest * 1000) / 1000;
-  if (rest > 0) out += `${rest}ms`;
-  return out;
-}

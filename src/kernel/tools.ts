@@ -40,10 +40,6 @@ export class ToolRegistry {
     this.own.set(def.name, { def, handler, owner });
   }
 
-  unregister(name: string): boolean {
-    return this.own.delete(name);
-  }
-
   unregisterPlugin(owner: string): number {
     let n = 0;
     for (const [name, tool] of this.own) {

@@ -5,8 +5,6 @@
 
 import type { EmbeddingFactory } from "./embedding.js";
 
-export const SDK_PROTOCOL_VERSION = 2;
-
 /** The seven stage hooks, in the order one input passes through them. */
 export const STAGES = [
   "on_input",
