@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import type { AgentEvent, EmbeddingProvider, Plugin } from "@homeagent/sdk";
+import { type AgentEvent, type EmbeddingProvider, PLUGIN_API_VERSION, type Plugin } from "@homeagent/sdk";
 import { type Daemon, startDaemon } from "./bootstrap.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -35,6 +35,7 @@ const unitEmbedder: EmbeddingProvider = {
 test("a plugin's embedding provider can be chosen at run time", async () => {
   const plugin: Plugin = {
     name: "embedplug",
+    apiVersion: PLUGIN_API_VERSION,
     start: (sdk) => sdk.registerEmbeddingProvider("unit", () => unitEmbedder),
     stop() {},
   };
@@ -51,6 +52,7 @@ test("a failing plugin provider is reported and the built-in tiers take over", a
   const events: AgentEvent[] = [];
   const plugin: Plugin = {
     name: "embedplug",
+    apiVersion: PLUGIN_API_VERSION,
     start: (sdk) => {
       sdk.subscribe("system", (e) => void events.push(e));
       sdk.registerEmbeddingProvider("broken", () => {

@@ -1,19 +1,14 @@
 /**
- * process(): the LLM/tool loop of one input. post_action → [before_toolcall → execute → after_toolcall]
+ * runToolLoop(): the LLM/tool loop of one input. post_action → [before_toolcall → execute → after_toolcall]
  * → next LLM round, until the model stops calling tools, every call is refused, a handler answers
  * instead, or `core.agent.max_tool_turns` is reached.
  */
 import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
 import type { EventBus } from "../events/bus.js";
-import {
-  type ChatMessage,
-  type CompletionResponse,
-  ProviderError,
-  type ToolSpec,
-  type WireToolCall,
-} from "../llm/provider.js";
+import { type ChatMessage, type CompletionResponse, ProviderError, type ToolSpec } from "../llm/provider.js";
 import { estimateTokens, fitToBudget, pruneForRetry, requestBudget } from "./budget.js";
 import { type InterruptQueue, interruptMessage } from "./interrupts.js";
+import { addUsage, toTokenUsage, toToolCall, toWireToolCall } from "./llm-shapes.js";
 import type { StageHost } from "./stages.js";
 import type { ToolRegistry } from "./tools.js";
 import type { AgentSettings, LLMClient, MutableStageContext } from "./types.js";
@@ -45,7 +40,7 @@ export interface LoopResult {
 
 class InterruptedCall extends Error {}
 
-export async function process(
+export async function runToolLoop(
   deps: LoopDeps,
   ctx: MutableStageContext,
   messages: ChatMessage[],
@@ -72,12 +67,13 @@ export async function process(
       }
       throw err;
     }
-    usage = addUsage(usage, reply.token_usage);
+    const roundUsage = toTokenUsage(reply.token_usage);
+    usage = addUsage(usage, roundUsage);
 
     ctx.llmText = reply.content;
     ctx.reasoningContent = reply.reasoning_content;
-    ctx.tokenUsage = reply.token_usage;
-    ctx.toolCalls = reply.tool_calls;
+    ctx.tokenUsage = roundUsage;
+    ctx.toolCalls = reply.tool_calls.map(toToolCall);
     ctx.phase = "intermediate";
     await deps.stages.run("post_action", ctx);
     if (ctx.response !== null) return shortCircuit(ctx, usage, toolsUsed);
@@ -90,7 +86,7 @@ export async function process(
       tool_calls: calls,
       phase: "intermediate",
       turn,
-      usage: reply.token_usage,
+      usage: roundUsage,
     });
     if (ctx.reasoningContent) {
       deps.bus.publish("reasoning", "kernel", { request_id: ctx.requestId, content: ctx.reasoningContent });
@@ -103,7 +99,7 @@ export async function process(
       role: "assistant",
       content: ctx.llmText,
       ...(ctx.reasoningContent ? { reasoning_content: ctx.reasoningContent } : {}),
-      tool_calls: calls.map(toWire),
+      tool_calls: calls.map(toWireToolCall),
     });
     const results: ToolResult[] = [];
     for (const call of calls) {
@@ -218,7 +214,7 @@ async function runToolCall(
     });
   if (control.interrupts.size > 0) {
     const r: ToolResult = {
-      tool_call_id: call.id,
+      toolCallId: call.id,
       name: call.name,
       status: "interrupted",
       content: "not run: the user interrupted before this tool started",
@@ -234,7 +230,7 @@ async function runToolCall(
   let result: ToolResult;
   if (ctx.response !== null) {
     result = {
-      tool_call_id: call.id,
+      toolCallId: call.id,
       name: call.name,
       status: "denied",
       content: `工具 ${call.name} 已被插件拒绝 (tool refused by a plugin): ${ctx.response}`,
@@ -245,7 +241,7 @@ async function runToolCall(
       { ...edited, id: call.id, name: call.name },
       { requestId: ctx.requestId, source: ctx.source, channel: ctx.channel, signal: control.stop },
     );
-    result = { tool_call_id: call.id, name: call.name, ...outcome };
+    result = { toolCallId: call.id, name: call.name, ...outcome };
   }
   ctx.toolResults = [result];
   await deps.stages.run("after_toolcall", ctx, owner);
@@ -256,27 +252,4 @@ async function runToolCall(
 
 function shortCircuit(ctx: MutableStageContext, usage: TokenUsage | null, toolsUsed: string[]): LoopResult {
   return { text: ctx.response ?? "", reasoning: "", usage, toolsUsed, shortCircuited: true };
-}
-
-function toWire(call: ToolCall): WireToolCall {
-  return {
-    id: call.id,
-    type: "function",
-    // Invalid JSON from the model is not echoed back: some providers reject the whole request for it.
-    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-  };
-}
-
-function addUsage(acc: TokenUsage | null, u: TokenUsage | null): TokenUsage | null {
-  if (!u) return acc;
-  if (!acc) return { ...u };
-  return {
-    prompt: acc.prompt + u.prompt,
-    completion: acc.completion + u.completion,
-    total: acc.total + u.total,
-    cache_read: acc.cache_read + u.cache_read,
-    cache_miss: acc.cache_miss + u.cache_miss,
-    cache_reported: acc.cache_reported && u.cache_reported,
-    reasoning_tokens: acc.reasoning_tokens + u.reasoning_tokens,
-  };
 }

@@ -84,10 +84,10 @@ export class ToolRegistry {
         content: `error: unknown tool "${call.name}". Available tools: ${this.names().join(", ") || "(none)"}`,
       };
     }
-    if (call.raw_arguments !== undefined && !isJSONObject(call.raw_arguments)) {
+    if (call.rawArguments !== undefined && !isJSONObject(call.rawArguments)) {
       return {
         status: "error",
-        content: `error: the arguments for ${call.name} are not a valid JSON object: ${truncate(call.raw_arguments, 200)}. Call the tool again with a JSON object.`,
+        content: `error: the arguments for ${call.name} are not a valid JSON object: ${truncate(call.rawArguments, 200)}. Call the tool again with a JSON object.`,
       };
     }
     const invalid = validateArguments(tool.def.parameters, call.arguments);

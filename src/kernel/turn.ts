@@ -9,7 +9,7 @@ import { estimateTokens, firstThatFit, MEMORY_SHARE, messageTokens, newestThatFi
 import { stopMessage } from "./cancel.js";
 import { buildSystemPrompt, renderTimeline, timelineRow } from "./prompt.js";
 import { newStageContext } from "./stages.js";
-import { type LoopDeps, process, type TurnControl } from "./tool-loop.js";
+import { type LoopDeps, runToolLoop, type TurnControl } from "./tool-loop.js";
 import type { ContextWindow, InputTask, MutableStageContext } from "./types.js";
 
 export interface TurnDeps extends LoopDeps {
@@ -136,7 +136,7 @@ async function think(deps: TurnDeps, ctx: MutableStageContext, control: TurnCont
     input,
   ];
   try {
-    const r = await process(deps, ctx, messages, control);
+    const r = await runToolLoop(deps, ctx, messages, control);
     return {
       text: r.text,
       reasoning: r.reasoning,

@@ -1,9 +1,27 @@
 /**
  * The unified LLM shapes (inventory §4): every adapter maps its provider's wire format to and from these.
+ * They are the JSON that crosses into and out of Lua adapters, so they keep the snake_case the adapters
+ * (and the OpenAI format they follow) use; the kernel turns them into the SDK's camelCase shapes.
  */
-import type { TokenUsage, ToolCall } from "@homeagent/sdk";
 
-export type { TokenUsage, ToolCall };
+export interface UnifiedUsage {
+  prompt: number;
+  completion: number;
+  total: number;
+  cache_read: number;
+  cache_miss: number;
+  /** false = the provider said nothing about caching ("unknown"), true = the cache figures are real. */
+  cache_reported: boolean;
+  reasoning_tokens: number;
+}
+
+export interface UnifiedToolCall {
+  id: string;
+  name: string;
+  /** Parsed arguments; when the model sent invalid JSON this is `{}` and `raw_arguments` keeps the text. */
+  arguments: Record<string, unknown>;
+  raw_arguments?: string;
+}
 
 export interface WireToolCall {
   id: string;
@@ -41,8 +59,8 @@ export interface CompletionResponse {
   content: string;
   reasoning_content: string;
   finish_reason: string;
-  token_usage: TokenUsage | null;
-  tool_calls: ToolCall[];
+  token_usage: UnifiedUsage | null;
+  tool_calls: UnifiedToolCall[];
 }
 
 /** One streamed piece; tool-call fragments carry the upstream `stream_index` they belong to. */
@@ -51,7 +69,7 @@ export interface StreamChunk {
   reasoning_content: string;
   done: boolean;
   finish_reason?: string;
-  usage: TokenUsage | null;
+  usage: UnifiedUsage | null;
   tool_calls: Array<{ id: string; name: string; raw_arguments: string; stream_index: number }>;
 }
 
@@ -89,7 +107,7 @@ export class FirstByteTimeoutError extends ProviderError {
   }
 }
 
-export function emptyUsage(): TokenUsage {
+export function emptyUsage(): UnifiedUsage {
   return {
     prompt: 0,
     completion: 0,

@@ -13,7 +13,6 @@ export function llmSourceTools(llm: LlmAPI): Array<{ def: ToolDef; handler: Tool
           "List the configured LLM sources: model, priority, whether each is available, its last error and " +
           "cooldown, and which one is preferred.",
         parameters: { type: "object", properties: {}, required: [] },
-        noMemory: true,
       },
       handler: () =>
         llm.sources().map((s) => ({
@@ -41,7 +40,6 @@ export function llmSourceTools(llm: LlmAPI): Array<{ def: ToolDef; handler: Tool
           properties: { name: { type: "string", description: 'source name from llm_list_sources, or "auto"' } },
           required: ["name"],
         },
-        noMemory: true,
       },
       handler: (args) => {
         const name = String(args.name ?? "").trim();

@@ -3,7 +3,7 @@
  * `stream_index` (not by arrival position: providers interleave and repeat fragments), calls without a
  * name are dropped, and arguments are parsed only once all fragments are in.
  */
-import type { CompletionResponse, StreamChunk, TokenUsage, ToolCall } from "./provider.js";
+import type { CompletionResponse, StreamChunk, UnifiedToolCall, UnifiedUsage } from "./provider.js";
 
 interface PendingCall {
   id: string;
@@ -15,7 +15,7 @@ export class StreamAccumulator {
   private content = "";
   private reasoning = "";
   private finishReason = "";
-  private usage: TokenUsage | null = null;
+  private usage: UnifiedUsage | null = null;
   private readonly calls = new Map<number, PendingCall>();
 
   add(chunk: StreamChunk): void {
@@ -66,7 +66,7 @@ export class StreamAccumulator {
     return [...this.calls.entries()].filter(([, call]) => call.name !== "").sort(([a], [b]) => a - b);
   }
 
-  private build(finishReason: string, toolCalls: ToolCall[]): CompletionResponse {
+  private build(finishReason: string, toolCalls: UnifiedToolCall[]): CompletionResponse {
     return {
       content: this.content,
       reasoning_content: this.reasoning,
@@ -78,8 +78,8 @@ export class StreamAccumulator {
 }
 
 // Some local servers send no call id; the tool result still needs one to refer to.
-function toolCall(index: number, call: PendingCall): ToolCall {
-  const out: ToolCall = { id: call.id || `call_${index}`, name: call.name, arguments: {} };
+function toolCall(index: number, call: PendingCall): UnifiedToolCall {
+  const out: UnifiedToolCall = { id: call.id || `call_${index}`, name: call.name, arguments: {} };
   if (call.args.trim() === "") return out;
   const parsed = parseObject(call.args);
   if (parsed) out.arguments = parsed;

@@ -2,7 +2,7 @@
  * Adapter output → the unified TS shapes. Adapters are user-editable Lua, so their JSON is checked and
  * completed here (missing fields get their empty value) instead of trusted.
  */
-import type { CompletionResponse, StreamChunk, TokenUsage, ToolCall } from "./provider.js";
+import type { CompletionResponse, StreamChunk, UnifiedToolCall, UnifiedUsage } from "./provider.js";
 
 type Json = Record<string, unknown>;
 
@@ -18,7 +18,7 @@ function num(v: unknown): number {
   return typeof v === "number" && Number.isFinite(v) ? v : 0;
 }
 
-function toUsage(v: unknown): TokenUsage | null {
+function toUsage(v: unknown): UnifiedUsage | null {
   if (!isObject(v)) return null;
   return {
     prompt: num(v.prompt),
@@ -31,9 +31,9 @@ function toUsage(v: unknown): TokenUsage | null {
   };
 }
 
-function toToolCall(v: unknown): ToolCall {
+function toToolCall(v: unknown): UnifiedToolCall {
   const call = isObject(v) ? v : {};
-  const out: ToolCall = {
+  const out: UnifiedToolCall = {
     id: str(call.id),
     name: str(call.name),
     arguments: isObject(call.arguments) ? call.arguments : {},

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import type { KernelStatus, Plugin } from "@homeagent/sdk";
-import { CapText } from "@homeagent/sdk";
+import { CapText, PLUGIN_API_VERSION } from "@homeagent/sdk";
 import { type Harness, quietLog, startAgent } from "../../test/fixtures/kernel-harness.js";
 import { ConfigRegistry } from "../config/registry.js";
 import { EmbeddingRegistry } from "../embedding/spi.js";
@@ -41,6 +41,7 @@ afterEach(async () => {
 
 const registersEverything = (name: string, failAfter = false): Plugin => ({
   name,
+  apiVersion: PLUGIN_API_VERSION,
   start(sdk) {
     sdk.registerTool({ name: `${name}_tool`, description: "", parameters: { type: "object" } }, () => "x");
     sdk.registerStage("on_input", () => {});
@@ -88,6 +89,7 @@ test("plugin settings are scoped and auth checks the daemon key", async () => {
       name: "p",
       create: () => ({
         name: "p",
+        apiVersion: PLUGIN_API_VERSION,
         start: (sdk) => {
           sdkRef = sdk;
         },

@@ -24,23 +24,23 @@ export interface TokenUsage {
   prompt: number;
   completion: number;
   total: number;
-  cache_read: number;
-  cache_miss: number;
+  cacheRead: number;
+  cacheMiss: number;
   /** false = the provider said nothing about caching ("unknown"), true = the cache figures are real. */
-  cache_reported: boolean;
-  reasoning_tokens: number;
+  cacheReported: boolean;
+  reasoningTokens: number;
 }
 
 export interface ToolCall {
   id: string;
   name: string;
-  /** Parsed arguments; when the model sent invalid JSON this is `{}` and `raw_arguments` keeps the text. */
+  /** Parsed arguments; when the model sent invalid JSON this is `{}` and `rawArguments` keeps the text. */
   arguments: Record<string, unknown>;
-  raw_arguments?: string;
+  rawArguments?: string;
 }
 
 export interface ToolResult {
-  tool_call_id: string;
+  toolCallId: string;
   name: string;
   content: string;
   status: ToolCallStatus;
@@ -93,12 +93,6 @@ export interface ToolDef {
   name: string;
   description: string;
   parameters: JSONSchema;
-  /** Calls of this tool are not written to long-term memory. */
-  noMemory?: boolean;
-  /** Turns the tool's raw output into the text used for relevance computations. */
-  cleaner?: (output: string) => string;
-  /** "prune": the tool's output triggers a context prune. */
-  contextPolicy?: "none" | "prune";
 }
 
 export interface ToolContext {
@@ -303,10 +297,43 @@ export interface PluginSDK {
   llm: LlmAPI;
 }
 
+/**
+ * The plugin API version this SDK speaks. A plugin built against another major version is refused at load
+ * with a message naming both versions, instead of failing later in some call.
+ */
+export const PLUGIN_API_VERSION = 1;
+
 export interface Plugin {
   readonly name: string;
+  /** The PLUGIN_API_VERSION the plugin was written against; definePlugin fills it in. */
+  readonly apiVersion: number;
   start(sdk: PluginSDK): void | Promise<void>;
   stop(): void | Promise<void>;
 }
 
-export * from "./embedding.js";
+export interface PluginDefinition {
+  name: string;
+  start(sdk: PluginSDK): void | Promise<void>;
+  /** Optional: whatever start() registered through the SDK is detached by the daemon anyway. */
+  stop?(): void | Promise<void>;
+}
+
+/** Declares a plugin: the name is given once, and the API version is the one this SDK speaks. */
+export function definePlugin(def: PluginDefinition): Plugin {
+  return {
+    name: def.name,
+    apiVersion: PLUGIN_API_VERSION,
+    start: (sdk) => def.start(sdk),
+    stop: () => def.stop?.(),
+  };
+}
+
+export {
+  type EmbeddingFactory,
+  type EmbeddingInfo,
+  type EmbeddingInput,
+  type EmbeddingProvider,
+  ErrModalityUnsupported,
+  type Modality,
+  textInput,
+} from "./embedding.js";

@@ -5,7 +5,7 @@
 import { rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import type { Plugin, PluginSDK } from "@homeagent/sdk";
+import { definePlugin, type Plugin, type PluginSDK } from "@homeagent/sdk";
 import { RequestEvents } from "./events.js";
 import { serveConnection } from "./session.js";
 import { listenPrivate } from "./socket.js";
@@ -21,7 +21,7 @@ export function createCliPlugin(opts: CliPluginOptions = {}): Plugin {
   let unsubscribe = (): void => {};
   const sockets = new Set<Socket>();
 
-  return {
+  return definePlugin({
     name: "cli",
 
     async start(sdk: PluginSDK): Promise<void> {
@@ -48,5 +48,5 @@ export function createCliPlugin(opts: CliPluginOptions = {}): Plugin {
       await new Promise<void>((resolve) => closing.close(() => resolve()));
       rmSync(socketPath, { force: true });
     },
-  };
+  });
 }

@@ -1,0 +1,34 @@
+/**
+ * The one error base of the daemon. Every failure that crosses a module boundary is a HomeAgentError with a
+ * stable `code` (for programs: the API, the cli socket, tests) and the original error kept as `cause`, so a
+ * log line or a debugger can still reach what really went wrong instead of a flattened string.
+ */
+export interface HomeAgentErrorOptions {
+  code: string;
+  message: string;
+  cause?: unknown;
+}
+
+export class HomeAgentError extends Error {
+  readonly code: string;
+
+  constructor({ code, message, cause }: HomeAgentErrorOptions) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** The message of anything thrown: an Error's message, else its string form. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The useful part of a network failure: fetch() reports "fetch failed" and hides ECONNREFUSED, ENOTFOUND,
+ * a TLS error … in `cause`.
+ */
+export function causeOf(err: unknown): string {
+  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+  return cause?.code ?? cause?.message ?? errorMessage(err);
+}
