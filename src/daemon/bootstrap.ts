@@ -9,16 +9,15 @@ import { EmbeddingRegistry } from "../embedding/spi.js";
 import { registerBuiltinEmbedders } from "../embedding/tiers.js";
 import { Agent } from "../kernel/agent.js";
 import { installBundledAdapters } from "../llm/adapters.js";
-import { DEFAULT_OLLAMA_URL } from "../llm/local-models.js";
-import { ProviderManager } from "../llm/manager.js";
+import type { ProviderManager } from "../llm/manager.js";
 import { llmSourceTools } from "../llm/source-tools.js";
 import { RecentContext } from "../memory/recent-context.js";
 import { openMemoryStore } from "../memory/store.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
 import { VERSION } from "../version.js";
+import { startLlmSources } from "./llm-sources.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
-import { buildSources, describeSources, detectLocalSource, SourceProber, sourceConfigs } from "./providers.js";
 import { EMBEDDING_PENDING, type Retrieval, startRetrieval } from "./retrieval.js";
 import { agentSettings } from "./settings.js";
 
@@ -49,7 +48,9 @@ export interface Daemon {
 
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const started = Date.now();
-  const paths = prepareDataDir(opts.dataDir);
+  // Everything the daemon creates from here on (databases, knowledge files, copied adapters) is private.
+  process.umask(0o077);
+  const { paths, corrected } = prepareDataDir(opts.dataDir);
   const env = opts.env ?? process.env;
   const config = ConfigRegistry.open(paths.configDb, { env });
   const write = opts.logWrite ?? ((line: string) => process.stderr.write(line));
@@ -65,53 +66,22 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const logger = (scope: string) => createLogger(scope, sink);
   const log = logger("homed");
 
+  if (corrected.length > 0) {
+    log.warn(
+      `made ${corrected.length} file(s) in ${paths.root} private (0700 folders, 0600 files); they were readable by others, e.g. ${corrected[0]}`,
+    );
+  }
+
   installBundledAdapters(paths.root);
-  const llmLog = logger("llm");
-  // The agent (and its event bus) is created after the sources; notices before that only go to the log.
-  let announce: (payload: Record<string, unknown>) => void = () => {};
-  const llm = new ProviderManager({
-    retryDelayMs: config.getDuration("core.llm.retry_delay"),
-    log: llmLog,
-    onNotice: (notice) => announce({ ...notice }),
+  const sources = await startLlmSources({
+    config,
+    dataDir: paths.root,
+    ollamaUrl: opts.ollamaUrl,
+    env,
+    log: logger("llm"),
   });
-  const ollamaUrl = opts.ollamaUrl ?? env.HOMEAGENT_OLLAMA_URL ?? DEFAULT_OLLAMA_URL;
-  const local = config.sourceNames().length === 0 && ollamaUrl ? await detectLocalSource(ollamaUrl, llmLog) : undefined;
-  const prober = new SourceProber(llmLog);
-  const reloadSources = () => {
-    const firstByteTimeoutMs = config.getDuration("core.llm.first_byte_timeout");
-    const configs = sourceConfigs(config, local);
-    llm.setSources(buildSources(configs, paths.root, firstByteTimeoutMs, llmLog));
-    applyPreferred();
-    if (llm.hasSources()) log.info(describeSources(llm));
-    else log.warn(describeSources(llm));
-    return prober.probe(configs, llm, firstByteTimeoutMs);
-  };
-  const applyPreferred = () => {
-    const name = config.get("core.llm.provider") ?? "";
-    try {
-      llm.setPreferred(name);
-    } catch (err) {
-      llmLog.warn(`core.llm.provider: ${(err as Error).message}; using the priority order`);
-      llm.setPreferred("");
-    }
-  };
-  await reloadSources();
-  let reloadQueued = false;
-  config.onChange((key) => {
-    if (!key.startsWith("core.llm.") || reloadQueued) return;
-    reloadQueued = true;
-    queueMicrotask(() => {
-      reloadQueued = false;
-      reloadSources().catch((err) => llmLog.warn(`probing LLM sources failed: ${(err as Error).message}`));
-    });
-  });
-  const llmApi: LlmAPI = {
-    sources: () => llm.sources(),
-    use: (name) => {
-      llm.setPreferred(name);
-      config.set("core.llm.provider", name);
-    },
-  };
+  const { llm } = sources;
+  const llmApi = sources.api;
 
   const memory = openMemoryStore(paths.memoryDb);
   const agent = new Agent({
@@ -120,7 +90,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     settings: agentSettings(config),
     log: logger("kernel"),
   });
-  announce = (payload) => agent.bus.publish("system", "kernel", payload);
+  const announce = (payload: Record<string, unknown>) => agent.bus.publish("system", "kernel", payload);
+  sources.announceTo(announce);
   for (const tool of llmSourceTools(llmApi)) agent.tools.register("kernel", tool.def, tool.handler);
   agent.start();
   const embeddings = new EmbeddingRegistry();
@@ -162,10 +133,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     retrieval: ready,
     log,
     status,
+    // The kernel first: it answers every waiting caller ("homed is shutting down") while the plugins can
+    // still deliver that answer; then the plugins close their sockets.
     stop: async () => {
       log.info("stopping");
-      await plugins.stopAll();
       await agent.stop();
+      await plugins.stopAll();
+      sources.close();
       await ready.close();
       memory.close();
       config.close();

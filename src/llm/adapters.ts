@@ -4,7 +4,7 @@
  * absent: an edited file is never overwritten. Lua cannot open files; the host reads libraries here and
  * hands their text to the VM.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -84,7 +84,8 @@ function copyMissing(from: string, to: string, prefix: string): string[] {
   for (const name of luaNames(from)) {
     const dest = join(to, `${name}.lua`);
     if (existsSync(dest)) continue;
-    copyFileSync(join(from, `${name}.lua`), dest);
+    // Not copyFileSync: it copies the bundled file's mode, and files in the data dir are private (0600).
+    writeFileSync(dest, readFileSync(join(from, `${name}.lua`)), { mode: 0o600 });
     copied.push(prefix + name);
   }
   return copied;

@@ -1,0 +1,92 @@
+/**
+ * The daemon's LLM sources kept in step with the config center: the ProviderManager is built from
+ * `core.llm.*` at start (or from a local Ollama when nothing is configured) and rebuilt whenever one of
+ * those settings changes, without a restart. Separate from bootstrap.ts, which only wires subsystems.
+ */
+import type { LlmAPI, Logger } from "@homeagent/sdk";
+import type { ConfigRegistry } from "../config/registry.js";
+import { DEFAULT_OLLAMA_URL } from "../llm/local-models.js";
+import { ProviderManager } from "../llm/manager.js";
+import { errorMessage } from "../util/errors.js";
+import { buildSources, describeSources, detectLocalSource, SourceProber, sourceConfigs } from "./providers.js";
+
+export interface LlmSourcesOptions {
+  config: ConfigRegistry;
+  dataDir: string;
+  /** Where to look for a local Ollama when no source is configured; "" = do not look. */
+  ollamaUrl?: string;
+  env: Record<string, string | undefined>;
+  log: Logger;
+}
+
+export interface LlmSources {
+  llm: ProviderManager;
+  /** What plugins see as `sdk.llm`. */
+  api: LlmAPI;
+  /** Where ProviderManager notices go once the event bus exists; before that they are only logged. */
+  announceTo(publish: (payload: Record<string, unknown>) => void): void;
+  close(): void;
+}
+
+export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSources> {
+  const { config, dataDir, log } = opts;
+  let announce: (payload: Record<string, unknown>) => void = () => {};
+  const llm = new ProviderManager({
+    retryDelayMs: config.getDuration("core.llm.retry_delay"),
+    log,
+    onNotice: (notice) => announce({ ...notice }),
+  });
+  const ollamaUrl = opts.ollamaUrl ?? opts.env.HOMEAGENT_OLLAMA_URL ?? DEFAULT_OLLAMA_URL;
+  const local = config.sourceNames().length === 0 && ollamaUrl ? await detectLocalSource(ollamaUrl, log) : undefined;
+  const prober = new SourceProber(log);
+
+  const applyPreferred = () => {
+    const name = config.get("core.llm.provider") ?? "";
+    try {
+      llm.setPreferred(name);
+    } catch (err) {
+      log.warn(`core.llm.provider: ${errorMessage(err)}; using the priority order`);
+      llm.setPreferred("");
+    }
+  };
+  const reload = () => {
+    const firstByteTimeoutMs = config.getDuration("core.llm.first_byte_timeout");
+    const configs = sourceConfigs(config, local);
+    llm.setSources(buildSources(configs, dataDir, firstByteTimeoutMs, log));
+    applyPreferred();
+    if (llm.hasSources()) log.info(describeSources(llm));
+    else log.warn(describeSources(llm));
+    return prober.probe(configs, llm, firstByteTimeoutMs);
+  };
+  await reload();
+
+  // Several keys usually change together (a source's base_url, model and key): rebuild once for all.
+  let reloadQueued = false;
+  const off = config.onChange((key) => {
+    if (!key.startsWith("core.llm.") || reloadQueued) return;
+    reloadQueued = true;
+    queueMicrotask(() => {
+      reloadQueued = false;
+      try {
+        reload().catch((err) => log.warn(`probing LLM sources failed: ${errorMessage(err)}`));
+      } catch (err) {
+        log.error(`rebuilding the LLM sources failed; keeping the previous ones: ${errorMessage(err)}`);
+      }
+    });
+  });
+
+  return {
+    llm,
+    api: {
+      sources: () => llm.sources(),
+      use: (name) => {
+        llm.setPreferred(name);
+        config.set("core.llm.provider", name);
+      },
+    },
+    announceTo: (publish) => {
+      announce = publish;
+    },
+    close: off,
+  };
+}
