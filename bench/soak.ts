@@ -1,0 +1,159 @@
+/**
+ * Soak: 3,000 turns through the real cli socket of a real `homed` subprocess against the fake LLM over
+ * real HTTP (which answers at once), 1 turn in 10 with a tool call; even turns go over one long-lived
+ * connection, odd turns each over a new connection. Watches the daemon's RSS and open file descriptors,
+ * so leaks per turn or per connection show up. Prints one JSON line.
+ *
+ * Also the cli round trip: p50 of a one-line message on the long-lived connection is the figure the
+ * README quotes (what a client waits for a reply when the provider itself costs nothing).
+ *
+ * BENCH_TURNS overrides the number of turns.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createConnection, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startFakeLLM } from "../test/fixtures/fake-llm.js";
+
+const TURNS = Number(process.env.BENCH_TURNS ?? 3000);
+const WARMUP = 200;
+const FINAL_FRAMES = new Set(["response", "error", "tools", "settings"]);
+
+/** One cli connection: a line out, frames in until the final frame of that line. */
+class Client {
+  private buffer = "";
+  private waiting: ((frame: Record<string, unknown>) => void) | null = null;
+
+  private constructor(private readonly socket: Socket) {
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      this.buffer += chunk;
+      for (let nl = this.buffer.indexOf("\n"); nl >= 0; nl = this.buffer.indexOf("\n")) {
+        const frame = JSON.parse(this.buffer.slice(0, nl)) as Record<string, unknown>;
+        this.buffer = this.buffer.slice(nl + 1);
+        if (FINAL_FRAMES.has(String(frame.type))) this.waiting?.(frame);
+      }
+    });
+  }
+
+  static connect(path: string): Promise<Client> {
+    return new Promise((resolve, reject) => {
+      const socket = createConnection(path, () => resolve(new Client(socket)));
+      socket.once("error", reject);
+    });
+  }
+
+  ask(line: string): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+      this.socket.write(`${line}\n`);
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.socket.once("close", () => resolve());
+      this.socket.end();
+    });
+  }
+}
+
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  return Math.round((Number(kb) / 1024) * 10) / 10;
+}
+
+const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+
+function percentile(sorted: number[], p: number): number {
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] * 100) / 100;
+}
+
+async function startHomed(dir: string, llmUrl: string): Promise<ChildProcess> {
+  const proc = spawn(
+    process.execPath,
+    ["--conditions=development", "--import", "tsx", "src/bin/homed.ts", "--data", dir],
+    {
+      env: {
+        ...process.env,
+        HOMEAGENT_API_KEY: "",
+        HOMEAGENT_OLLAMA_URL: "",
+        HOMEAGENT_LLM_BASE_URL: llmUrl,
+        HOMEAGENT_LLM_MODEL: "fake-model",
+        HOMEAGENT_LLM_API_KEY: "sk-bench-0000000000",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let log = "";
+  await new Promise<void>((resolve, reject) => {
+    proc.stderr?.on("data", (d) => {
+      log += d;
+      if (log.includes(" ready ")) resolve();
+    });
+    proc.once("exit", (code) => reject(new Error(`homed exited with ${code}:\n${log}`)));
+  });
+  return proc;
+}
+
+const fake = await startFakeLLM();
+const dir = mkdtempSync(join(tmpdir(), "ha-soak-"));
+const homed = await startHomed(dir, fake.url);
+const pid = homed.pid as number;
+const socketPath = join(dir, "cli.sock");
+
+const longLived = await Client.connect(socketPath);
+const latencies = { long: [] as number[], fresh: [] as number[] };
+let rssStart = 0;
+let fdsStart = 0;
+let rssAfterFirstThousand = 0;
+for (let i = 0; i < WARMUP + TURNS; i++) {
+  const n = i - WARMUP;
+  if (n === 0) {
+    rssStart = rssMb(pid);
+    fdsStart = fds(pid);
+  }
+  if (n === Math.floor(TURNS / 3)) rssAfterFirstThousand = rssMb(pid);
+  if (i % 10 === 0) {
+    fake.enqueue({ toolCalls: [{ name: "output_list_channels", arguments: {} }] }, { text: "listed" });
+  }
+  const fresh = i % 2 === 1;
+  const t0 = performance.now();
+  const client = fresh ? await Client.connect(socketPath) : longLived;
+  const frame = await client.ask(`message ${i}: how is the weather today? 今天天气怎么样？`);
+  if (fresh) await client.close();
+  const ms = performance.now() - t0;
+  if (frame.type !== "response") throw new Error(`turn ${i}: ${JSON.stringify(frame)}`);
+  if (n >= 0) (fresh ? latencies.fresh : latencies.long).push(ms);
+  // The fake records every request; the bench process's memory is not what is measured, but keep it flat.
+  if (fake.requests.length > 100) fake.requests.length = 0;
+}
+const rssEnd = rssMb(pid);
+const fdsEnd = fds(pid);
+await longLived.close();
+
+const all = [...latencies.long, ...latencies.fresh].sort((a, b) => a - b);
+const long = [...latencies.long].sort((a, b) => a - b);
+const fresh = [...latencies.fresh].sort((a, b) => a - b);
+console.log(
+  JSON.stringify({
+    bench: "soak",
+    turns: all.length,
+    p50_ms: percentile(all, 0.5),
+    p99_ms: percentile(all, 0.99),
+    long_lived_p50_ms: percentile(long, 0.5),
+    new_connection_p50_ms: percentile(fresh, 0.5),
+    rss_mb_start: rssStart,
+    rss_mb_after_first_third: rssAfterFirstThousand,
+    rss_mb_end: rssEnd,
+    rss_growth_last_two_thirds_mb: Math.round((rssEnd - rssAfterFirstThousand) * 10) / 10,
+    fds_start: fdsStart,
+    fds_end: fdsEnd,
+  }),
+);
+
+homed.kill("SIGTERM");
+await new Promise((resolve) => homed.once("exit", resolve));
+await fake.close();
+rmSync(dir, { recursive: true, force: true });
