@@ -1,7 +1,26 @@
-/** The built-in plugins, in start order. Each uses only the public SDK. */
-import type { Plugin } from "@homeagent/sdk";
+/**
+ * The built-in plugins, in start order, with the capabilities each may use. Each uses only the public SDK;
+ * `builtin: true` is what lets them call the built-in-only members (publish), which external plugins never
+ * get.
+ */
+import type { Capability, Plugin } from "@homeagent/sdk";
 import { createCliPlugin } from "./cli/plugin.js";
 
-export function builtinPlugins(): Array<{ name: string; create(): Plugin }> {
-  return [{ name: "cli", create: () => createCliPlugin() }];
+export interface BuiltinPlugin {
+  name: string;
+  capabilities: readonly Capability[];
+  builtin: true;
+  create(): Plugin;
+}
+
+export function builtinPlugins(): BuiltinPlugin[] {
+  return [
+    {
+      name: "cli",
+      // Messages in, status and /settings, /llm and /auth: what waiter's commands need, nothing more.
+      capabilities: ["io", "events", "settings_cross", "kernel_status", "llm_admin", "auth"],
+      builtin: true,
+      create: () => createCliPlugin(),
+    },
+  ];
 }

@@ -1,23 +1,36 @@
 /**
  * Definitions of the core config keys (inventory §7). Defaults live here rather than being seeded into the
  * database, so a stored value always means "the user chose this" and new releases can change defaults.
+ * Each definition also carries the rules its values must meet (validate.ts applies them; bounds not given
+ * here fall back to per-type defaults there, so every key is bounded).
  */
-import type { ConfigType } from "@homeagent/sdk";
+import type { SettingDef } from "@homeagent/sdk";
+import { isName, NAME_RULE } from "./validate.js";
 
-export interface ConfigDef {
-  /** Full key; a `*` segment matches any one dot-free segment (e.g. an LLM source name). */
+export interface ConfigDef extends SettingDef {
+  /** Full key; a `*` segment matches any one name segment (e.g. an LLM source name). */
   key: string;
-  default: string;
-  description: string;
-  type: ConfigType;
-  /** Allowed values of a `select`. */
-  options?: string[];
   category: string;
-  /** Kept out of `list()`, e.g. internal bookkeeping keys. */
-  hidden?: boolean;
-  displayName?: string;
-  placeholder?: string;
+  /** A rule beyond the type's: why `value` is refused, or undefined. Core definitions only. */
+  check?: (value: string) => string | undefined;
 }
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+const nameOrEmpty = (value: string) => (value === "" || isName(value) ? undefined : `must be a name: ${NAME_RULE}`);
+const timeZone = (value: string) => {
+  if (value === "") return undefined;
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: value });
+    return undefined;
+  } catch {
+    return "is not a known IANA time zone (e.g. Europe/Paris, Asia/Shanghai, UTC)";
+  }
+};
+const name = (value: string) => (isName(value) ? undefined : `must be a name: ${NAME_RULE}`);
 
 /** Path keys default to "" because their real default depends on the data dir chosen at start (`--data`). */
 export const CORE_DEFS: ConfigDef[] = [
@@ -26,6 +39,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.daemon.heartbeat_interval",
     default: "15s",
     type: "duration",
+    min: SECOND,
+    max: HOUR,
     category: "daemon",
     description: "How often the daemon runs its heartbeat (background memory work, health).",
   },
@@ -33,6 +48,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.daemon.check_interval",
     default: "30s",
     type: "duration",
+    min: SECOND,
+    max: DAY,
     category: "daemon",
     description: "How often plugin and provider health is checked.",
   },
@@ -48,47 +65,38 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.daemon.api_key",
     default: "",
     type: "password",
+    maxLength: 1024,
     category: "daemon",
     description:
       "When set, API clients (web UI, CLI over HTTP) must present this key. Env HOMEAGENT_API_KEY overrides it.",
   },
 
-  // llm: the single-provider keys of the original; per-source keys are the templates below
+  // llm: settings of every call. Sources are configured one by one (the templates below); the original's
+  // single-provider keys core.llm.{base_url,model,api_key,adapter} are gone (see sources.ts).
   {
     key: "core.llm.provider",
     default: "",
     type: "string",
+    maxLength: 64,
+    check: nameOrEmpty,
     category: "llm",
     description: "Preferred LLM source name, tried first (set by /llm use); empty = priority order.",
-  },
-  { key: "core.llm.model", default: "", type: "string", category: "llm", description: "Default model name." },
-  {
-    key: "core.llm.base_url",
-    default: "",
-    type: "string",
-    category: "llm",
-    description: "Default provider base URL.",
-    placeholder: "https://api.example.com/v1",
-  },
-  { key: "core.llm.api_key", default: "", type: "password", category: "llm", description: "Default provider API key." },
-  {
-    key: "core.llm.adapter",
-    default: "openai",
-    type: "string",
-    category: "llm",
-    description: "Default wire adapter (adapters/<name>.lua).",
   },
   {
     key: "core.llm.temperature",
     default: "0.7",
-    type: "string",
+    type: "float",
+    min: 0,
+    max: 2,
     category: "llm",
-    description: "Sampling temperature (a number, usually 0–2).",
+    description: "Sampling temperature, 0–2.",
   },
   {
     key: "core.llm.max_tokens",
     default: "4096",
     type: "int",
+    min: 1,
+    max: 1_000_000,
     category: "llm",
     description: "Maximum tokens per reply.",
   },
@@ -103,6 +111,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.llm.retry_delay",
     default: "2s",
     type: "duration",
+    min: 0,
+    max: 10 * MINUTE,
     category: "llm",
     description: "Wait before the one retry of a transient provider failure.",
   },
@@ -110,9 +120,39 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.llm.first_byte_timeout",
     default: "60s",
     type: "duration",
+    min: 0,
+    max: HOUR,
     category: "llm",
     description:
       "Give up on a source (and try the next) when its reply has not started within this time; 0 = no limit.",
+  },
+
+  {
+    key: "core.llm.stream_idle_timeout",
+    default: "60s",
+    type: "duration",
+    min: SECOND,
+    max: HOUR,
+    category: "llm",
+    description: "Give up on a reply when the source sends nothing for this long in the middle of it.",
+  },
+  {
+    key: "core.llm.call_timeout",
+    default: "10m",
+    type: "duration",
+    min: SECOND,
+    max: 6 * HOUR,
+    category: "llm",
+    description: "Longest time one LLM call may take from request to the end of the reply.",
+  },
+  {
+    key: "core.llm.max_response_bytes",
+    default: String(4 * 1024 * 1024),
+    type: "int",
+    min: 1024,
+    max: 64 * 1024 * 1024,
+    category: "llm",
+    description: "Largest reply kept, in bytes; a longer one is cut (the text so far is kept and marked).",
   },
 
   // llm sources (templates; `*` is the source name)
@@ -120,6 +160,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.llm.sources.*.adapter",
     default: "openai",
     type: "string",
+    maxLength: 64,
+    check: name,
     category: "llm",
     description:
       "Wire adapter of this source: openai, deepseek, anthropic, gemini, mistral, groq, github, ollama, server, or any adapters/<name>.lua.",
@@ -127,7 +169,7 @@ export const CORE_DEFS: ConfigDef[] = [
   {
     key: "core.llm.sources.*.base_url",
     default: "",
-    type: "string",
+    type: "url",
     category: "llm",
     description: "Base URL of this source.",
     placeholder: "https://api.example.com/v1",
@@ -136,6 +178,7 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.llm.sources.*.model",
     default: "",
     type: "string",
+    maxLength: 256,
     category: "llm",
     description: "Model of this source.",
   },
@@ -143,6 +186,7 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.llm.sources.*.api_key",
     default: "",
     type: "password",
+    maxLength: 4096,
     category: "llm",
     description: "API key of this source.",
   },
@@ -150,6 +194,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.llm.sources.*.priority",
     default: "0",
     type: "int",
+    min: -1_000_000,
+    max: 1_000_000,
     category: "llm",
     description: "Fallback order: lower is tried first.",
   },
@@ -157,6 +203,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.llm.sources.*.max_concurrent",
     default: "8",
     type: "int",
+    min: 0,
+    max: 1024,
     category: "llm",
     description: "Maximum requests in flight to this source; more wait their turn. 0 = no limit.",
   },
@@ -164,6 +212,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.llm.sources.*.context_window",
     default: "0",
     type: "int",
+    min: 0,
+    max: 100_000_000,
     category: "llm",
     description:
       "Context window in tokens; requests are trimmed to 80 % of it. 0 = ask the server (local servers) or assume 32k.",
@@ -181,6 +231,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.agent.max_tool_turns",
     default: "10",
     type: "int",
+    min: 1,
+    max: 1000,
     category: "agent",
     description: "Maximum LLM↔tool round trips for one input.",
   },
@@ -188,8 +240,28 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.agent.max_context_size",
     default: "30",
     type: "int",
+    min: 1,
+    max: 10_000,
     category: "agent",
     description: "Messages kept in the working context.",
+  },
+  {
+    key: "core.agent.timezone",
+    default: "",
+    type: "string",
+    maxLength: 64,
+    check: timeZone,
+    category: "agent",
+    description: "IANA time zone of every date the model reads (e.g. Asia/Shanghai); empty = the system's.",
+  },
+  {
+    key: "core.plugin.stage_timeout",
+    default: "5s",
+    type: "duration",
+    min: 100,
+    max: 10 * MINUTE,
+    category: "agent",
+    description: "Deadline of one stage handler; a handler still running then is recorded as failed and skipped.",
   },
   {
     key: "core.agent.system_prompt",
@@ -209,6 +281,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.agent.distill_interval",
     default: "30m",
     type: "duration",
+    min: MINUTE,
+    max: 7 * DAY,
     category: "agent",
     description: "How often recent conversation is distilled into memories.",
   },
@@ -216,6 +290,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.agent.archive_interval",
     default: "60m",
     type: "duration",
+    min: MINUTE,
+    max: 7 * DAY,
     category: "agent",
     description: "How often old context is archived.",
   },
@@ -223,6 +299,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.agent.review_interval",
     default: "120m",
     type: "duration",
+    min: MINUTE,
+    max: 7 * DAY,
     category: "agent",
     description: "How often stored memories are reviewed.",
   },
@@ -230,6 +308,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.agent.merge_interval",
     default: "120m",
     type: "duration",
+    min: MINUTE,
+    max: 7 * DAY,
     category: "agent",
     description: "How often duplicate memories are merged.",
   },
@@ -247,7 +327,7 @@ export const CORE_DEFS: ConfigDef[] = [
   {
     key: "core.embedding.http.base_url",
     default: "",
-    type: "string",
+    type: "url",
     category: "embedding",
     description: "Embeddings server; empty = no http tier. OpenAI-compatible base URL (…/v1) or Ollama root.",
     placeholder: "http://127.0.0.1:11434",
@@ -264,6 +344,7 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.embedding.http.model",
     default: "",
     type: "string",
+    maxLength: 256,
     category: "embedding",
     description: "Embedding model name.",
   },
@@ -271,6 +352,7 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.embedding.http.api_key",
     default: "",
     type: "password",
+    maxLength: 4096,
     category: "embedding",
     description: "Bearer key for the embeddings server, if it needs one.",
   },
@@ -278,6 +360,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.embedding.http.dimension",
     default: "0",
     type: "int",
+    min: 0,
+    max: 65_536,
     category: "embedding",
     description: "Expected vector width; 0 = take it from the server's first answer.",
   },
@@ -285,6 +369,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.embedding.http.batch_size",
     default: "64",
     type: "int",
+    min: 1,
+    max: 2048,
     category: "embedding",
     description: "Texts per embeddings request.",
   },
@@ -292,6 +378,8 @@ export const CORE_DEFS: ConfigDef[] = [
     key: "core.embedding.http.timeout",
     default: "30s",
     type: "duration",
+    min: SECOND,
+    max: 10 * MINUTE,
     category: "embedding",
     description: "Timeout of one embeddings request.",
   },

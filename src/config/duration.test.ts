@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseDuration } from "./duration.js";
+import { MAX_TIMER_MS, parseDuration } from "./duration.js";
+import { ConfigError } from "./errors.js";
 
 test("parseDuration reads Go duration syntax", () => {
   const cases: Array<[string, number]> = [
@@ -28,4 +29,20 @@ test("parseDuration rejects bad input with a hint", () => {
       bad,
     );
   }
+});
+
+test("parseDuration refuses what a timer cannot hold (Node turns a longer delay into 1 ms)", () => {
+  assert.equal(parseDuration("596h31m23.647s"), MAX_TIMER_MS);
+  assert.equal(parseDuration("-596h31m23.647s"), -MAX_TIMER_MS);
+  for (const bad of ["596h31m23.648s", "597h", "99999999999999999999h"]) {
+    assert.throws(
+      () => parseDuration(bad),
+      (err: Error) =>
+        err instanceof ConfigError &&
+        err.code === "config_invalid" &&
+        /a timer holds at most 2147483647 ms/.test(err.message),
+      bad,
+    );
+  }
+  assert.throws(() => parseDuration(`1${"0".repeat(100)}s`), /invalid duration "10{63}…"/, "long input is cut");
 });

@@ -1,20 +1,44 @@
 /**
- * ConfigRegistry: the SQLite config center (inventory §7). Values are strings; definitions give them a type,
- * a default and a place in the settings page. Every write goes straight to the WAL (design principle 3), and
- * reads go to the database each time so the file stays the single source of truth.
+ * ConfigRegistry: the config center (inventory §7) as the rest of the daemon sees it. Values are strings;
+ * definitions give them a type, rules, a default and a place in the settings page. This facade joins the
+ * parts: the SQLite store, the environment overlay, the definitions and their validation, the LLM source
+ * view and plugin settings.
+ *
+ * Validation happens on every write (a bad value is refused with the reason and nothing is stored) and on
+ * every read: a value that breaks its definition (hand-edited config.db, a bad environment variable, a rule
+ * tightened by a new release) reads as the default and is listed by problems(), so one bad row can never
+ * stop the daemon or reach a consumer.
  */
-import fs from "node:fs";
-import path from "node:path";
 import type { ConfigEntry } from "@homeagent/sdk";
-import Database from "better-sqlite3";
+import { errorMessage } from "../util/errors.js";
+import { maskSecret } from "../util/secret.js";
 import { CORE_DEFS, type ConfigDef } from "./defaults.js";
+import { DefTable } from "./definitions.js";
 import { parseDuration } from "./duration.js";
+import { type EnvOverlay, envOverlay } from "./env.js";
+import { ConfigError } from "./errors.js";
+import {
+  migratePluginTables,
+  type PluginSettings,
+  pluginKeyParts,
+  pluginSettings,
+  requirePluginName,
+} from "./plugin-settings.js";
+import {
+  type LlmSourceConfig,
+  migrateLegacyLlmKeys,
+  readSource,
+  SOURCE_PREFIX,
+  sourceKeyHint,
+  sourceLimitProblem,
+  sourceNames,
+} from "./sources.js";
+import { ConfigStore, type DisabledPlugin } from "./store.js";
+import { requireValid, shownValue, valueProblem } from "./validate.js";
 
-export type { ConfigDef };
-
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+export { ConfigError } from "./errors.js";
+export { NO_SOURCE_CONFIGURED } from "./sources.js";
+export type { ConfigDef, DisabledPlugin, LlmSourceConfig, PluginSettings };
 
 export interface ConfigRegistryOptions {
   /** Source of the HOMEAGENT_* overlay, read once at open. Default: process.env. */
@@ -23,166 +47,126 @@ export interface ConfigRegistryOptions {
   onListenerError?: (err: unknown, key: string) => void;
 }
 
-export interface LlmSourceConfig {
-  name: string;
-  adapter: string;
-  baseUrl: string;
-  model: string;
-  apiKey: string;
-  priority: number;
-  maxConcurrent: number;
-  contextWindow: number;
-  thinkingEnabled: boolean;
-}
-
-export interface PluginSettings {
-  get(key: string): string | undefined;
-  set(key: string, value: string): void;
-  list(): Record<string, string>;
-}
-
-export interface DisabledPlugin {
-  name: string;
-  /** Unix milliseconds. */
-  disabledAt: number;
-  disabledBy: string;
+/** A value that is not in effect because it breaks its definition, or a stored key that is no setting. */
+export interface ConfigProblem {
+  key: string;
+  /** As it may be shown: secrets masked, long values cut. */
+  value: string;
+  /** Where the value comes from: "config.db" or an environment variable's name. */
+  origin: string;
+  reason: string;
+  /** What is used instead; undefined when the key is ignored altogether. */
+  default?: string;
+  /** One line for the log and the `system` event. */
+  message: string;
 }
 
 type ChangeListener = (key: string, value: string) => void;
 
-const SOURCE_KEY = /^core\.llm\.sources\.([^.]+)\.[^.]+$/;
-const PLUGIN_KEY = /^plugin\.[^.]+\..+$/;
-/** The source defined entirely by HOMEAGENT_LLM_* variables. */
-export const ENV_SOURCE = "env";
+/** Longer keys are never settings; refusing them keeps messages and lookups small. */
+const MAX_KEY_LENGTH = 256;
 
 export class ConfigRegistry {
-  private readonly defs = new Map<string, ConfigDef>();
-  private readonly templates: ConfigDef[] = [];
+  private readonly defs = new DefTable();
   private readonly listeners = new Set<ChangeListener>();
 
   private constructor(
-    private readonly db: Database.Database,
-    /** key → [value, variable name]; these values win over stored ones. */
-    private readonly envOverlay: Map<string, [string, string]>,
+    private readonly store: ConfigStore,
+    private readonly env: EnvOverlay,
     private readonly onListenerError: (err: unknown, key: string) => void,
+    private readonly notes: string[],
   ) {
-    this.registerDefs(CORE_DEFS);
+    this.defs.register(CORE_DEFS);
   }
 
   static open(file: string, opts: ConfigRegistryOptions = {}): ConfigRegistry {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const db = new Database(file);
-    db.pragma("journal_mode = WAL");
-    // FULL makes each committed write survive power loss, not just a process crash.
-    db.pragma("synchronous = FULL");
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS config (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS disabled_plugins (name TEXT PRIMARY KEY, disabled_at INTEGER, disabled_by TEXT);
-    `);
+    const store = ConfigStore.open(file);
+    const notes = [
+      migrate("the single-source core.llm.* keys", () => migrateLegacyLlmKeys(store)),
+      migrate("the old config_<plugin> tables", () => migratePluginTables(store)),
+    ].filter((n): n is string => !!n);
     const report =
       opts.onListenerError ??
       ((err: unknown, key: string) =>
         process.emitWarning(`config onChange listener failed for ${key}: ${String(err)}`, "ConfigListenerWarning"));
-    return new ConfigRegistry(db, envOverlay(opts.env ?? process.env), report);
+    return new ConfigRegistry(store, envOverlay(opts.env ?? process.env), report, notes);
   }
 
-  /** Adds or replaces definitions (plugins add `plugin.<name>.*` defs when they load). */
+  /** Adds or replaces definitions (plugins add `plugin.<name>.*` defs when they start). */
   registerDefs(defs: ConfigDef[]): void {
-    for (const def of defs) {
-      if (def.type === "select" && !def.options?.length) {
-        throw new ConfigError(`config def ${def.key}: a select needs options`);
-      }
-      const bad = invalidReason(def, def.default);
-      if (bad) throw new ConfigError(`config def ${def.key}: default ${JSON.stringify(def.default)} ${bad}`);
-      if (def.key.split(".").includes("*")) {
-        const i = this.templates.findIndex((t) => t.key === def.key);
-        if (i >= 0) this.templates[i] = def;
-        else this.templates.push(def);
-      } else {
-        this.defs.set(def.key, def);
-      }
-    }
+    this.defs.register(defs);
   }
 
   def(key: string): ConfigDef | undefined {
-    const exact = this.defs.get(key);
-    if (exact) return exact;
-    const parts = key.split(".");
-    return this.templates.find((t) => {
-      const tp = t.key.split(".");
-      return tp.length === parts.length && tp.every((p, i) => (p === "*" ? parts[i] !== "" : p === parts[i]));
-    });
+    return this.defs.get(key);
   }
 
-  /** Effective value: environment overlay, else stored, else the def's default. */
+  /**
+   * Effective value: environment overlay, else stored, else the def's default. A value that breaks its
+   * definition is not in effect: the default is returned (and problems() says why).
+   */
   get(key: string): string | undefined {
-    const env = this.envOverlay.get(key);
-    if (env) return env[0];
-    const row = this.db.prepare("SELECT value FROM config WHERE key = ?").get(key) as { value: string } | undefined;
-    return row ? row.value : this.def(key)?.default;
+    const def = this.def(key);
+    const value = this.env.get(key)?.value ?? this.store.get(key);
+    if (value === undefined) return def?.default;
+    return def && valueProblem(def, value) ? def.default : value;
   }
 
+  /** For a defined key these never throw: get() only returns values that passed the definition's rules. */
   getInt(key: string): number {
     const v = this.require(key);
-    if (!/^[-+]?\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
-      throw new ConfigError(`config ${key} = ${JSON.stringify(v)} is not an integer; fix it with: set ${key} <number>`);
-    }
-    return Number(v);
+    const n = Number(v);
+    if (!/^[-+]?\d+$/.test(v) || !Number.isSafeInteger(n)) throw this.unreadable(key, v, "an integer");
+    return n;
   }
 
   getNumber(key: string): number {
     const v = this.require(key);
     const n = Number(v);
-    if (v.trim() === "" || !Number.isFinite(n)) {
-      throw new ConfigError(`config ${key} = ${JSON.stringify(v)} is not a number; fix it with: set ${key} <number>`);
-    }
+    if (v.trim() === "" || !Number.isFinite(n)) throw this.unreadable(key, v, "a number");
     return n;
   }
 
   getBool(key: string): boolean {
     const v = this.require(key);
-    if (v !== "true" && v !== "false") {
-      throw new ConfigError(`config ${key} = ${JSON.stringify(v)} is not true or false; fix it with: set ${key} true`);
-    }
+    if (v !== "true" && v !== "false") throw this.unreadable(key, v, "true or false");
     return v === "true";
   }
 
-  /** Milliseconds. */
+  /** Milliseconds; always within what a timer holds. */
   getDuration(key: string): number {
     const v = this.require(key);
     try {
       return parseDuration(v);
     } catch (err) {
-      throw new ConfigError(`config ${key}: ${(err as Error).message}`);
+      throw new ConfigError("config_invalid", `config ${key}: ${errorMessage(err)}`, err);
     }
   }
 
+  /**
+   * Stores a value for a defined key after checking it; throws a ConfigError with the reason otherwise, and
+   * then nothing is stored. A plugin's undeclared keys are only writable through its own settings.
+   */
   set(key: string, value: string): void {
-    const def = this.def(key);
-    if (!def && !PLUGIN_KEY.test(key)) {
-      throw new ConfigError(
-        key.startsWith("core.")
-          ? `unknown config key ${key}; list the known keys with: config list core.`
-          : `unknown config key ${key}; keys live under core.* or plugin.<name>.*`,
-      );
-    }
-    const env = this.envOverlay.get(key);
+    const def = key.length <= MAX_KEY_LENGTH ? this.def(key) : undefined;
+    if (!def) throw unknownKey(key);
+    const env = this.env.get(key);
     if (env) {
       // Storing it would have no effect while the variable is set; say so instead of silently ignoring it.
-      throw new ConfigError(`config ${key} comes from the environment variable ${env[1]}; change or unset it there`);
+      throw new ConfigError(
+        "config_env_override",
+        `config ${key} comes from the environment variable ${env.variable}; change or unset it there`,
+      );
     }
-    const bad = def && invalidReason(def, value);
-    if (bad) throw new ConfigError(`config ${key}: ${JSON.stringify(value)} ${bad}`);
-    this.db
-      .prepare("INSERT INTO config (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-      .run(key, value);
-    this.notify(key, value);
+    requireValid(key, def, value);
+    const tooMany = sourceLimitProblem(key, this.sourceNames());
+    if (tooMany) throw new ConfigError("config_limit", tooMany);
+    this.write(key, value);
   }
 
   /** Removes the stored value, so the key falls back to its default. Listeners see the new effective value. */
   unset(key: string): void {
-    const { changes } = this.db.prepare("DELETE FROM config WHERE key = ?").run(key);
-    if (changes > 0) this.notify(key, this.get(key) ?? "");
+    if (this.store.delete(key)) this.notify(key, this.get(key) ?? "");
   }
 
   onChange(listener: ChangeListener): () => void {
@@ -192,12 +176,11 @@ export class ConfigRegistry {
     };
   }
 
-  /** Known and stored keys with effective values, sorted by key; passwords masked, hidden defs left out. */
+  /** Settings with effective values, sorted by key; passwords masked, hidden defs and non-settings left out. */
   list(prefix = ""): ConfigEntry[] {
-    const keys = new Set<string>();
-    for (const key of this.defs.keys()) keys.add(key);
-    for (const key of this.envOverlay.keys()) keys.add(key);
-    for (const { key } of this.db.prepare("SELECT key FROM config").all() as { key: string }[]) keys.add(key);
+    const keys = new Set<string>(this.defs.keys());
+    for (const key of this.env.keys()) keys.add(key);
+    for (const { key } of this.store.rows(prefix)) if (this.isSetting(key)) keys.add(key);
     const entries: ConfigEntry[] = [];
     for (const key of [...keys].sort()) {
       if (!key.startsWith(prefix)) continue;
@@ -209,93 +192,121 @@ export class ConfigRegistry {
         value: def?.type === "password" ? maskSecret(value) : value,
         type: def?.type ?? "string",
         description: def?.description ?? "",
-        category: def?.category ?? (key.startsWith("plugin.") ? "plugins" : "other"),
+        category: def?.category ?? "plugins",
       });
     }
     return entries;
   }
 
+  /**
+   * Values not in effect because they break their definitions, and stored keys that are no settings, as
+   * of now (call it after plugins have declared theirs). Nothing here stops the daemon.
+   */
+  problems(): ConfigProblem[] {
+    const problems: ConfigProblem[] = [];
+    for (const [key, { value, variable }] of this.env) {
+      const def = this.def(key);
+      const reason = def && valueProblem(def, value);
+      if (def && reason) problems.push(problem(key, def, value, variable, reason));
+    }
+    for (const { key, value } of this.store.rows()) {
+      if (this.env.has(key)) continue;
+      const def = this.def(key);
+      if (!def) {
+        if (!this.isSetting(key)) problems.push(problem(key, undefined, value, "config.db", "is not a setting"));
+        continue;
+      }
+      const reason = valueProblem(def, value);
+      if (reason) problems.push(problem(key, def, value, "config.db", reason));
+    }
+    return problems;
+  }
+
+  /** The effective values of every password setting (core, sources, plugins), for masking them in logs. */
+  secrets(): string[] {
+    const keys = new Set<string>([...this.defs.keys(), ...this.env.keys()]);
+    for (const { key } of this.store.rows()) keys.add(key);
+    const values = [...keys].filter((key) => this.def(key)?.type === "password").map((key) => this.get(key) ?? "");
+    return [...new Set(values.filter(Boolean))];
+  }
+
+  /** What open() did to the stored data (migrations), one line each, for the start-up log. */
+  startupNotes(): string[] {
+    return [...this.notes];
+  }
+
   /** Names of LLM sources that have any key stored or set by the environment, sorted. */
   sourceNames(): string[] {
-    const names = new Set<string>();
-    const rows = this.db.prepare("SELECT key FROM config WHERE key LIKE 'core.llm.sources.%'").all() as {
-      key: string;
-    }[];
-    for (const key of [...rows.map((r) => r.key), ...this.envOverlay.keys()]) {
-      const m = SOURCE_KEY.exec(key);
-      if (m) names.add(m[1]);
-    }
-    return [...names].sort();
+    const keys = [...this.store.rows(SOURCE_PREFIX).map((r) => r.key), ...this.env.keys()];
+    return sourceNames(keys, (key) => this.def(key) !== undefined);
   }
 
+  /** Never throws for a name sourceNames() returned: every field reads as a valid value. */
   source(name: string): LlmSourceConfig {
     if (!this.sourceNames().includes(name)) {
-      throw new ConfigError(`no LLM source named ${name}; add one with: set core.llm.sources.${name}.base_url <url>`);
+      throw new ConfigError(
+        "config_unknown_source",
+        `no LLM source named ${name}; add one with: set ${SOURCE_PREFIX}${name}.base_url <url>`,
+      );
     }
-    const k = (field: string) => `core.llm.sources.${name}.${field}`;
-    return {
-      name,
-      adapter: this.get(k("adapter")) ?? "",
-      baseUrl: this.get(k("base_url")) ?? "",
-      model: this.get(k("model")) ?? "",
-      apiKey: this.get(k("api_key")) ?? "",
-      priority: this.getInt(k("priority")),
-      maxConcurrent: this.getInt(k("max_concurrent")),
-      contextWindow: this.getInt(k("context_window")),
-      thinkingEnabled: this.getBool(k("thinking_enabled")),
-    };
+    return readSource(this, name);
   }
 
-  /** A plugin's own key/value table `config_<name>`, created on first use. */
+  /** A plugin's own settings, `plugin.<name>.<key>`; the name must be a valid plugin name. */
   pluginSettings(name: string): PluginSettings {
-    const table = `config_${sanitisePluginName(name)}`;
-    this.db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-    const getStmt = this.db.prepare(`SELECT value FROM "${table}" WHERE key = ?`);
-    const setStmt = this.db.prepare(
-      `INSERT INTO "${table}" (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-    );
-    const listStmt = this.db.prepare(`SELECT key, value FROM "${table}" ORDER BY key`);
-    return {
-      get: (key) => (getStmt.get(key) as { value: string } | undefined)?.value,
-      set: (key, value) => {
-        setStmt.run(key, value);
-      },
-      list: () => Object.fromEntries((listStmt.all() as { key: string; value: string }[]).map((r) => [r.key, r.value])),
-    };
+    return pluginSettings(name, {
+      store: this.store,
+      def: (key) => this.def(key),
+      definedKeys: (prefix) => [...this.defs.keys()].filter((key) => key.startsWith(prefix)),
+      get: (key) => this.get(key),
+      registerDefs: (defs) => this.registerDefs(defs),
+      write: (key, value) => this.write(key, value),
+    });
   }
 
   disablePlugin(name: string, by: string): void {
-    requireName(name);
-    this.db
-      .prepare("INSERT OR REPLACE INTO disabled_plugins (name, disabled_at, disabled_by) VALUES (?, ?, ?)")
-      .run(name, Date.now(), by);
+    requirePluginName(name);
+    this.store.disablePlugin(name, by);
   }
 
   enablePlugin(name: string): void {
-    this.db.prepare("DELETE FROM disabled_plugins WHERE name = ?").run(name);
+    this.store.enablePlugin(name);
   }
 
   isPluginDisabled(name: string): boolean {
-    return this.db.prepare("SELECT 1 FROM disabled_plugins WHERE name = ?").get(name) !== undefined;
+    return this.store.isPluginDisabled(name);
   }
 
   disabledPlugins(): DisabledPlugin[] {
-    const rows = this.db.prepare("SELECT name, disabled_at, disabled_by FROM disabled_plugins ORDER BY name").all() as {
-      name: string;
-      disabled_at: number;
-      disabled_by: string;
-    }[];
-    return rows.map((r) => ({ name: r.name, disabledAt: r.disabled_at, disabledBy: r.disabled_by }));
+    return this.store.disabledPlugins();
   }
 
   close(): void {
-    this.db.close();
+    this.store.close();
+  }
+
+  /** A key that means something: defined, or a well-formed plugin key (a plugin's undeclared own setting). */
+  private isSetting(key: string): boolean {
+    return this.def(key) !== undefined || pluginKeyParts(key) !== undefined;
+  }
+
+  private write(key: string, value: string): void {
+    this.store.put(key, value);
+    this.notify(key, value);
   }
 
   private require(key: string): string {
     const v = this.get(key);
-    if (v === undefined) throw new ConfigError(`config ${key} is not set and has no default`);
+    if (v === undefined) throw new ConfigError("config_unknown_key", `config ${key} is not set and has no default`);
     return v;
+  }
+
+  /** Only reachable for keys without a definition of that type (e.g. a plugin's undeclared own setting). */
+  private unreadable(key: string, value: string, what: string): ConfigError {
+    return new ConfigError(
+      "config_invalid",
+      `config ${key} = ${shownValue(this.def(key), value)} is not ${what}; fix it with: set ${key} <value>`,
+    );
   }
 
   private notify(key: string, value: string): void {
@@ -309,60 +320,41 @@ export class ConfigRegistry {
   }
 }
 
-/** Why `value` is not valid for `def`, or undefined when it is. */
-function invalidReason(def: ConfigDef, value: string): string | undefined {
-  switch (def.type) {
-    case "int":
-      return /^[-+]?\d+$/.test(value) ? undefined : "is not an integer";
-    case "bool":
-      return value === "true" || value === "false" ? undefined : "must be true or false";
-    case "duration": {
-      let ms: number;
-      try {
-        ms = parseDuration(value);
-      } catch (err) {
-        return `is not valid: ${(err as Error).message}`;
-      }
-      return ms < 0 ? "must not be negative" : undefined;
-    }
-    case "select":
-      return def.options?.includes(value) ? undefined : `must be one of ${def.options?.join(", ")}`;
-    default:
-      return undefined;
+/** A migration that fails leaves the data where it was (each runs in a transaction) and is reported. */
+function migrate(what: string, run: () => string | undefined): string | undefined {
+  try {
+    return run();
+  } catch (err) {
+    return `could not migrate ${what}; they stay as they are and are not read: ${errorMessage(err)}`;
   }
 }
 
-/** "sk-1234567890abcdef" → "sk-1…cdef"; short secrets reveal nothing. */
-export function maskSecret(value: string): string {
-  if (value === "") return "";
-  return value.length >= 12 ? `${value.slice(0, 4)}…${value.slice(-4)}` : "****";
-}
-
-function sanitisePluginName(name: string): string {
-  requireName(name);
-  return name.toLowerCase().replace(/[^a-z0-9_]/g, "_");
-}
-
-function requireName(name: string): void {
-  if (name.trim() === "") throw new ConfigError("plugin name must not be empty");
-}
-
-function envOverlay(env: Record<string, string | undefined>): Map<string, [string, string]> {
-  const overlay = new Map<string, [string, string]>();
-  // Empty counts as unset: an empty HOMEAGENT_API_KEY must not silently override a stored key and open the API.
-  const put = (key: string, variable: string) => {
-    const value = env[variable];
-    if (value) overlay.set(key, [value, variable]);
-  };
-  // Without a base URL the other variables describe nothing reachable; the source's adapter then falls back
-  // to the template default, openai.
-  if (env.HOMEAGENT_LLM_BASE_URL) {
-    const k = (field: string) => `core.llm.sources.${ENV_SOURCE}.${field}`;
-    put(k("base_url"), "HOMEAGENT_LLM_BASE_URL");
-    put(k("api_key"), "HOMEAGENT_LLM_API_KEY");
-    put(k("model"), "HOMEAGENT_LLM_MODEL");
-    put(k("adapter"), "HOMEAGENT_LLM_ADAPTER");
+function unknownKey(key: string): ConfigError {
+  const shown = key.length > 120 ? `${key.slice(0, 120)}…` : key;
+  const hint = sourceKeyHint(shown);
+  if (hint) return new ConfigError("config_unknown_key", hint);
+  const plugin = pluginKeyParts(key);
+  if (plugin) {
+    return new ConfigError(
+      "config_unknown_key",
+      `unknown config key ${shown}: plugin ${plugin.plugin} declares no such setting ` +
+        `(is the plugin installed and running? its settings are listed by /settings plugin.${plugin.plugin}.)`,
+    );
   }
-  put("core.daemon.api_key", "HOMEAGENT_API_KEY");
-  return overlay;
+  return new ConfigError(
+    "config_unknown_key",
+    shown.startsWith("core.")
+      ? `unknown config key ${shown}; list the known keys with: /settings core.`
+      : `unknown config key ${shown}; keys live under core.* or plugin.<name>.*`,
+  );
+}
+
+function problem(key: string, def: ConfigDef | undefined, raw: string, origin: string, reason: string): ConfigProblem {
+  const value = shownValue(def, raw);
+  const where = origin === "config.db" ? "in config.db" : `from ${origin}`;
+  const message = def
+    ? `config ${key} = ${value} (${where}) ${reason}; using the default ${shownValue(def, def.default)} ` +
+      `until it is fixed (set ${key} <value>)`
+    : `config ${key} (${where}) ${reason}; it is ignored`;
+  return { key, value, origin, reason, ...(def ? { default: def.default } : {}), message };
 }

@@ -19,7 +19,7 @@ import { startLlmSources } from "./llm-sources.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
 import { EMBEDDING_PENDING, type Retrieval, startRetrieval } from "./retrieval.js";
-import { agentSettings } from "./settings.js";
+import { agentSettings, reportConfig } from "./settings.js";
 
 export interface DaemonOptions {
   dataDir: string;
@@ -112,6 +112,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       llm: { sources: llm.sources() },
       plugins: plugins.states(),
       embedding: retrieval?.embedding() ?? EMBEDDING_PENDING,
+      configProblems: config.problems().map(({ key, message }) => ({ key, message })),
     };
   };
   const host = { agent, config, dataDir: paths.root, logger, status, llm: llmApi, embeddings };
@@ -120,6 +121,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // After the plugins, so that an embedding provider a plugin added can be the configured one.
   const ready = startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce);
   retrieval = ready;
+  // After the plugins, so that settings they declared are checked too.
+  reportConfig(config, log, announce);
   for (const tool of ready.knowledgeTools) agent.tools.register("kernel", tool.def, tool.handler);
   agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, data_dir: paths.root });
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
@@ -148,7 +151,5 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 }
 
 function knownSecrets(config: ConfigRegistry): string[] {
-  const keys = [config.get("core.daemon.api_key"), config.get("core.llm.api_key")];
-  for (const name of config.sourceNames()) keys.push(config.source(name).apiKey);
-  return keys.filter((k): k is string => !!k);
+  return config.secrets();
 }

@@ -3,7 +3,7 @@
  * before the line is written.
  */
 import type { Logger } from "@homeagent/sdk";
-import { maskSecret } from "../config/registry.js";
+import { maskSecret } from "../util/secret.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };

@@ -1,6 +1,8 @@
 /**
  * The PluginSDK each plugin receives. Everything a plugin registers is recorded here, so that stopping
- * or crashing the plugin detaches all of it at once.
+ * or crashing the plugin detaches all of it at once; every call passes a gate that checks the plugin's
+ * capabilities and, once the plugin is detached, refuses everything, so a failed or stopped plugin (or a
+ * timer it left running) cannot act through an SDK it still holds.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -9,6 +11,8 @@ import type { KernelStatus, LlmAPI, Logger, PluginSDK } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { EmbeddingRegistry } from "../embedding/spi.js";
 import type { Agent } from "../kernel/agent.js";
+import { checkAllowed, type Grant, type SdkMember } from "./capabilities.js";
+import { PluginStoppedError } from "./errors.js";
 
 export interface PluginHost {
   agent: Agent;
@@ -22,23 +26,33 @@ export interface PluginHost {
 
 export interface PluginBinding {
   sdk: PluginSDK;
-  /** Removes every tool, stage handler, output channel and subscription the plugin registered. */
+  /**
+   * Revokes the SDK (every later call throws PluginStoppedError) and removes every tool, stage handler,
+   * output channel, embedding provider and subscription the plugin registered. Idempotent.
+   */
   detach(): void;
 }
 
-export function createPluginSDK(name: string, host: PluginHost): PluginBinding {
+export function createPluginSDK(name: string, host: PluginHost, grant: Grant): PluginBinding {
   const { agent, config } = host;
   const unsubscribers = new Set<() => void>();
   const embedders: string[] = [];
   const dataDir = join(host.dataDir, "plugin_data", name);
   mkdirSync(dataDir, { recursive: true });
   const settings = config.pluginSettings(name);
+  const log = host.logger(name);
 
-  const sdk: PluginSDK = {
+  const raw: PluginSDK = {
     pluginName: name,
     dataDir,
     daemonDataDir: host.dataDir,
-    log: host.logger(name),
+    // Spelled out so the gate wraps exactly these four, whatever shape the host's logger has.
+    log: {
+      debug: (msg) => log.debug(msg),
+      info: (msg) => log.info(msg),
+      warn: (msg) => log.warn(msg),
+      error: (msg) => log.error(msg),
+    },
     registerTool: (def, handler) => agent.tools.register(name, def, handler),
     registerStage: (stage, handler, scope) => {
       agent.stages.register(name, stage, handler, scope);
@@ -65,6 +79,7 @@ export function createPluginSDK(name: string, host: PluginHost): PluginBinding {
       get: (key) => settings.get(key),
       set: (key, value) => settings.set(key, value),
       list: () => settings.list(),
+      define: (defs) => settings.define(defs),
     },
     config: {
       list: (prefix) => config.list(prefix),
@@ -84,9 +99,16 @@ export function createPluginSDK(name: string, host: PluginHost): PluginBinding {
     },
   };
 
+  let revoked = false;
+  const gate = (member: SdkMember) => {
+    if (revoked) throw new PluginStoppedError(name);
+    checkAllowed(name, grant, member);
+  };
+
   return {
-    sdk,
+    sdk: gated(raw, gate),
     detach: () => {
+      revoked = true;
       for (const off of unsubscribers) off();
       unsubscribers.clear();
       agent.tools.unregisterPlugin(name);
@@ -95,6 +117,25 @@ export function createPluginSDK(name: string, host: PluginHost): PluginBinding {
       for (const provider of embedders.splice(0)) host.embeddings.unregister(provider);
     },
   };
+}
+
+/** A copy of `raw` whose every method, nested ones included, calls `gate` with its member path first. */
+function gated(raw: PluginSDK, gate: (member: SdkMember) => void): PluginSDK {
+  const wrap = (member: string, value: unknown): unknown => {
+    if (typeof value === "function") {
+      return (...args: unknown[]) => {
+        gate(member as SdkMember);
+        return value(...args);
+      };
+    }
+    if (value !== null && typeof value === "object") {
+      const entries = Object.entries(value).map(([key, inner]) => [key, wrap(`${member}.${key}`, inner)]);
+      return Object.freeze(Object.fromEntries(entries));
+    }
+    return value;
+  };
+  const entries = Object.entries(raw).map(([key, value]) => [key, wrap(key, value)]);
+  return Object.freeze(Object.fromEntries(entries)) as PluginSDK;
 }
 
 function apiKey(config: ConfigRegistry): string {

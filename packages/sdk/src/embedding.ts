@@ -5,6 +5,12 @@
 
 export type Modality = "text" | "image";
 
+/**
+ * The version of this interface. A provider states the one it was written against, so a daemon that
+ * implements another refuses it with a clear error instead of calling methods that mean something else.
+ */
+export const EMBEDDING_SPECIFICATION_VERSION = 1;
+
 export interface EmbeddingInput {
   /** Text as a string; images as bytes. */
   data: string | Uint8Array;
@@ -23,6 +29,8 @@ export interface EmbeddingInfo {
 }
 
 export interface EmbeddingProvider {
+  /** Always EMBEDDING_SPECIFICATION_VERSION of the SDK the provider was written with. */
+  readonly specificationVersion: typeof EMBEDDING_SPECIFICATION_VERSION;
   readonly name: string;
   info(): EmbeddingInfo;
   /** One vector per input, in order. Throws ErrModalityUnsupported for an input it cannot embed. */

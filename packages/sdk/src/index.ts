@@ -82,6 +82,11 @@ export interface StageContext {
   extra: Record<string, unknown>;
   /** Errors thrown by handlers, recorded instead of stopping the others. */
   errors: Array<{ plugin: string; stage: Stage; message: string }>;
+  /**
+   * Aborted when this handler's deadline (`core.plugin.stage_timeout`) passes or the input is cancelled;
+   * the stage has then gone on without it. Pass it to anything slow the handler awaits.
+   */
+  signal: AbortSignal;
 }
 
 export type StageHandler = (ctx: StageContext) => void | Promise<void>;
@@ -127,6 +132,27 @@ export interface OutputChannelOptions {
   help?: string;
 }
 
+/**
+ * The event types on the bus. Payload keys are camelCase; every kernel event of one input carries its
+ * `requestId`. Payloads by type:
+ * - `raw_input`: `{requestId, source, channel, text}` — an input reached the LLM stage.
+ * - `agent_output`: `{requestId, source, channel, content, reasoningContent?, usage?, error?}` — the turn's
+ *   reply; with `error` the turn failed and `content` says why (it is not an agent reply).
+ * - `agent_llm_chain`: `{requestId, content, reasoning, toolCalls, phase: "intermediate", turn, usage}` —
+ *   one LLM round, after post_action.
+ * - `tool_call`: `{phase: "start", requestId, toolCallId, name, arguments}` when a tool begins to run (with
+ *   the arguments it runs with), and `{phase: "end", requestId, toolCallId, name, status, result,
+ *   durationMs}` when its result is final. A call that never ran (refused by before_toolcall, or an
+ *   interrupt was pending) has only the "end" (status "denied" / "interrupted").
+ * - `reasoning`: `{requestId, content}` — a round's whole reasoning text.
+ * - `stage`: `{stage, requestId, handlers, durationMs, errors: [{plugin, message}]}` — one stage run, also
+ *   with 0 handlers; errors include handlers that timed out.
+ * - `system`: `{kind, …}` — daemon news, e.g. `interrupt` `{source, channel}`, `context_pruned`
+ *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `started`.
+ * - `content_delta` / `reasoning_delta`: `{requestId, content, reset?: true}` — streamed text. An empty delta
+ *   with `reset: true` means the text starts over (an interrupted call is asked again, or a broken stream
+ *   is retried): drop what was shown for this request so far, for that kind of delta.
+ */
 export const EVENT_TYPES = [
   "raw_input",
   "agent_output",
@@ -141,9 +167,14 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface AgentEvent {
+  /** Increases by one with every event the daemon publishes (from 1 at start): order, and gaps in a replay. */
+  seq: number;
   type: EventType;
+  /** "kernel", or the name of the plugin that published it. */
   source: string;
+  /** See EVENT_TYPES for each type's keys. */
   payload: Record<string, unknown>;
+  /** Unix milliseconds. */
   timestamp: number;
 }
 
@@ -175,14 +206,53 @@ export interface InputReply {
   error?: string;
 }
 
+/**
+ * The plugin's own settings. `key` is relative: `settings.get("token")` of plugin `my-plugin` reads the
+ * config key `plugin.my-plugin.token`, the same entry `/settings plugin.my-plugin.` lists and the web UI
+ * edits: one namespace, one store (the daemon's config table). Keys are letters, digits, "_" and "-", in
+ * dot-separated segments, at most 128 characters.
+ *
+ * A key the plugin declares with `define()` is validated on every write (by anyone) and read as its default
+ * while unset or when the stored value is invalid. Only declared keys can be changed from outside the
+ * plugin (`/settings set`, the web UI); the plugin itself may also keep undeclared keys (at most 1024 keys,
+ * 64 KiB per value). Undeclared values are listed as they are: declare a secret with type `password` so
+ * every list shows at most its last four characters.
+ */
 export interface SettingsAPI {
-  /** Plugin-scoped settings, stored as `plugin.<name>.<key>`. */
   get(key: string): string | undefined;
+  /** Throws (with the reason) when the value is invalid for the key's definition or over a limit. */
   set(key: string, value: string): void;
+  /** Declared and stored keys (relative) with their effective values. */
   list(): Record<string, string>;
+  /** Declares settings (relative keys); call it in start() so users can see and change them. */
+  define(defs: SettingDef[]): void;
 }
 
-export type ConfigType = "string" | "int" | "bool" | "duration" | "password" | "select" | "text";
+/** `float` and `url` (http/https only) are validated like `int` and `string` plus their own rules. */
+export type ConfigType = "string" | "int" | "float" | "bool" | "duration" | "url" | "password" | "select" | "text";
+
+/** A setting's definition: what the settings page shows and what every write is validated against. */
+export interface SettingDef {
+  key: string;
+  default: string;
+  description: string;
+  type: ConfigType;
+  /** Allowed values of a `select`. */
+  options?: string[];
+  /**
+   * Bounds of an `int`/`float`, or of a `duration` in milliseconds. Without them: int 0 to 2^31−1, float
+   * ±1e9, duration 0 to 2^31−1 ms (the longest timer).
+   */
+  min?: number;
+  max?: number;
+  /** Longest value in characters; defaults by type (text 64 KiB, others at most 4 KiB). */
+  maxLength?: number;
+  category?: string;
+  /** Kept out of settings lists, e.g. internal bookkeeping. */
+  hidden?: boolean;
+  displayName?: string;
+  placeholder?: string;
+}
 
 export interface ConfigEntry {
   key: string;
@@ -193,7 +263,7 @@ export interface ConfigEntry {
   category: string;
 }
 
-/** Daemon-wide configuration, for plugins that hold the `config` capability (cfgmgr, cli, webui). */
+/** Daemon-wide configuration, every namespace: capability `settings_cross` (cli, webui). */
 export interface ConfigAPI {
   list(prefix?: string): ConfigEntry[];
   set(key: string, value: string): void;
@@ -210,6 +280,8 @@ export interface KernelStatus {
   llm: { sources: Array<{ name: string; model: string; available: boolean; lastError?: string }> };
   plugins: Array<{ name: string; state: string }>;
   embedding: EmbeddingStatusInfo;
+  /** Settings whose stored value is invalid: the default is in effect for each, and `message` says why. */
+  configProblems: Array<{ key: string; message: string }>;
 }
 
 /** The embedding tier in use, and every tier above it that is not, with the reason. */
@@ -246,10 +318,14 @@ export interface LlmSourceStatus {
   inFlight: number;
 }
 
-/** The daemon's LLM sources, for plugins that hold the `llm` capability (cli, webui). */
+/** The daemon's LLM sources. */
 export interface LlmAPI {
+  /** Capability `kernel_status`: the same facts `kernel.status()` reports, in full. */
   sources(): LlmSourceStatus[];
-  /** Makes `name` the preferred source until changed (persisted as core.llm.provider); "" = priority order. */
+  /**
+   * Capability `llm_admin`. Makes `name` the preferred source until changed (persisted as
+   * core.llm.provider); "" = priority order.
+   */
   use(name: string): void;
 }
 
@@ -260,7 +336,14 @@ export interface Logger {
   error(msg: string): void;
 }
 
+/**
+ * What a plugin gets in start(). Members are grouped by the capability they need (see capabilities.ts);
+ * a call outside the plugin's capabilities throws an error with code "capability_denied" naming the
+ * method and the capability. Once the plugin is stopped (or failed to start) every call throws with code
+ * "plugin_stopped", including calls from timers or promises the plugin left running.
+ */
 export interface PluginSDK {
+  // Capability `core` (always granted): identity, own files, log, own tools, stages, channels, settings.
   readonly pluginName: string;
   /** Directory for this plugin's own files. */
   readonly dataDir: string;
@@ -277,23 +360,33 @@ export interface PluginSDK {
     handler: OutputHandler,
     opts?: OutputChannelOptions,
   ): void;
+  /** The plugin's own `plugin.<name>.*` settings. */
+  settings: SettingsAPI;
+
   /**
-   * Adds an embedding provider by name; choosing it is `core.embedding.provider = <name>`. The factory
-   * gets the `core.embedding.*` settings; if it throws, the daemon reports it and uses the next tier.
+   * Capability `embedding`. Adds an embedding provider by name; choosing it is
+   * `core.embedding.provider = <name>`. The factory gets the `core.embedding.*` settings; if it throws, the
+   * daemon reports it and uses the next tier.
    */
   registerEmbeddingProvider(name: string, factory: EmbeddingFactory): void;
+
+  /** Capability `events`. The returned function unsubscribes (and never throws). */
   subscribe(type: EventType | "*", handler: EventHandler): () => void;
+  /** Capability `events`, and built-in plugins only: other plugins are refused. */
   publish(type: EventType, payload: Record<string, unknown>): void;
 
+  // Capability `io`: talking to the agent as a user would.
   injectInput(source: string, channel: string, text: string, opts?: InjectOptions): string;
   injectInputSync(source: string, channel: string, text: string, opts?: InjectOptions): Promise<InputReply>;
   injectInterrupt(source: string, channel: string, text: string): void;
 
-  settings: SettingsAPI;
+  /** Capability `settings_cross`. */
   config: ConfigAPI;
-  /** Checks a client's API key against the daemon's; always true when no key is configured. */
+  /** Capability `auth`. Checks a client's API key against the daemon's; always true when no key is configured. */
   auth: { required(): boolean; verify(key: string): boolean };
+  /** Capability `kernel_status`. */
   kernel: { status(): KernelStatus; toolNames(): string[] };
+  /** `sources()` needs `kernel_status`, `use()` needs `llm_admin`. */
   llm: LlmAPI;
 }
 
@@ -307,7 +400,12 @@ export interface Plugin {
   readonly name: string;
   /** The PLUGIN_API_VERSION the plugin was written against; definePlugin fills it in. */
   readonly apiVersion: number;
+  /** Bounded by the daemon (10 s by default): a start that does not settle in time counts as failed. */
   start(sdk: PluginSDK): void | Promise<void>;
+  /**
+   * Also called after a start() that threw or timed out, so release whatever start() acquired. The SDK is
+   * already revoked then; after a normal run it still works until stop() returns.
+   */
   stop(): void | Promise<void>;
 }
 
@@ -328,7 +426,9 @@ export function definePlugin(def: PluginDefinition): Plugin {
   };
 }
 
+export { CAPABILITIES, type Capability } from "./capabilities.js";
 export {
+  EMBEDDING_SPECIFICATION_VERSION,
   type EmbeddingFactory,
   type EmbeddingInfo,
   type EmbeddingInput,

@@ -1,0 +1,43 @@
+/**
+ * Capabilities: what a plugin may do beyond its own tools, stages, channels, settings and log. A plugin
+ * declares the ones it needs (a built-in in its registration, an external plugin in plugin.json), and the
+ * daemon refuses every SDK call outside them with an error naming the method and the missing capability.
+ * Each PluginSDK member belongs to exactly one; the doc comment of each member says which.
+ */
+export const CAPABILITIES = [
+  /** Own tools, stages, output channels, own settings, the log. Always granted. */
+  "core",
+  /** Injecting input and interrupts, i.e. talking to the agent as a user would. */
+  "io",
+  /** Reading and writing long-term memory (graph facts, archived turns). */
+  "memory",
+  /** Reading and writing memory documents. */
+  "doc_memory",
+  /** Reading and writing the knowledge base. */
+  "knowledge",
+  /** Reading the raw conversation log. */
+  "text_memory",
+  /** Chatting with the configured LLM sources. */
+  "llm",
+  /** Switching the preferred LLM source or editing sources. */
+  "llm_admin",
+  /** Reading people and relations; writing them is for built-in plugins only. */
+  "social",
+  /** Subscribing to the event bus; publishing on it is for built-in plugins only. */
+  "events",
+  /** Reading and changing settings outside the plugin's own `plugin.<name>.*` namespace. */
+  "settings_cross",
+  /** Listing, enabling, disabling and installing plugins. */
+  "plugin_mgr",
+  /** Checking a client's API key against the daemon's. */
+  "auth",
+  /** Reading the daemon's status: queue, tools, LLM sources, plugins, embedding tier. */
+  "kernel_status",
+  /**
+   * Offering an embedding provider. Once chosen, it is sent every text the daemon indexes (memory,
+   * documents, knowledge), so this is granted explicitly rather than with `core`.
+   */
+  "embedding",
+] as const;
+
+export type Capability = (typeof CAPABILITIES)[number];

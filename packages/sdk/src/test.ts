@@ -1,0 +1,298 @@
+/**
+ * `@homeagent/sdk/test`: an in-memory PluginSDK for a plugin's unit tests. It records what the plugin
+ * registers, subscribes to, publishes and injects; lets the test drive it (bus events, tool calls, replies
+ * to injected input); and keeps settings and configuration in memory, so a plugin can be tested without a
+ * daemon. It does not check capabilities or validate setting values: the daemon does that.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type {
+  AgentEvent,
+  ConfigEntry,
+  EmbeddingFactory,
+  EventHandler,
+  EventType,
+  InjectOptions,
+  InputReply,
+  KernelStatus,
+  LlmSourceStatus,
+  Logger,
+  OutputChannelOptions,
+  OutputHandler,
+  PluginSDK,
+  SettingDef,
+  Stage,
+  StageHandler,
+  StageScope,
+  ToolContext,
+  ToolDef,
+  ToolHandler,
+} from "./index.js";
+
+/** One injectInput / injectInputSync call. */
+export interface MockInput {
+  requestId: string;
+  source: string;
+  channel: string;
+  text: string;
+  opts?: InjectOptions;
+  /** true for injectInputSync. */
+  sync: boolean;
+  /** The reply the responder gave; for injectInput a failure becomes a reply with `error`. */
+  reply: Promise<InputReply>;
+}
+
+/**
+ * Answers an injected input, as the agent would. A string is the reply's content; an object is merged
+ * into the reply. Throwing makes injectInputSync reject. The default echoes the text.
+ */
+export type MockResponder = (
+  input: Omit<MockInput, "reply">,
+  sdk: MockSDK,
+) => string | Partial<InputReply> | Promise<string | Partial<InputReply>>;
+
+export interface MockSDKOptions {
+  /** Default "test-plugin". */
+  pluginName?: string;
+  /** Default: a temp dir made on first use and removed when the process exits. */
+  daemonDataDir?: string;
+  /** Default `<daemonDataDir>/plugin_data/<pluginName>`; created on first use either way. */
+  dataDir?: string;
+  respond?: MockResponder;
+  /** The plugin's own settings (relative keys). */
+  settings?: Record<string, string>;
+  /** Daemon-wide entries for `config.list` / `config.set`; set on a key not listed throws. */
+  config?: Array<Pick<ConfigEntry, "key" | "value"> & Partial<ConfigEntry>>;
+  /** Overrides of the default `kernel.status()`. */
+  status?: Partial<KernelStatus>;
+  /** What `kernel.toolNames()` returns; default the tools the plugin registered. */
+  toolNames?: string[];
+  llmSources?: LlmSourceStatus[];
+  /** The daemon's API key; "" (default) = none required. */
+  apiKey?: string;
+}
+
+export interface MockSDK extends PluginSDK {
+  readonly tools: Map<string, { def: ToolDef; handler: ToolHandler }>;
+  readonly stages: Array<{ stage: Stage; handler: StageHandler; scope: StageScope }>;
+  readonly channels: Map<
+    string,
+    { caps: number; description: string; handler: OutputHandler; opts?: OutputChannelOptions }
+  >;
+  readonly embeddingProviders: Map<string, EmbeddingFactory>;
+  /** Live subscriptions: an unsubscribed handler is removed. */
+  readonly subscriptions: Array<{ type: EventType | "*"; handler: EventHandler }>;
+  readonly published: Array<{ type: EventType; payload: Record<string, unknown> }>;
+  readonly inputs: MockInput[];
+  readonly interrupts: Array<{ source: string; channel: string; text: string }>;
+  readonly logs: Array<{ level: keyof Logger; msg: string }>;
+  /** Checked by `auth`; change it at any time. "" = no key required. */
+  apiKey: string;
+  /** Chosen by `llm.use`; "" = priority order. */
+  preferredSource: string;
+  /** Delivers an event to the plugin's subscribers, as the daemon's bus would. */
+  emit(type: EventType, payload: Record<string, unknown>, source?: string): void;
+  /** Calls a tool the plugin registered; throws if there is none by that name. */
+  callTool(name: string, args?: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<unknown>;
+}
+
+const tempRoots: string[] = [];
+let cleanupRegistered = false;
+
+function tempRoot(): string {
+  const dir = mkdtempSync(join(tmpdir(), "homeagent-mock-"));
+  tempRoots.push(dir);
+  if (!cleanupRegistered) {
+    cleanupRegistered = true;
+    process.once("exit", () => {
+      for (const root of tempRoots) rmSync(root, { recursive: true, force: true });
+    });
+  }
+  return dir;
+}
+
+const echo: MockResponder = (input) => input.text;
+
+export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
+  const name = opts.pluginName ?? "test-plugin";
+  let root: string | undefined;
+  const daemonDir = () => {
+    root ??= opts.daemonDataDir ?? tempRoot();
+    return root;
+  };
+  const respond = opts.respond ?? echo;
+  const ownSettings = new Map(Object.entries(opts.settings ?? {}));
+  const defs = new Map<string, SettingDef>();
+  const config: ConfigEntry[] = (opts.config ?? []).map((e) => ({
+    type: "string",
+    description: "",
+    category: e.key.split(".")[1] ?? "",
+    ...e,
+  }));
+  let nextId = 0;
+  let eventSeq = 0;
+
+  const reply = async (input: Omit<MockInput, "reply">): Promise<InputReply> => {
+    const answer = await respond(input, mock);
+    const fields = typeof answer === "string" ? { content: answer } : answer;
+    return { requestId: input.requestId, content: "", shortCircuited: false, ...fields };
+  };
+
+  const inject = (source: string, channel: string, text: string, sync: boolean, injectOpts?: InjectOptions) => {
+    const input = { requestId: `req-${++nextId}`, source, channel, text, opts: injectOpts, sync };
+    injectOpts?.onQueued?.(input.requestId);
+    const replied = Promise.resolve().then(() => reply(input));
+    const recorded: MockInput = {
+      ...input,
+      reply: sync ? replied : replied.catch((err: unknown) => failed(input.requestId, err)),
+    };
+    mock.inputs.push(recorded);
+    return recorded;
+  };
+
+  const log = (level: keyof Logger) => (msg: string) => void mock.logs.push({ level, msg });
+
+  const mock: MockSDK = {
+    pluginName: name,
+    get daemonDataDir() {
+      return daemonDir();
+    },
+    get dataDir() {
+      const dir = opts.dataDir ?? join(daemonDir(), "plugin_data", name);
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    },
+    log: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
+
+    tools: new Map(),
+    stages: [],
+    channels: new Map(),
+    embeddingProviders: new Map(),
+    subscriptions: [],
+    published: [],
+    inputs: [],
+    interrupts: [],
+    logs: [],
+    apiKey: opts.apiKey ?? "",
+    preferredSource: "",
+
+    registerTool: (def, handler) => {
+      if (mock.tools.has(def.name)) throw new Error(`tool "${def.name}" is already registered`);
+      mock.tools.set(def.name, { def, handler });
+    },
+    registerStage: (stage, handler, scope = "global") => void mock.stages.push({ stage, handler, scope }),
+    registerOutputChannel: (channel, caps, description, handler, channelOpts) => {
+      if (mock.channels.has(channel)) throw new Error(`output channel "${channel}" is already registered`);
+      mock.channels.set(channel, { caps, description, handler, opts: channelOpts });
+    },
+    registerEmbeddingProvider: (provider, factory) => {
+      if (mock.embeddingProviders.has(provider)) {
+        throw new Error(`embedding provider "${provider}" is already registered`);
+      }
+      mock.embeddingProviders.set(provider, factory);
+    },
+    subscribe: (type, handler) => {
+      const sub = { type, handler };
+      mock.subscriptions.push(sub);
+      return () => {
+        const at = mock.subscriptions.indexOf(sub);
+        if (at !== -1) mock.subscriptions.splice(at, 1);
+      };
+    },
+    publish: (type, payload) => {
+      mock.published.push({ type, payload });
+      mock.emit(type, payload, name);
+    },
+    emit: (type, payload, source = "kernel") => {
+      const event: AgentEvent = { seq: ++eventSeq, type, source, payload, timestamp: Date.now() };
+      for (const sub of [...mock.subscriptions]) {
+        if (sub.type === "*" || sub.type === type) sub.handler(event);
+      }
+    },
+
+    injectInput: (source, channel, text, injectOpts) => {
+      const input = inject(source, channel, text, false, injectOpts);
+      const target = mock.channels.get(injectOpts?.outputChannel ?? channel);
+      if (target) {
+        input.reply
+          .then((r) => target.handler({ payload: r.content, meta: {}, type: "text", requestId: r.requestId }))
+          .catch((err: unknown) => mock.logs.push({ level: "error", msg: `output channel failed: ${String(err)}` }));
+      }
+      return input.requestId;
+    },
+    injectInputSync: (source, channel, text, injectOpts) => inject(source, channel, text, true, injectOpts).reply,
+    injectInterrupt: (source, channel, text) => void mock.interrupts.push({ source, channel, text }),
+
+    settings: {
+      get: (key) => ownSettings.get(key) ?? defs.get(key)?.default,
+      set: (key, value) => void ownSettings.set(key, value),
+      list: () => ({
+        ...Object.fromEntries([...defs.values()].map((d) => [d.key, d.default])),
+        ...Object.fromEntries(ownSettings),
+      }),
+      define: (list) => {
+        for (const def of list) defs.set(def.key, def);
+      },
+    },
+    config: {
+      list: (prefix) => config.filter((e) => !prefix || e.key.startsWith(prefix)).map((e) => ({ ...e })),
+      set: (key, value) => {
+        const entry = config.find((e) => e.key === key);
+        if (!entry) throw Object.assign(new Error(`unknown config key ${key}`), { code: "config_unknown_key" });
+        entry.value = value;
+      },
+    },
+    auth: {
+      required: () => mock.apiKey !== "",
+      verify: (key) => mock.apiKey === "" || key === mock.apiKey,
+    },
+    kernel: {
+      status: () => ({ ...defaultStatus(name, mock), ...opts.status }),
+      toolNames: () => opts.toolNames ?? [...mock.tools.keys()],
+    },
+    llm: {
+      sources: () => (opts.llmSources ?? []).map((s) => ({ ...s, preferred: s.name === mock.preferredSource })),
+      use: (source) => {
+        if (source && !(opts.llmSources ?? []).some((s) => s.name === source)) {
+          throw new Error(`no LLM source named "${source}"`);
+        }
+        mock.preferredSource = source;
+      },
+    },
+
+    callTool: async (tool, args = {}, ctx = {}) => {
+      const found = mock.tools.get(tool);
+      if (!found) throw new Error(`no tool named "${tool}" is registered (registered: ${[...mock.tools.keys()]})`);
+      const toolCtx: ToolContext = {
+        requestId: "test",
+        source: "test",
+        channel: "test",
+        signal: new AbortController().signal,
+        ...ctx,
+      };
+      return found.handler(args, toolCtx);
+    },
+  };
+  return mock;
+}
+
+function failed(requestId: string, err: unknown): InputReply {
+  return { requestId, content: "", shortCircuited: false, error: err instanceof Error ? err.message : String(err) };
+}
+
+function defaultStatus(name: string, mock: MockSDK): KernelStatus {
+  return {
+    version: "0.0.0-test",
+    uptimeS: 0,
+    busy: false,
+    queued: 0,
+    processed: mock.inputs.length,
+    tools: mock.tools.size,
+    outputChannels: [...mock.channels.keys()],
+    llm: { sources: mock.llm.sources() },
+    plugins: [{ name, state: "running" }],
+    embedding: { active: "lexical", fingerprint: "lexical:test", dimension: 0, degraded: [] },
+    configProblems: [],
+  };
+}

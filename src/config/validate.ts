@@ -1,0 +1,173 @@
+/**
+ * The rules every setting is checked against, on every write and on every read of a stored value: a value
+ * that reaches the running daemon has passed them, so no consumer needs its own parsing guard. The rules
+ * come from the definition (type, bounds, length, options, an optional extra check) with per-type defaults,
+ * so a definition without explicit bounds is still bounded.
+ */
+import type { ConfigType } from "@homeagent/sdk";
+import { errorMessage } from "../util/errors.js";
+import { maskSecret } from "../util/secret.js";
+import type { ConfigDef } from "./defaults.js";
+import { MAX_TIMER_MS, parseDuration } from "./duration.js";
+import { ConfigError } from "./errors.js";
+
+/** Longest value per type, in characters, unless the definition says less. */
+const MAX_LENGTH: Record<ConfigType, number> = {
+  string: 4096,
+  int: 32,
+  float: 64,
+  bool: 5,
+  duration: 64,
+  url: 2048,
+  password: 4096,
+  select: 256,
+  text: 64 * 1024,
+};
+
+/** Bounds when the definition gives none: counts are never negative, durations fit a timer. */
+const DEFAULT_RANGE: Partial<Record<ConfigType, [number, number]>> = {
+  int: [0, MAX_TIMER_MS],
+  float: [-1e9, 1e9],
+  duration: [0, MAX_TIMER_MS],
+};
+
+const INT = /^[-+]?\d+$/;
+const FLOAT = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const URL_SCHEMES = ["http:", "https:"];
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Names that become one key segment (LLM sources, adapters): letters, digits, "_" and "-", at most 64. */
+export function isName(s: string): boolean {
+  return NAME.test(s);
+}
+
+export const NAME_RULE = 'letters, digits, "_" and "-" only, at most 64 characters';
+
+/** The [min, max] a numeric or duration def allows (durations in ms). */
+export function rangeOf(def: ConfigDef): [number, number] {
+  const [min, max] = DEFAULT_RANGE[def.type] ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+  return [def.min ?? min, def.max ?? max];
+}
+
+export function maxLengthOf(def: ConfigDef): number {
+  return Math.min(def.maxLength ?? MAX_LENGTH[def.type], MAX_LENGTH[def.type]);
+}
+
+/** Why `value` is not valid for `def` (a phrase that follows the value), or undefined when it is. */
+export function valueProblem(def: ConfigDef, value: string): string | undefined {
+  const max = maxLengthOf(def);
+  if (value.length > max) return `is too long (${value.length} characters, at most ${max})`;
+  if (hasControlCharacter(value, def.type === "text")) return "contains control characters";
+  return typeProblem(def, value) ?? def.check?.(value);
+}
+
+/** Control characters break log lines, headers and the cli's one-line frames; only text may hold newlines. */
+function hasControlCharacter(value: string, allowLayout: boolean): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (allowLayout && (c === 0x09 || c === 0x0a || c === 0x0d)) continue;
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
+function typeProblem(def: ConfigDef, value: string): string | undefined {
+  switch (def.type) {
+    case "int": {
+      if (!INT.test(value)) return "is not an integer";
+      const n = Number(value);
+      return Number.isSafeInteger(n) ? rangeProblem(def, n, String) : `is out of range (${rangeText(def, String)})`;
+    }
+    case "float": {
+      const n = Number(value);
+      if (!FLOAT.test(value) || !Number.isFinite(n)) return "is not a number";
+      return rangeProblem(def, n, String);
+    }
+    case "bool":
+      return value === "true" || value === "false" ? undefined : "must be true or false";
+    case "duration": {
+      let ms: number;
+      try {
+        ms = parseDuration(value);
+      } catch (err) {
+        return `is not valid: ${errorMessage(err)}`;
+      }
+      return rangeProblem(def, ms, formatMs);
+    }
+    case "url":
+      return urlProblem(value);
+    case "select":
+      return def.options?.includes(value) ? undefined : `must be one of ${def.options?.join(", ")}`;
+    default:
+      return undefined;
+  }
+}
+
+function rangeProblem(def: ConfigDef, n: number, show: (n: number) => string): string | undefined {
+  const [min, max] = rangeOf(def);
+  if (n >= min && n <= max) return undefined;
+  return `is out of range (${rangeText(def, show)})`;
+}
+
+function rangeText(def: ConfigDef, show: (n: number) => string): string {
+  const [min, max] = rangeOf(def);
+  return `allowed: ${show(min)} to ${show(max)}`;
+}
+
+/** Empty means "not configured"; anything else must be an http(s) URL without credentials. */
+function urlProblem(value: string): string | undefined {
+  if (value === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "is not a URL (use e.g. https://api.example.com/v1)";
+  }
+  if (!URL_SCHEMES.includes(url.protocol)) return `must start with http:// or https:// (not ${url.protocol}//)`;
+  if (!url.hostname) return "has no host";
+  if (url.username || url.password) return "must not contain credentials: put the key in the api_key setting";
+  return undefined;
+}
+
+/** Why `def` cannot be registered, or undefined. */
+export function defProblem(def: ConfigDef): string | undefined {
+  if (def.type === "select" && !def.options?.length) return "a select needs options";
+  const [min, max] = rangeOf(def);
+  if (min > max) return `min ${min} is above max ${max}`;
+  if (def.type === "duration" && (min < 0 || max > MAX_TIMER_MS)) {
+    return `duration bounds must lie within 0 and ${MAX_TIMER_MS} ms (what a timer holds)`;
+  }
+  const bad = valueProblem(def, def.default);
+  return bad && `default ${JSON.stringify(def.default)} ${bad}`;
+}
+
+/** Throws a config_invalid ConfigError naming the key and the reason when `value` is not valid. */
+export function requireValid(key: string, def: ConfigDef, value: string): void {
+  const bad = valueProblem(def, value);
+  if (bad)
+    throw new ConfigError("config_invalid", `config ${key}: ${shownValue(def, value)} ${bad}; nothing was changed`);
+}
+
+/** A value as it may appear in a message or log line: secrets masked, long values cut. */
+export function shownValue(def: ConfigDef | undefined, value: string): string {
+  if (def?.type === "password") return JSON.stringify(maskSecret(value));
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+}
+
+/** 90_000 → "1m30s": bounds in messages read like the values users type. */
+export function formatMs(ms: number): string {
+  if (ms === 0) return "0";
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [unit, size] of [
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1_000],
+  ] as const) {
+    const n = Math.floor(rest / size);
+    if (n > 0) parts.push(`${n}${unit}`);
+    rest -= n * size;
+  }
+  if (rest > 0) parts.push(`${rest}ms`);
+  return parts.join("");
+}

@@ -1,0 +1,120 @@
+/**
+ * Capabilities: every PluginSDK member is classified, calls outside a plugin's grant are refused (and have no
+ * effect), built-in-only members stay built-in, and a detached SDK refuses everything.
+ */
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, test } from "node:test";
+import { CAPABILITIES, type Capability, type PluginSDK } from "@homeagent/sdk";
+import { type TestPluginHost, testPluginHost } from "../../test/fixtures/plugin-host.js";
+import { builtinPlugins } from "../builtins/index.js";
+import { HomeAgentError } from "../util/errors.js";
+import { SDK_CAPABILITIES } from "./capabilities.js";
+import { createPluginSDK } from "./sdk-impl.js";
+
+let t: TestPluginHost;
+beforeEach(() => {
+  t = testPluginHost();
+});
+afterEach(() => t.close());
+
+const sdkWith = (capabilities: Capability[], builtin = false, name = "p") =>
+  createPluginSDK(name, t.host, { capabilities, builtin });
+
+/** "registerTool", "settings.get", …: every member of the real object, one level into nested API objects. */
+function members(sdk: PluginSDK): string[] {
+  return Object.entries(sdk)
+    .flatMap(([key, value]) =>
+      value !== null && typeof value === "object" ? Object.keys(value).map((inner) => `${key}.${inner}`) : [key],
+    )
+    .sort();
+}
+
+function callable(sdk: PluginSDK, member: string): ((...args: unknown[]) => unknown) | undefined {
+  const [outer, inner] = member.split(".");
+  const value = inner === undefined ? sdk[outer as keyof PluginSDK] : (sdk as never)[outer][inner];
+  return typeof value === "function" ? (value as (...args: unknown[]) => unknown) : undefined;
+}
+
+const denied = (member: string, capability: string) => (err: unknown) => {
+  assert.ok(err instanceof HomeAgentError);
+  assert.equal(err.code, "capability_denied");
+  assert.ok(err.message.includes(member), `"${err.message}" should name ${member}`);
+  assert.ok(err.message.includes(`"${capability}"`), `"${err.message}" should name ${capability}`);
+  return true;
+};
+
+test("every member of the real PluginSDK has a capability, and the map lists no member that is gone", () => {
+  const real = members(sdkWith([...CAPABILITIES]).sdk);
+  assert.deepEqual(real, Object.keys(SDK_CAPABILITIES).sort());
+  for (const [member, capability] of Object.entries(SDK_CAPABILITIES)) {
+    assert.ok(CAPABILITIES.includes(capability), `${member} maps to unknown capability ${capability}`);
+  }
+});
+
+test("a plugin without io cannot inject input or interrupts", () => {
+  const { sdk } = sdkWith(["events"]);
+  assert.throws(() => sdk.injectInput("x", "x", "hi"), denied("injectInput", "io"));
+  assert.throws(() => sdk.injectInputSync("x", "x", "hi"), denied("injectInputSync", "io"));
+  assert.throws(() => sdk.injectInterrupt("x", "x", "stop"), denied("injectInterrupt", "io"));
+  assert.equal(t.harness.agent.status().queued, 0);
+});
+
+test("a plugin without llm_admin cannot switch the LLM source; kernel_status still reads the sources", () => {
+  const { sdk } = sdkWith(["kernel_status"]);
+  assert.throws(() => sdk.llm.use("backup"), denied("llm.use", "llm_admin"));
+  assert.deepEqual(t.llmUses, []);
+  assert.deepEqual(sdk.llm.sources(), []);
+  sdkWith(["llm_admin"], false, "admin").sdk.llm.use("backup");
+  assert.deepEqual(t.llmUses, ["backup"]);
+});
+
+test("other namespaces need settings_cross; own settings and registrations need nothing", () => {
+  const { sdk } = sdkWith([]);
+  const before = t.config.get("core.agent.max_tool_turns");
+  assert.throws(() => sdk.config.set("core.agent.max_tool_turns", "1"), denied("config.set", "settings_cross"));
+  assert.equal(t.config.get("core.agent.max_tool_turns"), before);
+  assert.throws(() => sdk.kernel.status(), denied("kernel.status", "kernel_status"));
+  assert.throws(() => sdk.auth.verify("k"), denied("auth.verify", "auth"));
+  assert.throws(() => sdk.subscribe("*", () => {}), denied("subscribe", "events"));
+  assert.throws(
+    () => sdk.registerEmbeddingProvider("e", () => ({}) as never),
+    denied("registerEmbeddingProvider", "embedding"),
+  );
+  sdk.settings.set("color", "blue");
+  sdk.registerTool({ name: "own_tool", description: "", parameters: {} }, () => "ok");
+  sdk.log.info("fine");
+  assert.ok(t.harness.agent.tools.names().includes("own_tool"));
+});
+
+test("publish is for built-in plugins only, even with the events capability", () => {
+  const seen: string[] = [];
+  t.harness.agent.bus.subscribe("system", (e) => void seen.push(e.source));
+  const external = sdkWith(["events"], false, "ext").sdk;
+  assert.throws(
+    () => external.publish("system", { kind: "spoof" }),
+    (err) => err instanceof HomeAgentError && err.code === "capability_denied" && /only built-in/.test(err.message),
+  );
+  sdkWith(["events"], true, "builtin").sdk.publish("system", { kind: "real" });
+  assert.deepEqual(seen, ["builtin"]);
+});
+
+test("after detach every member throws plugin_stopped, whatever was granted", () => {
+  const binding = sdkWith([...CAPABILITIES], true);
+  binding.detach();
+  for (const member of members(binding.sdk)) {
+    const fn = callable(binding.sdk, member);
+    if (!fn) continue;
+    assert.throws(
+      () => fn(),
+      (err) => err instanceof HomeAgentError && err.code === "plugin_stopped",
+      `${member} still works after detach`,
+    );
+  }
+});
+
+test("the built-in plugins declare only known capabilities and are marked built-in", () => {
+  for (const factory of builtinPlugins()) {
+    assert.equal(factory.builtin, true);
+    for (const capability of factory.capabilities) assert.ok(CAPABILITIES.includes(capability), capability);
+  }
+});

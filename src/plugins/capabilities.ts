@@ -1,0 +1,74 @@
+/**
+ * Which capability each PluginSDK member needs. The map is typed over every member path of PluginSDK, so a
+ * method added to the SDK does not compile until it is classified here; sdk-impl (and, for subprocess
+ * plugins, the RPC host) refuse a call whose capability the plugin was not granted.
+ */
+import { CAPABILITIES, type Capability, type PluginSDK } from "@homeagent/sdk";
+import { CapabilityDeniedError, UnknownCapabilityError } from "./errors.js";
+
+type Fn = (...args: never[]) => unknown;
+
+/** "registerTool", "settings.get", "llm.use", …: top-level members, and the members of nested API objects. */
+export type SdkMember = {
+  [K in keyof PluginSDK & string]: PluginSDK[K] extends Fn
+    ? K
+    : PluginSDK[K] extends object
+      ? `${K}.${keyof PluginSDK[K] & string}`
+      : K;
+}[keyof PluginSDK & string];
+
+export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
+  pluginName: "core",
+  dataDir: "core",
+  daemonDataDir: "core",
+  "log.debug": "core",
+  "log.info": "core",
+  "log.warn": "core",
+  "log.error": "core",
+  registerTool: "core",
+  registerStage: "core",
+  registerOutputChannel: "core",
+  "settings.get": "core",
+  "settings.set": "core",
+  "settings.list": "core",
+  "settings.define": "core",
+  registerEmbeddingProvider: "embedding",
+  subscribe: "events",
+  publish: "events",
+  injectInput: "io",
+  injectInputSync: "io",
+  injectInterrupt: "io",
+  "config.list": "settings_cross",
+  "config.set": "settings_cross",
+  "auth.required": "auth",
+  "auth.verify": "auth",
+  "kernel.status": "kernel_status",
+  "kernel.toolNames": "kernel_status",
+  // Read-only: the same facts kernel.status() reports, so granting it under `llm` would add nothing.
+  "llm.sources": "kernel_status",
+  "llm.use": "llm_admin",
+};
+
+/** Members only built-in plugins may call, whatever capabilities a plugin declares. */
+export const BUILTIN_ONLY: ReadonlySet<SdkMember> = new Set<SdkMember>(["publish"]);
+
+/** What one plugin may do: its declared capabilities (`core` is implied) and whether it is built in. */
+export interface Grant {
+  capabilities: readonly Capability[];
+  builtin: boolean;
+}
+
+/** Refuses a declaration naming a capability that does not exist (a typo would otherwise deny silently). */
+export function checkDeclared(plugin: string, declared: readonly string[]): void {
+  const unknown = declared.filter((name) => !(CAPABILITIES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new UnknownCapabilityError(plugin, unknown);
+}
+
+/** Throws CapabilityDeniedError unless `grant` allows calling `member`. */
+export function checkAllowed(plugin: string, grant: Grant, member: SdkMember): void {
+  const capability = SDK_CAPABILITIES[member];
+  if (capability !== "core" && !grant.capabilities.includes(capability)) {
+    throw new CapabilityDeniedError(plugin, member, capability);
+  }
+  if (BUILTIN_ONLY.has(member) && !grant.builtin) throw new CapabilityDeniedError(plugin, member, capability, true);
+}

@@ -1,0 +1,61 @@
+/**
+ * The errors a plugin meets from the daemon: a refused SDK call, a stopped plugin's SDK, a plugin that
+ * cannot be started. Each has a stable `code` so tests, logs and the status page can tell them apart.
+ */
+import { CAPABILITIES, type Capability } from "@homeagent/sdk";
+import { HomeAgentError } from "../util/errors.js";
+import type { SdkMember } from "./capabilities.js";
+
+/** Every SDK call of a plugin after it stopped or failed to start, including from work it left running. */
+export class PluginStoppedError extends HomeAgentError {
+  constructor(readonly plugin: string) {
+    super({
+      code: "plugin_stopped",
+      message: `plugin "${plugin}" is stopped: its SDK no longer works (stop timers and other work in stop())`,
+    });
+  }
+}
+
+export class CapabilityDeniedError extends HomeAgentError {
+  constructor(
+    readonly plugin: string,
+    readonly member: SdkMember,
+    readonly capability: Capability,
+    builtinOnly = false,
+  ) {
+    super({
+      code: "capability_denied",
+      message: builtinOnly
+        ? `plugin "${plugin}" may not call ${member}: only built-in plugins may (capability "${capability}" is not enough)`
+        : `plugin "${plugin}" may not call ${member}: it needs the "${capability}" capability; declare it in the plugin's capabilities`,
+    });
+  }
+}
+
+export class UnknownCapabilityError extends HomeAgentError {
+  constructor(plugin: string, names: string[]) {
+    super({
+      code: "capability_unknown",
+      message: `plugin "${plugin}" declares unknown capabilities ${names.map((n) => `"${n}"`).join(", ")}; known: ${CAPABILITIES.join(", ")}`,
+    });
+  }
+}
+
+export class PluginApiVersionError extends HomeAgentError {
+  constructor(plugin: string, theirs: unknown, ours: number) {
+    super({
+      code: "plugin_api_version",
+      message: `plugin "${plugin}" was written for plugin API version ${String(theirs)}, but this homed speaks version ${ours}; rebuild the plugin against @homeagent/sdk with PLUGIN_API_VERSION ${ours}`,
+    });
+  }
+}
+
+/** A start() or stop() that did not settle in time; the plugin is treated as failed (or stopped) anyway. */
+export class PluginTimeoutError extends HomeAgentError {
+  constructor(plugin: string, phase: "start" | "stop", ms: number) {
+    super({
+      code: `plugin_${phase}_timeout`,
+      message: `plugin "${plugin}" did not finish ${phase === "start" ? "starting" : "stopping"} within ${ms} ms; it was ${phase === "start" ? "marked failed" : "detached anyway"} and its SDK revoked`,
+    });
+  }
+}
