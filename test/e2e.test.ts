@@ -7,7 +7,9 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { WaiterClient } from "../src/bin/waiter-client.js";
 import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
+import { waitFor } from "./fixtures/wait.js";
 
 const NODE_ARGS = ["--conditions=development", "--import", "tsx"];
 
@@ -195,6 +197,44 @@ describe("homed without an LLM source", () => {
       assert.equal(await homed.stop(), 0);
     }
     assert.ok(!existsSync(homed.socket), "socket removed on stop");
+  });
+});
+
+describe("homed stopping with messages in flight", () => {
+  test("SIGTERM with one turn running and two queued: each waiter prints the daemon's reason and exits 1", async () => {
+    const fake = await startFakeLLM();
+    fake.enqueue({ text: "too late", delayMs: 30_000 });
+    const homed = await startHomed({ HOMEAGENT_LLM_BASE_URL: fake.url, HOMEAGENT_LLM_MODEL: "fake-model" });
+    try {
+      const asking = [waiter(["--socket", homed.socket, "-c", "first"])];
+      await fake.waitForRequests(fake.requests.length + 1, 20_000);
+      asking.push(waiter(["--socket", homed.socket, "-c", "second"]));
+      asking.push(waiter(["--socket", homed.socket, "-c", "third"]));
+      const watcher = await WaiterClient.connect(homed.socket);
+      await waitFor(
+        async () => {
+          const frame = await watcher.request("/status");
+          return frame.type === "response" && frame.status?.busy && frame.status.queued === 2;
+        },
+        "one turn running and two queued",
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
+      const code = await homed.stop();
+      const results = await Promise.all(asking);
+      assert.equal(code, 0);
+      for (const r of results) {
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, /shutting down/);
+        assert.doesNotMatch(r.stderr, /closed unexpectedly/);
+      }
+      // The watcher was idle: the daemon's last frame told it why the connection ends.
+      const lost = await watcher.lost;
+      assert.equal(lost.idle, true);
+      assert.equal(lost.error.message, "homed: homed is shutting down");
+    } finally {
+      if (homed.proc.exitCode === null) await homed.stop();
+      await fake.close();
+    }
   });
 });
 

@@ -6,31 +6,55 @@ import {
   LineSplitter,
   type ProgressFrame,
   type ServerFrame,
-} from "../builtins/cli/protocol.js";
+} from "@homeagent/cli-protocol";
+import { HomeAgentError } from "../util/errors.js";
 
 /** Replies are not capped by the server, so the client allows far more than the 1 MiB request cap. */
 const MAX_REPLY_BYTES = 256 * 1024 * 1024;
 
-export class DaemonNotRunningError extends Error {
-  constructor(readonly socketPath: string) {
-    super(`homed is not running (no socket at ${socketPath}): start it with \`npm start\` or \`homed\``);
-    this.name = "DaemonNotRunningError";
+export class DaemonNotRunningError extends HomeAgentError {
+  constructor(
+    readonly socketPath: string,
+    cause: unknown,
+  ) {
+    super({
+      code: "daemon_not_running",
+      message: `homed is not running (no socket at ${socketPath}): start it with \`npm start\` or \`homed\``,
+      cause,
+    });
   }
 }
 
-export class ConnectionClosedError extends Error {
-  constructor() {
-    super("the connection to homed closed unexpectedly (did the daemon stop or restart?)");
-    this.name = "ConnectionClosedError";
+/**
+ * The daemon closed the connection. `notice` is the reason it gave in a last frame that answered no request
+ * (e.g. "homed is shutting down"); without one, the close came unannounced.
+ */
+export class ConnectionClosedError extends HomeAgentError {
+  constructor(
+    readonly notice?: string,
+    cause?: unknown,
+  ) {
+    super({
+      code: "connection_closed",
+      message: notice
+        ? `homed: ${notice}`
+        : "the connection to homed closed unexpectedly (did the daemon stop or restart?)",
+      cause,
+    });
   }
 }
 
 /** The user gave up waiting (Ctrl-C); closing the connection makes homed cancel what it was asked. */
-export class CancelledError extends Error {
+export class CancelledError extends HomeAgentError {
   constructor() {
-    super("cancelled");
-    this.name = "CancelledError";
+    super({ code: "cancelled", message: "cancelled" });
   }
+}
+
+/** How the connection ended, unless this side closed it. `idle`: no request was waiting for its answer. */
+export interface ConnectionLoss {
+  error: Error;
+  idle: boolean;
 }
 
 interface Pending {
@@ -42,13 +66,20 @@ interface Pending {
 export class WaiterClient {
   private readonly pending: Pending[] = [];
   private failure: Error | null = null;
+  private notice: string | undefined;
+  private ended = false;
+  private reportLoss: (loss: ConnectionLoss) => void = () => {};
+  /** Settles when the connection is lost (never when close() ended it). */
+  readonly lost: Promise<ConnectionLoss> = new Promise((resolve) => {
+    this.reportLoss = resolve;
+  });
 
   static connect(socketPath: string): Promise<WaiterClient> {
     return new Promise((resolve, reject) => {
       const socket = connect(socketPath);
       const onError = (err: NodeJS.ErrnoException): void => {
         const notRunning = err.code === "ENOENT" || err.code === "ECONNREFUSED";
-        reject(notRunning ? new DaemonNotRunningError(socketPath) : err);
+        reject(notRunning ? new DaemonNotRunningError(socketPath, err) : err);
       };
       socket.once("error", onError);
       socket.once("connect", () => {
@@ -65,8 +96,12 @@ export class WaiterClient {
       () => this.fail(new Error("homed sent a reply larger than 256 MiB")),
     );
     socket.on("data", (chunk: Buffer) => splitter.push(chunk));
-    socket.on("close", () => this.fail(new ConnectionClosedError()));
-    socket.on("error", (err) => this.fail(err));
+    socket.on("close", () => this.fail(new ConnectionClosedError(this.notice)));
+    socket.on("error", (err: NodeJS.ErrnoException) => {
+      // A reset after the daemon's last frame is still the daemon going away, for the reason it gave.
+      const dropped = err.code === "ECONNRESET" || err.code === "EPIPE";
+      this.fail(dropped ? new ConnectionClosedError(this.notice, err) : err);
+    });
   }
 
   /** Sends one line and resolves with its final frame; progress frames go to `onProgress` meanwhile. */
@@ -80,6 +115,7 @@ export class WaiterClient {
   }
 
   close(): void {
+    this.ended = true;
     this.socket.end();
   }
 
@@ -97,13 +133,23 @@ export class WaiterClient {
     let frame: ServerFrame;
     try {
       frame = JSON.parse(line) as ServerFrame;
-    } catch {
-      this.fail(new Error(`homed sent something that is not a JSON frame: ${line.slice(0, 200)}`));
+    } catch (err) {
+      this.fail(
+        new HomeAgentError({
+          code: "bad_frame",
+          message: `homed sent something that is not a JSON frame: ${line.slice(0, 200)}`,
+          cause: err,
+        }),
+      );
       this.socket.destroy();
       return;
     }
     const head = this.pending[0];
-    if (!head) return;
+    if (!head) {
+      // An error that answers no request is the daemon's notice of why it is about to close.
+      if (frame.type === "error") this.notice = frame.error;
+      return;
+    }
     if (isFinalFrame(frame)) {
       this.pending.shift();
       head.resolve(frame);
@@ -113,7 +159,10 @@ export class WaiterClient {
   }
 
   private fail(err: Error): void {
-    this.failure ??= err;
-    for (const p of this.pending.splice(0)) p.reject(this.failure);
+    if (this.failure) return;
+    this.failure = err;
+    const idle = this.pending.length === 0;
+    for (const p of this.pending.splice(0)) p.reject(err);
+    if (!this.ended) this.reportLoss({ error: err, idle });
   }
 }

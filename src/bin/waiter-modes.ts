@@ -1,5 +1,6 @@
 /** The three ways `waiter` talks: one message (-c), piped lines, an interactive prompt. Each returns an exit code. */
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
+import { errorMessage } from "../util/errors.js";
 import { CancelledError, ConnectionClosedError, type WaiterClient } from "./waiter-client.js";
 import { HISTORY_MAX, loadHistory, saveHistory } from "./waiter-history.js";
 import { ReplyPrinter } from "./waiter-output.js";
@@ -14,13 +15,36 @@ export async function runOnce(client: WaiterClient, message: string): Promise<nu
 /** One reply per input line, in order; an error reply goes to stderr and makes the exit code 1. */
 export async function runPiped(client: WaiterClient): Promise<number> {
   const printer = new ReplyPrinter(process.stdout, process.stderr, false, false);
+  const rl = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  const lost = stopOnIdleLoss(client, rl);
   let code = 0;
-  for await (const raw of createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
-    const line = raw.trim();
-    if (line === "") continue;
-    if (!printer.final(await client.request(line))) code = 1;
+  try {
+    for await (const raw of rl) {
+      const line = raw.trim();
+      if (line === "") continue;
+      if (!printer.final(await client.request(line))) code = 1;
+    }
+  } catch (err) {
+    // A line read just as the connection was lost: the reason is on screen already.
+    if (err instanceof ConnectionClosedError && lost()) return 1;
+    throw err;
   }
-  return code;
+  return lost() ? 1 : code;
+}
+
+/**
+ * A daemon that closes the connection while waiter waits for the user's next line (it is shutting down)
+ * ends the session at once, with the daemon's reason, instead of at the next line. Returns whether it did.
+ */
+function stopOnIdleLoss(client: WaiterClient, rl: Interface): () => boolean {
+  let lost = false;
+  void client.lost.then(({ error, idle }) => {
+    if (!idle || error instanceof CancelledError) return;
+    lost = true;
+    process.stderr.write(`\n${error.message}\n`);
+    rl.close();
+  });
+  return () => lost;
 }
 
 export async function runInteractive(client: WaiterClient, historyFile: string): Promise<number> {
@@ -33,12 +57,13 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
     historySize: HISTORY_MAX,
     removeHistoryDuplicates: true,
   });
+  const lost = stopOnIdleLoss(client, rl);
   let historyBroken = false;
   rl.on("history", (entries: string[]) => {
     try {
       saveHistory(historyFile, entries);
     } catch (err) {
-      if (!historyBroken) process.stderr.write(`cannot save history to ${historyFile}: ${(err as Error).message}\n`);
+      if (!historyBroken) process.stderr.write(`cannot save history to ${historyFile}: ${errorMessage(err)}\n`);
       historyBroken = true;
     }
   });
@@ -59,10 +84,10 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
       return 130;
     }
     if (!(err instanceof ConnectionClosedError)) throw err;
-    process.stderr.write(`\n${err.message}\n`);
+    if (!lost()) process.stderr.write(`\n${err.message}\n`);
     return 1;
   } finally {
     rl.close();
   }
-  return 0;
+  return lost() ? 1 : 0;
 }

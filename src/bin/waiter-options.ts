@@ -1,7 +1,8 @@
 /** Command-line flags of `waiter` and where it looks for the daemon. */
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { cliSocketPath } from "@homeagent/cli-protocol";
+import { resolveDataDir } from "../daemon/paths.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
 
 export const USAGE = `usage: waiter [--socket PATH] [--api-key KEY] [-c MESSAGE]
 
@@ -24,13 +25,15 @@ export interface WaiterOptions {
   version: boolean;
 }
 
-export class UsageError extends Error {
-  override name = "UsageError";
+export class UsageError extends HomeAgentError {
+  constructor(message: string, cause?: unknown) {
+    super({ code: "usage", message, cause });
+  }
 }
 
 type Env = Record<string, string | undefined>;
 
-export function parseOptions(argv: string[], env: Env = process.env, home: string = homedir()): WaiterOptions {
+export function parseOptions(argv: string[], env: Env = process.env): WaiterOptions {
   let values: { socket?: string; "api-key"?: string; chat?: string; help?: boolean; version?: boolean };
   try {
     ({ values } = parseArgs({
@@ -46,11 +49,11 @@ export function parseOptions(argv: string[], env: Env = process.env, home: strin
       allowPositionals: false,
     }));
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(errorMessage(err), err);
   }
   if (values.chat !== undefined && values.chat.trim() === "") throw new UsageError("-c needs a non-empty message");
   return {
-    socketPath: resolveSocketPath(values.socket, env, home),
+    socketPath: resolveSocketPath(values.socket, env),
     apiKey: values["api-key"] || env.HOMEAGENT_API_KEY || undefined,
     chat: values.chat,
     help: values.help ?? false,
@@ -58,9 +61,7 @@ export function parseOptions(argv: string[], env: Env = process.env, home: strin
   };
 }
 
-export function resolveSocketPath(flag: string | undefined, env: Env, home: string): string {
-  if (flag) return flag;
-  if (env.HOMEAGENT_SOCKET) return env.HOMEAGENT_SOCKET;
-  if (env.HOMEAGENT_DATA) return join(env.HOMEAGENT_DATA, "cli.sock");
-  return join(home, ".homeagent", "cli.sock");
+/** The same data directory homed would use (`HOMEAGENT_DATA`, else `~/.homeagent`), unless told otherwise. */
+export function resolveSocketPath(flag: string | undefined, env: Env): string {
+  return flag || env.HOMEAGENT_SOCKET || cliSocketPath(resolveDataDir(undefined, env));
 }

@@ -1,5 +1,5 @@
 /** How `waiter` prints frames: live on a terminal, one plain line per reply otherwise. */
-import type { FinalFrame, ProgressFrame } from "../builtins/cli/protocol.js";
+import { type FinalFrame, type ProgressFrame, UNAUTHORIZED } from "@homeagent/cli-protocol";
 
 export const UNAUTHORIZED_HINT = "homed requires an API key: pass --api-key KEY or set HOMEAGENT_API_KEY";
 
@@ -9,7 +9,7 @@ export function finalText(frame: Exclude<FinalFrame, { type: "error" }>): string
 }
 
 export function errorText(error: string): string {
-  return error === "unauthorized" ? `unauthorized: ${UNAUTHORIZED_HINT}` : `error: ${error}`;
+  return error === UNAUTHORIZED ? `unauthorized: ${UNAUTHORIZED_HINT}` : `error: ${error}`;
 }
 
 export class ReplyPrinter {

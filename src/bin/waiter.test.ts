@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -72,6 +72,11 @@ class FakeDaemon {
           } else if (line === "crash") {
             socket.destroy();
             return;
+          } else if (line === "last words") {
+            // A daemon that stops: it answers, then says why it closes, with nothing left to answer.
+            send({ type: "response", content: "ok" });
+            send({ type: "error", error: "homed is shutting down" });
+            socket.end();
           } else if (line === "hold") {
             socket.once("close", () => this.abandoned++);
           } else {
@@ -157,6 +162,13 @@ describe("waiter", () => {
     assert.match(run.stderr, /closed unexpectedly/);
   });
 
+  it("shows the daemon's closing notice instead of an unexpected close, and exits 1", async () => {
+    const run = await runWaiter(["--socket", daemon.path], { stdin: "last words\nnext\n" });
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, "ok\n");
+    assert.match(run.stderr, /^\n?homed: homed is shutting down\n$/);
+  });
+
   it("on a terminal, Ctrl-C while a reply is on its way drops the connection and exits 130", async () => {
     // `script` gives waiter a real pseudo-terminal, so readline runs in raw mode as for a person.
     const command = `${process.execPath} --conditions=development --import tsx ${WAITER} --socket ${daemon.path}`;
@@ -231,9 +243,9 @@ describe("waiter", () => {
 describe("resolveSocketPath", () => {
   it("prefers the flag, then HOMEAGENT_SOCKET, then HOMEAGENT_DATA, then ~/.homeagent", () => {
     const env = { HOMEAGENT_SOCKET: "/run/s.sock", HOMEAGENT_DATA: "/data" };
-    assert.equal(resolveSocketPath("/flag.sock", env, "/home/u"), "/flag.sock");
-    assert.equal(resolveSocketPath(undefined, env, "/home/u"), "/run/s.sock");
-    assert.equal(resolveSocketPath(undefined, { HOMEAGENT_DATA: "/data" }, "/home/u"), "/data/cli.sock");
-    assert.equal(resolveSocketPath(undefined, {}, "/home/u"), "/home/u/.homeagent/cli.sock");
+    assert.equal(resolveSocketPath("/flag.sock", env), "/flag.sock");
+    assert.equal(resolveSocketPath(undefined, env), "/run/s.sock");
+    assert.equal(resolveSocketPath(undefined, { HOMEAGENT_DATA: "/data" }), "/data/cli.sock");
+    assert.equal(resolveSocketPath(undefined, {}), join(homedir(), ".homeagent", "cli.sock"));
   });
 });

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
  * waiter: the terminal client of homed. It connects to the daemon's cli socket and speaks the line
- * protocol of src/builtins/cli/protocol.ts.
+ * protocol of @homeagent/cli-protocol.
  */
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { UNAUTHORIZED } from "@homeagent/cli-protocol";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { VERSION } from "../version.js";
 import { DaemonNotRunningError, WaiterClient } from "./waiter-client.js";
 import { runInteractive, runOnce, runPiped } from "./waiter-modes.js";
 import { parseOptions, USAGE, UsageError } from "./waiter-options.js";
@@ -20,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (opts.version) {
-    process.stdout.write(`waiter ${version()}\n`);
+    process.stdout.write(`waiter ${VERSION}\n`);
     return 0;
   }
   const client = await WaiterClient.connect(opts.socketPath);
@@ -36,15 +38,14 @@ async function main(argv: string[]): Promise<number> {
 
 async function authenticate(client: WaiterClient, apiKey: string): Promise<void> {
   const frame = await client.request(`/auth ${apiKey}`);
-  if (frame.type === "error") {
-    throw new Error(`homed rejected the API key (${frame.error}): check --api-key or HOMEAGENT_API_KEY`);
-  }
-}
-
-/** package.json sits two levels up from both src/bin and dist/bin. */
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
+  if (frame.type !== "error") return;
+  // Not every refusal is about the key: the daemon may be full or shutting down.
+  throw frame.error === UNAUTHORIZED
+    ? new HomeAgentError({
+        code: "api_key_rejected",
+        message: `homed rejected the API key (${frame.error}): check --api-key or HOMEAGENT_API_KEY`,
+      })
+    : new HomeAgentError({ code: "daemon_refused", message: `homed: ${frame.error}` });
 }
 
 function exitCodeFor(err: unknown): number {
@@ -58,7 +59,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`${errorMessage(err)}\n`);
     if (err instanceof UsageError) process.stderr.write(USAGE);
     process.exitCode = exitCodeFor(err);
   },

@@ -6,6 +6,7 @@
 import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { cliSocketPath } from "@homeagent/cli-protocol";
 
 export interface DataPaths {
   root: string;
@@ -39,7 +40,7 @@ export function prepareDataDir(root: string): PreparedDataDir {
     root,
     configDb: join(root, "config.db"),
     memoryDb: join(root, "memory.db"),
-    socket: join(root, "cli.sock"),
+    socket: cliSocketPath(root),
     adapters: join(root, "adapters"),
     plugins: join(root, "plugins"),
   };

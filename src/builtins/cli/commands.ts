@@ -1,6 +1,6 @@
 /** Slash commands of the cli socket. Each answers with one final frame; a throw becomes an error frame. */
+import type { FinalFrame } from "@homeagent/cli-protocol";
 import type { KernelStatus, LlmSourceStatus, PluginSDK } from "@homeagent/sdk";
-import type { FinalFrame } from "./protocol.js";
 
 export const HELP_TEXT = [
   "/help                         this list",

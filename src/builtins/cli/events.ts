@@ -2,8 +2,8 @@
  * Routes kernel events to the connection whose message caused them. The plugin holds one wildcard
  * subscription; each running message watches its own request id, so a client only ever sees its own turn.
  */
+import type { ProgressFrame } from "@homeagent/cli-protocol";
 import type { AgentEvent } from "@homeagent/sdk";
-import type { ProgressFrame } from "./protocol.js";
 
 export const TOOL_RESULT_MAX_CHARS = 2000;
 
@@ -11,13 +11,18 @@ export class RequestEvents {
   private readonly watchers = new Map<string, (frame: ProgressFrame) => void>();
 
   readonly handle = (event: AgentEvent): void => {
-    const requestId = event.payload.request_id;
+    const requestId = event.payload.requestId;
     if (typeof requestId !== "string") return;
     const forward = this.watchers.get(requestId);
     if (!forward) return;
     const frame = toProgressFrame(event);
     if (frame) forward(frame);
   };
+
+  /** Requests being watched: each is a running message whose client is still connected. */
+  get size(): number {
+    return this.watchers.size;
+  }
 
   /** Returns the function that stops watching. */
   watch(requestId: string, forward: (frame: ProgressFrame) => void): () => void {
@@ -40,7 +45,9 @@ export function toProgressFrame(event: AgentEvent): ProgressFrame | null {
     case "reasoning":
       return { type: "reasoning", content: text(p.content) };
     case "tool_call": {
-      const frame: ProgressFrame = { type: "tool_call", tool: text(p.tool), status: text(p.status) };
+      // One frame per call, when its result is final; the "start" event has no status to show yet.
+      if (p.phase === "start") return null;
+      const frame: ProgressFrame = { type: "tool_call", tool: text(p.name), status: text(p.status) };
       if (p.result !== undefined) frame.result = truncate(text(p.result), TOOL_RESULT_MAX_CHARS);
       return frame;
     }

@@ -1,147 +1,93 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import type {
-  AgentEvent,
-  ConfigEntry,
-  EventHandler,
-  EventType,
-  InjectOptions,
-  InputReply,
-  LlmSourceStatus,
-  Plugin,
-  PluginSDK,
-} from "@homeagent/sdk";
+import { LINE_TOO_LONG, MAX_LINE_BYTES } from "@homeagent/cli-protocol";
+import type { LlmSourceStatus, Plugin } from "@homeagent/sdk";
+import { createMockSDK, type MockResponder, type MockSDK } from "@homeagent/sdk/test";
+import { tempDir } from "../../../test/fixtures/temp-dir.js";
+import { waitFor } from "../../../test/fixtures/wait.js";
 import { createCliPlugin } from "./plugin.js";
-import { LINE_TOO_LONG, MAX_LINE_BYTES } from "./protocol.js";
 import { SocketInUseError } from "./socket.js";
 
+const SOURCES: LlmSourceStatus[] = [
+  {
+    name: "main",
+    model: "m",
+    adapter: "openai",
+    available: true,
+    state: "ready",
+    priority: 0,
+    preferred: false,
+    contextWindow: 8192,
+    maxConcurrent: 8,
+    inFlight: 0,
+  },
+  {
+    name: "backup",
+    model: "b",
+    adapter: "ollama",
+    available: false,
+    state: "unavailable",
+    lastError: "HTTP 401 Unauthorized",
+    priority: 1,
+    preferred: false,
+    contextWindow: 0,
+    supportsTools: false,
+    maxConcurrent: 0,
+    inFlight: 0,
+  },
+];
+
 /** Just enough of the kernel: echoes messages and publishes a few events for each on the way. */
-class FakeSDK implements PluginSDK {
-  readonly pluginName = "cli";
-  readonly dataDir: string;
-  readonly daemonDataDir: string;
-  readonly log = { debug() {}, info() {}, warn() {}, error() {} };
-  readonly config = {
-    entries: [
-      { key: "core.agent.max_tool_turns", value: "10", type: "int", description: "tool rounds", category: "agent" },
-      { key: "core.llm.api_key", value: "sk-****", type: "password", description: "key", category: "llm" },
-    ] as ConfigEntry[],
-    list: (prefix?: string) => this.config.entries.filter((e) => !prefix || e.key.startsWith(prefix)),
-    set: (key: string, value: string) => {
-      const entry = this.config.entries.find((e) => e.key === key);
-      if (!entry) throw new Error(`unknown setting ${key}`);
-      entry.value = value;
-    },
-  };
-  readonly settings = { get: () => undefined, set() {}, list: () => ({}) };
-  readonly kernel = {
-    status: () => ({
+const echoWithEvents: MockResponder = async ({ requestId, text }, sdk) => {
+  await tick();
+  if (text === "throw") throw new Error("kernel exploded");
+  if (text === "fail") return { error: "provider down" };
+  sdk.emit("content_delta", { requestId: "someone-else", content: "not yours" });
+  sdk.emit("tool_call", { phase: "start", requestId, toolCallId: "c1", name: "shell", arguments: {} });
+  sdk.emit("tool_call", {
+    phase: "end",
+    requestId,
+    toolCallId: "c1",
+    name: "shell",
+    status: "ok",
+    result: "x".repeat(5000),
+  });
+  await tick();
+  sdk.emit("content_delta", { requestId, content: "echo: " });
+  sdk.emit("content_delta", { requestId, content: text });
+  await tick();
+  return `echo: ${text}`;
+};
+
+function mockSDK(dir: string): MockSDK {
+  return createMockSDK({
+    pluginName: "cli",
+    daemonDataDir: dir,
+    respond: echoWithEvents,
+    config: [
+      { key: "core.agent.max_tool_turns", value: "10", type: "int", description: "tool rounds" },
+      { key: "core.llm.api_key", value: "sk-****", type: "password", description: "key" },
+    ],
+    status: {
       version: "0.1.0",
       uptimeS: 5,
-      busy: false,
-      queued: 0,
       processed: 1,
       tools: 2,
       outputChannels: ["cli"],
-      llm: { sources: [{ name: "main", model: "m", available: true }] },
-      plugins: [{ name: "cli", state: "running" }],
       embedding: {
         active: "lexical",
         fingerprint: "lexical:hash-v1:d1024",
         dimension: 1024,
         degraded: [{ tier: "http", reason: "not configured" }],
       },
-    }),
-    toolNames: () => ["memory_search", "shell"],
-  };
-  preferred = "";
-  readonly llm = {
-    sources: (): LlmSourceStatus[] => [
-      {
-        name: "main",
-        model: "m",
-        adapter: "openai",
-        available: true,
-        state: "ready",
-        priority: 0,
-        preferred: this.preferred === "main",
-        contextWindow: 8192,
-        maxConcurrent: 8,
-        inFlight: 0,
-      },
-      {
-        name: "backup",
-        model: "b",
-        adapter: "ollama",
-        available: false,
-        state: "unavailable",
-        lastError: "HTTP 401 Unauthorized",
-        priority: 1,
-        preferred: this.preferred === "backup",
-        contextWindow: 0,
-        supportsTools: false,
-        maxConcurrent: 0,
-        inFlight: 0,
-      },
-    ],
-    use: (name: string) => {
-      if (name && name !== "main" && name !== "backup") throw new Error(`no LLM source named "${name}"`);
-      this.preferred = name;
     },
-  };
-  apiKey = "";
-  readonly auth = {
-    required: () => this.apiKey !== "",
-    verify: (key: string) => this.apiKey === "" || key === this.apiKey,
-  };
-  private readonly subscribers: EventHandler[] = [];
-  private nextId = 0;
-  /** The cancel signal of every message injected, in order. */
-  readonly signals: Array<AbortSignal | undefined> = [];
-
-  constructor(dir: string) {
-    this.dataDir = dir;
-    this.daemonDataDir = dir;
-  }
-
-  subscribe(_type: EventType | "*", handler: EventHandler): () => void {
-    this.subscribers.push(handler);
-    return () => this.subscribers.splice(this.subscribers.indexOf(handler), 1);
-  }
-  publish(type: EventType, payload: Record<string, unknown>): void {
-    const event: AgentEvent = { type, source: "kernel", payload, timestamp: Date.now() };
-    for (const s of [...this.subscribers]) s(event);
-  }
-
-  async injectInputSync(_s: string, _c: string, text: string, opts?: InjectOptions): Promise<InputReply> {
-    const requestId = `req-${++this.nextId}`;
-    this.signals.push(opts?.signal);
-    opts?.onQueued?.(requestId);
-    await tick();
-    if (text === "throw") throw new Error("kernel exploded");
-    if (text === "fail") return { requestId, content: "", shortCircuited: false, error: "provider down" };
-    this.publish("content_delta", { request_id: "someone-else", content: "not yours" });
-    this.publish("tool_call", { request_id: requestId, tool: "shell", status: "ok", result: "x".repeat(5000) });
-    await tick();
-    this.publish("content_delta", { request_id: requestId, content: "echo: " });
-    this.publish("content_delta", { request_id: requestId, content: text });
-    await tick();
-    return { requestId, content: `echo: ${text}`, shortCircuited: false };
-  }
-
-  injectInput(): string {
-    throw new Error("not used");
-  }
-  injectInterrupt(): void {}
-  registerTool(): void {}
-  registerStage(): void {}
-  registerOutputChannel(): void {}
-  registerEmbeddingProvider(): void {}
+    toolNames: ["memory_search", "shell"],
+    llmSources: SOURCES,
+  });
 }
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
@@ -209,7 +155,7 @@ const PROGRESS = new Set(["content_delta", "reasoning_delta", "tool_call", "reas
 
 describe("cli plugin", () => {
   let dir: string;
-  let sdk: FakeSDK;
+  let sdk: MockSDK;
   let plugin: Plugin;
   let sockPath: string;
   const clients: Client[] = [];
@@ -221,16 +167,15 @@ describe("cli plugin", () => {
   };
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), "hacli-"));
+    dir = tempDir("hacli-");
     sockPath = join(dir, "cli.sock");
-    sdk = new FakeSDK(dir);
+    sdk = mockSDK(dir);
     plugin = createCliPlugin();
   });
 
   afterEach(async () => {
     for (const c of clients.splice(0)) c.socket.destroy();
     await plugin.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("listens on <daemonDataDir>/cli.sock with mode 0600 and removes it on stop", async () => {
@@ -245,11 +190,10 @@ describe("cli plugin", () => {
     const c = await open();
     c.send("hello\n");
     await c.finals(1);
-    const signal = sdk.signals[0];
+    const signal = sdk.inputs[0].opts?.signal;
     assert.equal(signal?.aborted, false);
     c.socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(signal?.aborted, true);
+    await waitFor(() => signal?.aborted, "the message's signal to abort");
     assert.match(String((signal?.reason as Error | undefined)?.message), /cli client disconnected/);
   });
 
@@ -360,7 +304,7 @@ describe("cli plugin", () => {
       settings: [{ key: "core.agent.max_tool_turns", value: "10", type: "int", description: "tool rounds" }],
     });
     assert.deepEqual(set, { type: "response", content: "core.agent.max_tool_turns updated" });
-    assert.deepEqual(bad, { type: "error", error: "unknown setting nope" });
+    assert.deepEqual(bad, { type: "error", error: "unknown config key nope" });
     const entries = all.settings as Array<{ key: string; value: string }>;
     assert.deepEqual(
       entries.map((e) => e.value),
@@ -384,7 +328,7 @@ describe("cli plugin", () => {
     assert.match(unknown.error as string, /no LLM source named "nope"/);
     assert.match(afterUse.content as string, /^\* backup: /m);
     assert.deepEqual(auto, { type: "response", content: "LLM sources back in priority order" });
-    assert.equal(sdk.preferred, "");
+    assert.equal(sdk.preferredSource, "");
     assert.deepEqual(bad, { type: "error", error: "usage: /llm or /llm use <name>" });
   });
 
@@ -412,7 +356,7 @@ describe("cli plugin", () => {
   it("refuses to start when a live daemon answers on the socket", async () => {
     await plugin.start(sdk);
     const second = createCliPlugin({ socketPath: sockPath });
-    await assert.rejects(async () => second.start(new FakeSDK(dir)), SocketInUseError);
+    await assert.rejects(async () => second.start(mockSDK(dir)), SocketInUseError);
     assert.ok(statSync(sockPath).isSocket(), "the live daemon's socket must survive");
   });
 });

@@ -1,52 +1,103 @@
 /**
- * Built-in `cli` plugin: the local Unix-socket front door used by `waiter`. It speaks the line protocol in
- * protocol.ts and reaches the agent only through the public SDK.
+ * Built-in `cli` plugin: the local Unix-socket front door used by `waiter`. It speaks the line protocol of
+ * @homeagent/cli-protocol and reaches the agent only through the public SDK.
  */
 import { rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { join } from "node:path";
+import { cliSocketPath } from "@homeagent/cli-protocol";
 import { definePlugin, type Plugin, type PluginSDK } from "@homeagent/sdk";
+import { closeWithFrame } from "./closing.js";
+import { CliConnection, type ConnectionStats } from "./connection.js";
 import { RequestEvents } from "./events.js";
-import { serveConnection } from "./session.js";
+import { type CliLimits, DEFAULT_LIMITS, tooManyConnectionsText } from "./limits.js";
 import { listenPrivate } from "./socket.js";
 
-export interface CliPluginOptions {
+export interface CliPluginOptions extends Partial<CliLimits> {
   /** Default `<daemon data dir>/cli.sock`. */
   socketPath?: string;
 }
 
-export function createCliPlugin(opts: CliPluginOptions = {}): Plugin {
+/** What the plugin holds right now; a client that has gone leaves nothing in it. */
+export interface CliStats {
+  connections: ConnectionStats[];
+  /** Running messages whose progress events are routed to a client. */
+  watchers: number;
+}
+
+export interface CliPlugin extends Plugin {
+  stats(): CliStats;
+}
+
+export function createCliPlugin(opts: CliPluginOptions = {}): CliPlugin {
+  const { socketPath: configuredPath, ...overrides } = opts;
+  const limits: CliLimits = { ...DEFAULT_LIMITS, ...definedOnly(overrides) };
+  const events = new RequestEvents();
+  const connections = new Set<CliConnection>();
+  // Every accepted socket, refused ones included, so that stop() can cut off whatever is left.
+  const sockets = new Set<Socket>();
   let server: Server | null = null;
   let socketPath = "";
   let unsubscribe = (): void => {};
-  const sockets = new Set<Socket>();
+  let atCapacity = false;
 
-  return definePlugin({
+  const accept = (sdk: PluginSDK, socket: Socket): void => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    if (connections.size >= limits.maxConnections) {
+      if (!atCapacity) sdk.log.warn(`cli: ${limits.maxConnections} connections open; refusing more until some close`);
+      atCapacity = true;
+      closeWithFrame(
+        socket,
+        { type: "error", error: tooManyConnectionsText(limits.maxConnections) },
+        limits.closeGraceMs,
+      );
+      return;
+    }
+    const connection = new CliConnection(socket, sdk, events, limits);
+    connections.add(connection);
+    socket.once("close", () => {
+      connections.delete(connection);
+      if (connections.size < limits.maxConnections) atCapacity = false;
+    });
+  };
+
+  const plugin = definePlugin({
     name: "cli",
 
     async start(sdk: PluginSDK): Promise<void> {
-      socketPath = opts.socketPath ?? join(sdk.daemonDataDir, "cli.sock");
-      const events = new RequestEvents();
-      const listening = createServer((socket) => {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
-        serveConnection(socket, sdk, events);
-      });
+      socketPath = configuredPath ?? cliSocketPath(sdk.daemonDataDir);
+      const listening = createServer((socket) => accept(sdk, socket));
       await listenPrivate(listening, socketPath);
       server = listening;
       unsubscribe = sdk.subscribe("*", events.handle);
       sdk.log.info(`cli: listening on ${socketPath}`);
     },
 
+    /**
+     * Each client gets what is already answered (the kernel stops first and answers every waiting message
+     * with its reason), then a last "homed is shutting down" frame; a client that does not take it within
+     * the grace period is cut off.
+     */
     async stop(): Promise<void> {
-      unsubscribe();
       if (!server) return;
       const closing = server;
       server = null;
-      // Destroy rather than end: a client that never closes its side must not hold up shutdown.
+      const closed = new Promise<void>((resolve) => closing.close(() => resolve()));
+      await Promise.all([...connections].map((c) => c.shutdown()));
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => closing.close(() => resolve()));
+      await closed;
+      unsubscribe();
+      unsubscribe = () => {};
       rmSync(socketPath, { force: true });
     },
   });
+
+  return Object.assign(plugin, {
+    stats: (): CliStats => ({ connections: [...connections].map((c) => c.stats()), watchers: events.size }),
+  });
+}
+
+/** `{ maxConnections: undefined }` must not wipe out the default. */
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,0 +1,15 @@
+/** @homeagent/cli-protocol: the line protocol of homed's cli socket, spoken by the cli plugin and `waiter`. */
+export {
+  encodeFrame,
+  type FinalFrame,
+  isFinalFrame,
+  LINE_TOO_LONG,
+  MAX_LINE_BYTES,
+  type ProgressFrame,
+  type ServerFrame,
+  type SettingFrameEntry,
+  SHUTTING_DOWN,
+  UNAUTHORIZED,
+} from "./frames.js";
+export { LineSplitter } from "./line-splitter.js";
+export { CLI_SOCKET_NAME, cliSocketPath } from "./socket-path.js";

@@ -1,0 +1,50 @@
+/** What one client line asks for, turned into its final frame: `/auth`, a slash command, or a message. */
+import type { FinalFrame } from "@homeagent/cli-protocol";
+import { UNAUTHORIZED } from "@homeagent/cli-protocol";
+import type { InputReply, PluginSDK } from "@homeagent/sdk";
+import { runCommand } from "./commands.js";
+
+export const AUTHENTICATED: FinalFrame = { type: "response", content: "authenticated" };
+const UNAUTHORIZED_FRAME: FinalFrame = { type: "error", error: UNAUTHORIZED };
+
+function isAuthLine(line: string): boolean {
+  return /^\/auth(\s|$)/.test(line);
+}
+
+/** Without a configured key any `/auth` line is accepted, so clients can always send one. */
+export function verifyAuthLine(sdk: PluginSDK, line: string): boolean {
+  if (!isAuthLine(line)) return false;
+  return !sdk.auth.required() || sdk.auth.verify(line.slice("/auth".length).trim());
+}
+
+/**
+ * `onQueued` gets the request id of a message as soon as the kernel has queued it, so its progress events
+ * can be routed to this client; `signal` cancels the message (the client went away).
+ */
+export function answer(
+  sdk: PluginSDK,
+  line: string,
+  signal: AbortSignal,
+  onQueued: (requestId: string) => void,
+): Promise<FinalFrame> | FinalFrame {
+  if (isAuthLine(line)) return verifyAuthLine(sdk, line) ? AUTHENTICATED : UNAUTHORIZED_FRAME;
+  if (line.startsWith("/")) return runCommand(sdk, line);
+  return chat(sdk, line, signal, onQueued);
+}
+
+async function chat(
+  sdk: PluginSDK,
+  text: string,
+  signal: AbortSignal,
+  onQueued: (requestId: string) => void,
+): Promise<FinalFrame> {
+  const reply = await sdk.injectInputSync("cli", "cli", text, { signal, onQueued });
+  return reply.error ? { type: "error", error: reply.error } : responseFrame(reply);
+}
+
+function responseFrame(reply: InputReply): FinalFrame {
+  const frame: FinalFrame = { type: "response", content: reply.content };
+  if (reply.reasoningContent) frame.reasoning_content = reply.reasoningContent;
+  if (reply.usage) frame.usage = reply.usage;
+  return frame;
+}

@@ -1,0 +1,238 @@
+/**
+ * One client connection of the cli socket: the authentication gate, then an ordered queue of lines
+ * answered strictly in arrival order, so a client can pipeline messages and match replies by position.
+ *
+ * It holds only what the limits allow: reading pauses while the queue is full or while the client is not
+ * taking its replies (backpressure), the next line is not answered until the socket has drained, and when
+ * the client goes everything it left behind (queue, partial lines, event routing, its running message) is
+ * released at once.
+ */
+import type { Socket } from "node:net";
+import {
+  encodeFrame,
+  type FinalFrame,
+  LINE_TOO_LONG,
+  LineSplitter,
+  MAX_LINE_BYTES,
+  type ProgressFrame,
+  type ServerFrame,
+  SHUTTING_DOWN,
+  UNAUTHORIZED,
+} from "@homeagent/cli-protocol";
+import type { PluginSDK } from "@homeagent/sdk";
+import { AUTHENTICATED, answer, verifyAuthLine } from "./answer.js";
+import { closeWithFrame } from "./closing.js";
+import type { RequestEvents } from "./events.js";
+import { authTimeoutText, type ConnectionLimits } from "./limits.js";
+
+export interface ConnectionStats {
+  /** Lines read and not answered yet (the one being answered excluded). */
+  pendingLines: number;
+  /** Reply bytes the client has not taken yet. */
+  unsentBytes: number;
+  /** Input bytes held: unsplit data and a partial line. */
+  bufferedInputBytes: number;
+  readingPaused: boolean;
+}
+
+type Task = () => Promise<FinalFrame> | FinalFrame;
+
+const SHUTDOWN_FRAME: FinalFrame = { type: "error", error: SHUTTING_DOWN };
+
+export class CliConnection {
+  private authenticated: boolean;
+  private closed = false;
+  /** Closing: no new line is taken; queued ones are answered with the shutdown error. */
+  private stopping = false;
+  private readonly queue: Task[] = [];
+  private serving = false;
+  /** The loop that answers queued lines; settled when it has nothing left to do. */
+  private served: Promise<void> = Promise.resolve();
+  private unwatch = (): void => {};
+  private readonly authTimer: NodeJS.Timeout | undefined;
+  /** A client that goes away cancels what it asked for: queued messages are dropped, a running one stops. */
+  private readonly gone = new AbortController();
+  private readonly splitter: LineSplitter;
+  private readonly closedPromise: Promise<void>;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly sdk: PluginSDK,
+    private readonly events: RequestEvents,
+    private readonly limits: ConnectionLimits,
+  ) {
+    this.authenticated = !sdk.auth.required();
+    this.splitter = new LineSplitter(
+      MAX_LINE_BYTES,
+      (line) => this.onLine(line),
+      () => this.onOversize(),
+    );
+    this.closedPromise = new Promise((resolve) => socket.once("close", () => resolve()));
+    socket.on("data", this.onData);
+    socket.on("drain", this.onDrain);
+    socket.once("close", this.onClose);
+    // A client that vanishes mid-write surfaces as EPIPE/ECONNRESET here; it must never reach the daemon.
+    socket.on("error", () => {});
+    if (!this.authenticated) {
+      this.authTimer = setTimeout(() => this.refuse(authTimeoutText(limits.authTimeoutMs)), limits.authTimeoutMs);
+      this.authTimer.unref();
+    }
+  }
+
+  stats(): ConnectionStats {
+    return {
+      pendingLines: this.queue.length,
+      unsentBytes: this.socket.writableLength,
+      bufferedInputBytes: this.splitter.bufferedBytes,
+      readingPaused: this.splitter.isPaused,
+    };
+  }
+
+  /**
+   * Answers what is in hand (the running message; queued lines get the shutdown error), sends the
+   * shutdown notice and ends the connection; after `closeGraceMs` it is cut off whatever its state.
+   */
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    const timer = setTimeout(() => this.socket.destroy(), this.limits.closeGraceMs);
+    timer.unref();
+    if (!this.stopping) {
+      this.stopTaking();
+      await Promise.race([this.served, this.closedPromise]);
+      closeWithFrame(this.socket, SHUTDOWN_FRAME, this.limits.closeGraceMs);
+    }
+    await this.closedPromise;
+    clearTimeout(timer);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    // While closing, input is read only to be dropped, so the client's last lines cannot stall the close.
+    if (!this.stopping) this.splitter.push(chunk);
+  };
+
+  private readonly onDrain = (): void => this.updateFlow();
+
+  private readonly onClose = (): void => {
+    this.closed = true;
+    clearTimeout(this.authTimer);
+    this.queue.length = 0;
+    this.splitter.clear();
+    this.unwatch();
+    this.unwatch = () => {};
+    this.socket.off("data", this.onData);
+    this.socket.off("drain", this.onDrain);
+    this.gone.abort(new Error("cancelled: the cli client disconnected"));
+  };
+
+  private onLine(line: string): void {
+    if (this.stopping || line.trim() === "") return;
+    if (this.authenticated) this.enqueue(() => this.answer(line));
+    else if (verifyAuthLine(this.sdk, line)) {
+      this.authenticated = true;
+      clearTimeout(this.authTimer);
+      this.send(AUTHENTICATED);
+    } else this.refuse(UNAUTHORIZED);
+  }
+
+  private onOversize(): void {
+    if (this.stopping) return;
+    if (this.authenticated) this.enqueue(() => ({ type: "error", error: LINE_TOO_LONG }));
+    else this.refuse(UNAUTHORIZED);
+  }
+
+  private async answer(line: string): Promise<FinalFrame> {
+    try {
+      return await answer(this.sdk, line, this.gone.signal, (requestId) => {
+        this.unwatch = this.events.watch(requestId, this.sendProgress);
+      });
+    } finally {
+      this.unwatch();
+      this.unwatch = () => {};
+    }
+  }
+
+  private readonly sendProgress = (frame: ProgressFrame): void => this.send(frame);
+
+  private enqueue(task: Task): void {
+    this.queue.push(task);
+    this.updateFlow();
+    if (this.serving) return;
+    this.serving = true;
+    this.served = this.serve();
+  }
+
+  /** Answers queued lines one at a time, each only once the client has taken the previous replies. */
+  private async serve(): Promise<void> {
+    while (!this.closed) {
+      if (this.socket.writableNeedDrain) {
+        await this.drainedOrClosed();
+        continue;
+      }
+      const task = this.queue.shift();
+      if (!task) break;
+      this.updateFlow();
+      this.send(this.stopping ? SHUTDOWN_FRAME : await settle(task));
+    }
+    // Cleared in the same synchronous step as the empty-queue check, so no enqueue() can be missed.
+    this.serving = false;
+  }
+
+  private drainedOrClosed(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.socket.off("drain", done);
+        this.socket.off("close", done);
+        resolve();
+      };
+      this.socket.on("drain", done);
+      this.socket.on("close", done);
+    });
+  }
+
+  private send(frame: ServerFrame): void {
+    if (this.closed || this.socket.destroyed) return;
+    const unsent = this.socket.writableLength;
+    if (unsent > this.limits.maxUnsentBytes) {
+      this.sdk.log.warn(
+        `cli: a client left ${unsent} bytes of replies unread (max ${this.limits.maxUnsentBytes}); disconnected it`,
+      );
+      this.socket.destroy();
+      return;
+    }
+    if (!this.socket.write(encodeFrame(frame))) this.updateFlow();
+  }
+
+  /** Backpressure: read more lines only while the queue has room and the client takes its replies. */
+  private updateFlow(): void {
+    if (this.closed || this.stopping) return;
+    if (this.queue.length >= this.limits.maxPendingLines || this.socket.writableNeedDrain) {
+      this.splitter.pause();
+      this.socket.pause();
+    } else {
+      this.socket.resume();
+      this.splitter.resume();
+    }
+  }
+
+  private stopTaking(): void {
+    this.stopping = true;
+    clearTimeout(this.authTimer);
+    this.splitter.clear();
+  }
+
+  private refuse(error: string): void {
+    if (this.stopping || this.closed) return;
+    this.stopTaking();
+    this.queue.length = 0;
+    closeWithFrame(this.socket, { type: "error", error }, this.limits.closeGraceMs);
+  }
+}
+
+/** A task that throws becomes an error frame, so later lines still run. */
+async function settle(task: Task): Promise<FinalFrame> {
+  try {
+    return await task();
+  } catch (err) {
+    return { type: "error", error: err instanceof Error ? err.message : String(err) };
+  }
+}
