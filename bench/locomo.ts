@@ -13,8 +13,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { LexicalEmbedder } from "../src/embedding/lexical.js";
-import { SearchIndex } from "../src/embedding/search.js";
 import type { EmbeddingProvider } from "../src/embedding/spi.js";
+import { SearchIndex } from "../src/retrieval/search.js";
 import { PlainBm25 } from "./bm25.js";
 import { loadLocomo, type Question, type Turn } from "./locomo-data.js";
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { LexicalEmbedder } from "../src/embedding/lexical.js";
-import { SearchIndex } from "../src/embedding/search.js";
+import { SearchIndex } from "../src/retrieval/search.js";
 import { corpus, queries } from "./scale-corpus.js";
 
 const BATCH = 1000;

@@ -1,14 +1,14 @@
+/** The LoCoMo harness itself: the loader and the recall measure, on a tiny file in LoCoMo's format. */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { bm25Retriever, measure, ourRetriever } from "../bench/locomo.js";
 import { loadLocomo } from "../bench/locomo-data.js";
 import { WordEmbedder } from "./fixtures/embedding/word-embedder.js";
+import { tempDir } from "./fixtures/temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "locomo-test-"));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("locomo-test-");
 
 /** A tiny file in LoCoMo's format, with the flaws real files have. */
 const SAMPLE = [

@@ -1,9 +1,14 @@
+/** Retrieval inside the daemon: plugin embedding providers chosen at run time, failures reported. */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import { type AgentEvent, type EmbeddingProvider, PLUGIN_API_VERSION, type Plugin } from "@homeagent/sdk";
+import {
+  type AgentEvent,
+  EMBEDDING_SPECIFICATION_VERSION,
+  type EmbeddingProvider,
+  PLUGIN_API_VERSION,
+  type Plugin,
+} from "@homeagent/sdk";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { type Daemon, startDaemon } from "./bootstrap.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -12,14 +17,13 @@ afterEach(async () => {
 });
 
 async function daemonWith(plugin: Plugin): Promise<Daemon & { logs: string[] }> {
-  const dataDir = mkdtempSync(join(tmpdir(), "ha-retrieval-"));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDir("ha-retrieval-");
   const logs: string[] = [];
   const d = await startDaemon({
     dataDir,
     env: {},
     ollamaUrl: "",
-    plugins: [{ name: plugin.name, create: () => plugin }],
+    plugins: [{ name: plugin.name, capabilities: ["embedding", "events"], create: () => plugin }],
     logWrite: (l) => logs.push(l),
   });
   cleanups.push(() => d.stop());
@@ -27,6 +31,7 @@ async function daemonWith(plugin: Plugin): Promise<Daemon & { logs: string[] }> 
 }
 
 const unitEmbedder: EmbeddingProvider = {
+  specificationVersion: EMBEDDING_SPECIFICATION_VERSION,
   name: "unit",
   info: () => ({ dimension: 3, fingerprint: "unit:v1:d3", modalities: ["text"] }),
   embed: async (inputs) => inputs.map(() => Float32Array.from([1, 0, 0])),
@@ -69,4 +74,21 @@ test("a failing plugin provider is reported and the built-in tiers take over", a
   assert.deepEqual(status.degraded[0], { tier: "broken", reason: "model server down" });
   assert.ok(events.some((e) => e.payload.kind === "embedding_tier_failed" && e.payload.tier === "broken"));
   assert.ok(d.logs.some((l) => l.includes("embedding tier broken unavailable")));
+});
+
+test("a plugin provider written against another embedding specification version is refused with the reason", async () => {
+  const plugin: Plugin = {
+    name: "embedplug",
+    apiVersion: PLUGIN_API_VERSION,
+    start: (sdk) =>
+      sdk.registerEmbeddingProvider("future", () => ({ ...unitEmbedder, specificationVersion: 2 }) as never),
+    stop() {},
+  };
+  const d = await daemonWith(plugin);
+  d.config.set("core.embedding.provider", "future");
+  await d.retrieval.settled();
+  const status = d.status().embedding;
+  assert.equal(status.active, "lexical");
+  assert.equal(status.degraded[0].tier, "future");
+  assert.match(status.degraded[0].reason, /implements specification version 2, but this daemon supports version 1/);
 });

@@ -1,3 +1,4 @@
+/** The HTTP tier against a fake OpenAI / Ollama embeddings server: batching, errors, limits, secrets. */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import {
@@ -5,6 +6,7 @@ import {
   fakeVector,
   startFakeEmbedServer,
 } from "../../test/fixtures/embedding/fake-embed-server.js";
+import type { EmbeddingError } from "./errors.js";
 import { HttpEmbedder } from "./http.js";
 import { ErrModalityUnsupported, textInput } from "./spi.js";
 
@@ -72,7 +74,7 @@ test("server errors name the status and never show the API key", async () => {
       (err: Error) => {
         assert.match(err.message, /answered 401/);
         assert.ok(!err.message.includes("sk-test-secret-123456"), err.message);
-        assert.ok(err.message.includes("sk-t…3456"), err.message);
+        assert.ok(!err.message.includes("sk-t"), `no part of the key either: ${err.message}`);
         return true;
       },
     );
@@ -97,6 +99,39 @@ test("timeouts and unreachable servers are reported", async () => {
     HttpEmbedder.connect({ api: "ollama", baseUrl: gone.url, model: "m" }),
     /unreachable: ECONNREFUSED/,
   );
+});
+
+test("answers that are not embeddings are reported as such, whatever their shape", async () => {
+  const openai = await HttpEmbedder.connect({ api: "openai", baseUrl: `${server.url}/v1`, model: "m" });
+  const ollama = await HttpEmbedder.connect({ api: "ollama", baseUrl: server.url, model: "m" });
+  try {
+    for (const [e, body] of [
+      [openai, "null"],
+      [openai, '{"data":[null]}'],
+      [openai, '{"data":[{"index":0,"embedding":[1,"x"]}]}'],
+      [ollama, "null"],
+      [ollama, '{"embeddings":[[]]}'],
+    ] as const) {
+      server.rawBody = body;
+      await assert.rejects(e.embed([textInput("x")]), (err: EmbeddingError) => {
+        assert.equal(err.code, "embedding_invalid_data", body);
+        assert.match(err.message, /sent no (openai|ollama) embeddings/, body);
+        return true;
+      });
+    }
+  } finally {
+    server.rawBody = undefined;
+  }
+});
+
+test("an answer larger than the limit is refused with what to change, not read whole", async () => {
+  const e = await HttpEmbedder.connect({ api: "ollama", baseUrl: server.url, model: "m", maxResponseBytes: 2000 });
+  const texts = Array.from({ length: 100 }, (_, i) => textInput(`text number ${i}`));
+  await assert.rejects(e.embed(texts), (err: EmbeddingError) => {
+    assert.equal(err.code, "embedding_invalid_data");
+    assert.match(err.message, /answered more than 2000 bytes for 64 texts; lower core\.embedding\.http\.batch_size/);
+    return true;
+  });
 });
 
 test("bad settings are refused before any request", async () => {

@@ -19,7 +19,13 @@
  * the hybrid search adds IDF through BM25.
  */
 import { createHash } from "node:crypto";
-import type { EmbeddingInfo, EmbeddingInput, EmbeddingProvider } from "./spi.js";
+import { EmbeddingError } from "./errors.js";
+import {
+  EMBEDDING_SPECIFICATION_VERSION,
+  type EmbeddingInfo,
+  type EmbeddingInput,
+  type EmbeddingProvider,
+} from "./spi.js";
 import { STOP_WORDS } from "./stopwords.js";
 import { cjkRuns, tokenize } from "./text.js";
 import { textsOf } from "./text-only.js";
@@ -58,6 +64,7 @@ const VERSION = "hash-v1";
 const ALPHABETIC = /\p{Script=Latin}|\p{Script=Cyrillic}|\p{Script=Greek}/u;
 
 export class LexicalEmbedder implements EmbeddingProvider {
+  readonly specificationVersion = EMBEDDING_SPECIFICATION_VERSION;
   readonly name = "lexical";
   private readonly opts: LexicalOptions;
   private readonly fingerprint: string;
@@ -66,7 +73,10 @@ export class LexicalEmbedder implements EmbeddingProvider {
     this.opts = { ...LEXICAL_DEFAULTS, ...options };
     const { dimension } = this.opts;
     if (!Number.isInteger(dimension) || dimension < 2 || (dimension & (dimension - 1)) !== 0) {
-      throw new Error(`lexical embedding dimension must be a power of two, got ${dimension}`);
+      throw new EmbeddingError({
+        code: "embedding_config",
+        message: `lexical embedding dimension must be a power of two, got ${dimension}`,
+      });
     }
     this.fingerprint = lexicalFingerprint(this.opts);
   }

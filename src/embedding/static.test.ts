@@ -1,15 +1,15 @@
+/** The static word-vector tier: loading .vec files, averaging, out-of-vocabulary text, progress. */
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { ErrModalityUnsupported, textInput } from "./spi.js";
 import { StaticEmbedder } from "./static.js";
 import { isZeroVector } from "./vector-math.js";
 import { loadWordVectors, normalizeWord } from "./word-vectors.js";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ha-static-"));
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("ha-static-");
 
 function write(name: string, text: string): string {
   const file = path.join(dir, name);

@@ -5,7 +5,12 @@
  *
  * A text without any known word gets an all-zero vector, which callers must skip (see vector-math.ts).
  */
-import type { EmbeddingInfo, EmbeddingInput, EmbeddingProvider } from "./spi.js";
+import {
+  EMBEDDING_SPECIFICATION_VERSION,
+  type EmbeddingInfo,
+  type EmbeddingInput,
+  type EmbeddingProvider,
+} from "./spi.js";
 import { tokenize } from "./text.js";
 import { textsOf } from "./text-only.js";
 import { l2Normalize } from "./vector-math.js";
@@ -14,6 +19,7 @@ import { type LoadOptions, loadWordVectors, type WordVectors } from "./word-vect
 const MAX_PHRASE = 3;
 
 export class StaticEmbedder implements EmbeddingProvider {
+  readonly specificationVersion = EMBEDDING_SPECIFICATION_VERSION;
   readonly name = "static";
   private readonly details: EmbeddingInfo;
 

@@ -1,21 +1,22 @@
+/** Tier selection: the fallback order, what is reported for each unusable tier, and plugin providers. */
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import type { Logger } from "@homeagent/sdk";
+import { EMBEDDING_SPECIFICATION_VERSION, type EmbeddingProvider, type Logger } from "@homeagent/sdk";
 import { startFakeEmbedServer } from "../../test/fixtures/embedding/fake-embed-server.js";
 import { writeTinyBert } from "../../test/fixtures/embedding/tiny-bert.js";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { ConfigRegistry } from "../config/registry.js";
+import type { EmbeddingError } from "./errors.js";
 import { LexicalEmbedder } from "./lexical.js";
 import { EmbeddingRegistry, textInput } from "./spi.js";
 import { registerBuiltinEmbedders, selectEmbedder } from "./tiers.js";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ha-tiers-"));
+const dir = tempDir("ha-tiers-");
 const configs: ConfigRegistry[] = [];
 after(() => {
   for (const c of configs) c.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function setup(values: Record<string, string> = {}) {
@@ -161,6 +162,30 @@ test("a provider registered by a plugin can be chosen by name, with the built-in
   const missing = await selectEmbedder({ get: (k) => (k === "core.embedding.provider" ? "gone" : undefined) }, opts);
   assert.equal(missing.status.active, "lexical");
   assert.match(missing.status.degraded[0].reason, /no embedding provider named "gone"/);
+});
+
+test("a provider of a specification version the daemon does not implement is refused and the next tier used", async () => {
+  const registry = new EmbeddingRegistry();
+  const { opts, lines } = setup();
+  registerBuiltinEmbedders(registry, opts.log);
+  // What a plugin built against another SDK hands over; only the declared version differs.
+  const declaring = (version: unknown) =>
+    Object.assign(new LexicalEmbedder({ dimension: 64 }), { specificationVersion: version }) as EmbeddingProvider;
+  registry.register("future", () => declaring(2));
+  registry.register("unversioned", () => declaring(undefined));
+
+  await assert.rejects(registry.create("future", {}), (err: EmbeddingError) => {
+    assert.equal(err.code, "embedding_specification_version");
+    assert.match(err.message, /"future" implements specification version 2, but this daemon supports version 1/);
+    return true;
+  });
+  await assert.rejects(registry.create("unversioned", {}), /"unversioned" declares no specificationVersion/);
+  const chosen = (name: string) => ({ get: (k: string) => (k === "core.embedding.provider" ? name : undefined) });
+  const { status } = await selectEmbedder(chosen("future"), { ...opts, registry });
+  assert.equal(status.active, "lexical");
+  assert.match(status.degraded[0].reason, /specification version 2/);
+  assert.ok(lines.some((l) => l.startsWith("warn embedding tier future unavailable")));
+  assert.equal((await registry.create("lexical", {})).specificationVersion, EMBEDDING_SPECIFICATION_VERSION);
 });
 
 test("the provider key only accepts known tiers", () => {

@@ -8,6 +8,8 @@
 import type { EmbeddingStatusInfo, Logger } from "@homeagent/sdk";
 import { parseDuration } from "../config/duration.js";
 import type { ConfigRegistry } from "../config/registry.js";
+import { errorMessage } from "../util/errors.js";
+import { EmbeddingError } from "./errors.js";
 import { HttpEmbedder, type HttpEmbeddingApi } from "./http.js";
 import { LexicalEmbedder } from "./lexical.js";
 import { type EmbeddingProvider, EmbeddingRegistry } from "./spi.js";
@@ -112,7 +114,7 @@ export async function selectEmbedder(
     try {
       provider = await registry.create(tier, settings);
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
+      const reason = errorMessage(err);
       degraded.push({ tier, reason });
       fail(tier, reason);
       continue;
@@ -125,7 +127,10 @@ export async function selectEmbedder(
     return { provider, status };
   }
   // Unreachable while lexical is registered, as it is by default: it has no way to fail.
-  throw new Error(`no embedding tier could be used: ${describe(degraded)}`);
+  throw new EmbeddingError({
+    code: "embedding_unavailable",
+    message: `no embedding tier could be used: ${describe(degraded)}; set core.embedding.provider to lexical`,
+  });
 }
 
 function describe(degraded: EmbeddingStatus["degraded"]): string {

@@ -1,14 +1,14 @@
+/** The local model-folder tier: a tiny BERT in ONNX, and the errors for missing or broken folders. */
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { TINY_HIDDEN, TINY_VOCAB, writeTinyBert } from "../../test/fixtures/embedding/tiny-bert.js";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { ErrModalityUnsupported, textInput } from "./spi.js";
 import { TransformersEmbedder } from "./transformers.js";
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "ha-transformers-"));
-after(() => fs.rmSync(root, { recursive: true, force: true }));
+const root = tempDir("ha-transformers-");
 const modelDir = path.join(root, "tiny-bert");
 writeTinyBert(modelDir);
 

@@ -6,7 +6,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { EmbeddingInfo, EmbeddingInput, EmbeddingProvider } from "./spi.js";
+import { errorMessage } from "../util/errors.js";
+import { EmbeddingError } from "./errors.js";
+import {
+  EMBEDDING_SPECIFICATION_VERSION,
+  type EmbeddingInfo,
+  type EmbeddingInput,
+  type EmbeddingProvider,
+} from "./spi.js";
 import { textsOf } from "./text-only.js";
 
 /** A variable, so the compiler does not require the optional package to be installed. */
@@ -22,6 +29,7 @@ interface Tensor {
 type Extractor = (texts: string[], opts: { pooling: "mean"; normalize: boolean }) => Promise<Tensor>;
 
 export class TransformersEmbedder implements EmbeddingProvider {
+  readonly specificationVersion = EMBEDDING_SPECIFICATION_VERSION;
   readonly name = "transformers";
 
   private constructor(
@@ -40,9 +48,11 @@ export class TransformersEmbedder implements EmbeddingProvider {
     try {
       lib = await import(MODULE);
     } catch (err) {
-      throw new Error(
-        `the transformers embedding tier needs the optional package ${MODULE}, which did not load (${(err as Error).message}); reinstall with optional dependencies or choose another core.embedding.provider`,
-      );
+      throw new EmbeddingError({
+        code: "embedding_unavailable",
+        message: `the transformers embedding tier needs the optional package ${MODULE}, which did not load (${errorMessage(err)}); reinstall with optional dependencies or choose another core.embedding.provider`,
+        cause: err,
+      });
     }
     // The library's settings are global: the last folder loaded decides them, which is fine because a
     // pipeline reads them only while it loads.
@@ -55,7 +65,11 @@ export class TransformersEmbedder implements EmbeddingProvider {
       extract = await lib.pipeline("feature-extraction", path.basename(dir), { dtype: "fp32" });
       probe = await extract(["probe"], { pooling: "mean", normalize: true });
     } catch (err) {
-      throw new Error(`transformers model folder ${dir} could not be loaded: ${(err as Error).message}`);
+      throw new EmbeddingError({
+        code: "embedding_unavailable",
+        message: `transformers model folder ${dir} could not be loaded: ${errorMessage(err)}; use an ONNX export of a sentence-embedding model`,
+        cause: err,
+      });
     }
     const dimension = probe.dims[1];
     const fingerprint = `transformers:${path.basename(dir)}:${onnxStat.size}-${Math.floor(onnxStat.mtimeMs)}:d${dimension}`;
@@ -83,13 +97,17 @@ export class TransformersEmbedder implements EmbeddingProvider {
 /** Fails with a message that names what is missing; returns the model file's stat for the fingerprint. */
 function checkFolder(dir: string): fs.Stats {
   if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new Error(`transformers model folder ${dir} does not exist; set core.embedding.transformers.model_path`);
+    throw new EmbeddingError({
+      code: "embedding_config",
+      message: `transformers model folder ${dir} does not exist; set core.embedding.transformers.model_path`,
+    });
   }
   const missing = REQUIRED_FILES.filter((f) => !fs.existsSync(path.join(dir, f)));
   if (missing.length > 0) {
-    throw new Error(
-      `transformers model folder ${dir} is missing ${missing.join(", ")}; it needs ${REQUIRED_FILES.join(", ")} (an ONNX export)`,
-    );
+    throw new EmbeddingError({
+      code: "embedding_config",
+      message: `transformers model folder ${dir} is missing ${missing.join(", ")}; it needs ${REQUIRED_FILES.join(", ")} (an ONNX export)`,
+    });
   }
   return fs.statSync(path.join(dir, REQUIRED_FILES[2]));
 }

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
+import { EmbeddingError } from "./errors.js";
 
 export interface WordVectors {
   dimension: number;
@@ -33,10 +34,20 @@ export function normalizeWord(raw: string): string {
 }
 
 export async function loadWordVectors(paths: string[], opts: LoadOptions = {}): Promise<WordVectors> {
-  if (paths.length === 0) throw new Error("no word vector file given; set core.agent.embedding_model_path");
+  if (paths.length === 0) {
+    throw new EmbeddingError({
+      code: "embedding_config",
+      message: "no word vector file given; set core.agent.embedding_model_path",
+    });
+  }
   const files = paths.map((p) => {
     const stat = fs.statSync(p, { throwIfNoEntry: false });
-    if (!stat?.isFile()) throw new Error(`word vector file ${p} does not exist (core.agent.embedding_model_path)`);
+    if (!stat?.isFile()) {
+      throw new EmbeddingError({
+        code: "embedding_config",
+        message: `word vector file ${p} does not exist (core.agent.embedding_model_path)`,
+      });
+    }
     return { path: p, name: path.basename(p), size: stat.size, mtimeMs: Math.floor(stat.mtimeMs) };
   });
   const total = files.reduce((n, f) => n + f.size, 0);
@@ -66,7 +77,8 @@ export async function loadWordVectors(paths: string[], opts: LoadOptions = {}): 
           const [count, dim] = line.split(" ").map(Number);
           dimOwner = store.setDimension(dim, file.name, dimOwner);
           dimChecked = true;
-          store.reserve(count);
+          // A row takes at least two bytes per number, so a header cannot make us reserve more than the file holds.
+          store.reserve(Math.min(count, Math.ceil(file.size / (2 * dim))));
           continue;
         }
         const fields = line.split(" ");
@@ -85,7 +97,7 @@ export async function loadWordVectors(paths: string[], opts: LoadOptions = {}): 
     done += file.size;
     progress(0);
   }
-  if (store.rows.size === 0) throw new Error(`word vector files ${paths.join(", ")} hold no vectors`);
+  if (store.rows.size === 0) invalidFile(`word vector files ${paths.join(", ")} hold no vectors`);
   return {
     dimension: store.dimension,
     rows: store.rows,
@@ -101,13 +113,13 @@ class Store {
 
   /** Fixes the dimension, or refuses a file whose dimension differs. Returns the file that fixed it. */
   setDimension(dim: number, file: string, owner: string): string {
-    if (!Number.isInteger(dim) || dim < 1) throw new Error(`word vector file ${file} has no valid dimension`);
+    if (!Number.isInteger(dim) || dim < 1) invalidFile(`word vector file ${file} has no valid dimension`);
     if (this.dimension === 0) {
       this.dimension = dim;
       return file;
     }
     if (dim !== this.dimension) {
-      throw new Error(
+      invalidFile(
         `word vector files differ in dimension: ${owner} has ${this.dimension}, ${file} has ${dim}; use files of one dimension`,
       );
     }
@@ -120,8 +132,7 @@ class Store {
 
   add(fields: string[], where: string): void {
     const d = this.dimension;
-    if (fields.length < d + 1)
-      throw new Error(`${where}: expected a word and ${d} numbers, got ${fields.length} fields`);
+    if (fields.length < d + 1) invalidFile(`${where}: expected a word and ${d} numbers, got ${fields.length} fields`);
     // A word may itself contain (non-ASCII) spaces in some fastText files: the vector is the last d fields.
     const word = normalizeWord(fields.slice(0, fields.length - d).join(" "));
     if (this.rows.has(word)) return;
@@ -131,8 +142,9 @@ class Store {
     const offset = fields.length - d;
     for (let i = 0; i < d; i++) {
       const x = Number(fields[offset + i]);
-      if (Number.isNaN(x) || fields[offset + i] === "")
-        throw new Error(`${where}: ${JSON.stringify(fields[offset + i])} is not a number`);
+      if (Number.isNaN(x) || fields[offset + i] === "") {
+        invalidFile(`${where}: ${JSON.stringify(fields[offset + i])} is not a number`);
+      }
       this.data[base + i] = x;
     }
     this.rows.set(word, row);
@@ -149,4 +161,8 @@ class Store {
     next.set(this.data);
     this.data = next;
   }
+}
+
+function invalidFile(message: string): never {
+  throw new EmbeddingError({ code: "embedding_invalid_data", message });
 }

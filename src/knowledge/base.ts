@@ -8,8 +8,9 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SearchIndex } from "../embedding/search.js";
 import type { EmbeddingProvider } from "../embedding/spi.js";
+import { SearchIndex } from "../retrieval/search.js";
+import { fileStamp } from "../util/file-stamp.js";
 import { contentFile, itemDir, KnowledgeNameError, sanitizeName } from "./paths.js";
 
 export interface KnowledgeItem {
@@ -84,7 +85,8 @@ export class KnowledgeBase {
     writeFileSync(tmp, content);
     renameSync(tmp, file);
     const item = toItem(segments);
-    await this.reindex(item, stampOf(file));
+    // No stamp (the file is gone again already): the next scan sees a difference and looks again.
+    await this.reindex(item, fileStamp(file) ?? "");
     return { item, created };
   }
 
@@ -137,9 +139,10 @@ export class KnowledgeBase {
       const path = [...segments, entry.name];
       const sub = join(dir, entry.name);
       const file = contentFile(sub);
-      if (isFile(file)) {
+      const stamp = isFile(file) ? fileStamp(file) : undefined;
+      if (stamp !== undefined) {
         const item = toItem(path);
-        out.set(item.path, { item, stamp: stampOf(file) });
+        out.set(item.path, { item, stamp });
       } else {
         this.walk(sub, path, out);
       }
@@ -153,12 +156,6 @@ function toItem(segments: readonly string[]): KnowledgeItem {
     name: segments[segments.length - 1],
     category: segments.slice(0, -1).join("/"),
   };
-}
-
-/** Changes whenever the file is rewritten, even within the same millisecond with the same size. */
-function stampOf(file: string): string {
-  const s = statSync(file, { bigint: true });
-  return `${s.mtimeNs}:${s.ctimeNs}:${s.size}:${s.ino}`;
 }
 
 function isFile(path: string): boolean {

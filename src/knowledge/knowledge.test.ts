@@ -1,22 +1,18 @@
+/** The knowledge base: its tools, edits made on disk, and name sanitising. */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import type { ToolContext } from "@homeagent/sdk";
 import { WordEmbedder } from "../../test/fixtures/embedding/word-embedder.js";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { KnowledgeBase } from "./base.js";
 import { sanitizeName } from "./paths.js";
 import { knowledgeTools } from "./tools.js";
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function freshKb(): KnowledgeBase {
-  const dir = mkdtempSync(join(tmpdir(), "kb-test-"));
-  dirs.push(dir);
-  return new KnowledgeBase(join(dir, "knowledge"), { embedder: new WordEmbedder() });
+function freshKb(embedder: WordEmbedder | null = new WordEmbedder()): KnowledgeBase {
+  return new KnowledgeBase(join(tempDir("kb-test-"), "knowledge"), { embedder });
 }
 const ctx = { requestId: "r", source: "test", channel: "test", signal: new AbortController().signal } as ToolContext;
 function tool(kb: KnowledgeBase, name: string) {
@@ -83,6 +79,25 @@ test("files edited, added and removed on disk are picked up", async () => {
   rmSync(join(kb.root, "car"), { recursive: true });
   assert.deepEqual(await kb.search("policy 4711"), []);
   assert.deepEqual(await kb.list(), [{ category: "garden", items: ["tomatoes"] }]);
+  await kb.close();
+});
+
+test("an item rewritten on disk is no longer found by its old words", async () => {
+  // Keyword search only: hashed test vectors would match unrelated items by chance.
+  const kb = freshKb(null);
+  // Enough other items that the rewrite's stale keyword postings are not compacted away at once.
+  for (let i = 0; i < 40; i++) await kb.create(`notes/note_${i}`, `Shopping list ${i}: apples, bread and milk.`);
+  await kb.create("events/yoga", "Yoga class on Thursday evening.");
+  await kb.create("events/dentist", "Dentist appointment on Thursday at the Lindenstrasse practice.");
+  assert.equal((await kb.search("Lindenstrasse"))[0]?.name, "dentist");
+
+  writeFileSync(join(kb.root, "events", "dentist", "content.md"), "Cancelled.");
+  assert.deepEqual(
+    (await kb.search("Thursday")).map((h) => h.name),
+    ["yoga"],
+    "the old words no longer find it",
+  );
+  assert.equal((await kb.search("cancelled"))[0]?.name, "dentist");
   await kb.close();
 });
 

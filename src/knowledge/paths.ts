@@ -6,11 +6,11 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { HomeAgentError } from "../util/errors.js";
 
-export class KnowledgeNameError extends Error {
+export class KnowledgeNameError extends HomeAgentError {
   constructor(name: string, reason: string) {
-    super(`invalid knowledge name ${JSON.stringify(name)}: ${reason}`);
-    this.name = "KnowledgeNameError";
+    super({ code: "knowledge_name", message: `invalid knowledge name ${JSON.stringify(name)}: ${reason}` });
   }
 }
 

@@ -1,8 +1,8 @@
+/** The in-memory BM25 index: scoring, updates, compaction, and its rebuild from SQLite. */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { Bm25Index, bm25Terms } from "./bm25.js";
 import { SearchIndex } from "./search.js";
 
@@ -56,30 +56,25 @@ test("Latin words are stemmed so inflections match; CJK words are kept", () => {
 });
 
 test("the keyword index is rebuilt from SQLite when the database is reopened", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "ha-bm25-"));
-  try {
-    const path = join(dir, "index.db");
-    const a = new SearchIndex(path);
-    await a.add([
-      { id: "1", text: "Caroline went to a support group for painting" },
-      { id: "2", text: "我今天去北京大学看樱花" },
-    ]);
-    a.remove(["1"]);
-    await a.add([{ id: "3", text: "Melanie paints sunsets" }]);
-    await a.close();
-    const b = new SearchIndex(path);
-    assert.deepEqual(
-      (await b.search("painted")).map((h) => h.id),
-      ["3"],
-    );
-    assert.deepEqual(
-      (await b.search("樱花")).map((h) => h.id),
-      ["2"],
-    );
-    await b.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const path = join(tempDir("ha-bm25-"), "index.db");
+  const a = new SearchIndex(path);
+  await a.add([
+    { id: "1", text: "Caroline went to a support group for painting" },
+    { id: "2", text: "我今天去北京大学看樱花" },
+  ]);
+  a.remove(["1"]);
+  await a.add([{ id: "3", text: "Melanie paints sunsets" }]);
+  await a.close();
+  const b = new SearchIndex(path);
+  assert.deepEqual(
+    (await b.search("painted")).map((h) => h.id),
+    ["3"],
+  );
+  assert.deepEqual(
+    (await b.search("樱花")).map((h) => h.id),
+    ["2"],
+  );
+  await b.close();
 });
 
 test("queries touching more documents than the scratch space hold all of them and leave no stale scores", () => {
@@ -91,4 +86,61 @@ test("queries touching more documents than the scratch space hold all of them an
   const fresh = new Bm25Index();
   for (let d = 1; d <= 3000; d++) fresh.add(d, "", d <= 1500 ? ["a", "x"] : ["b", "x"]);
   assert.deepEqual(idx.top(["a"], 5000), fresh.top(["a"], 5000), "no score left over from the previous query");
+});
+
+/** An index of `docs` built from scratch: what an updated index must be indistinguishable from. */
+function freshIndex(docs: ReadonlyMap<number, readonly string[]>): Bm25Index {
+  const idx = new Bm25Index();
+  for (const [doc, terms] of docs) idx.add(doc, "", terms);
+  return idx;
+}
+
+test("an updated document loses its old terms and counts shared terms once, before any compaction", () => {
+  // 99 other documents keep the update's stale postings far below the compaction threshold, so the old
+  // postings are still in the lists when the document is queried.
+  const docs = new Map<number, string[]>();
+  for (let d = 2; d <= 100; d++) docs.set(d, d % 10 === 0 ? ["meeting", `w${d}`] : ["filler", `w${d}`]);
+  // Another document keeps "tuesday" alive, so the word is still looked up after the update.
+  docs.set(101, ["tuesday", "lunch"]);
+  const idx = freshIndex(docs);
+  idx.add(1, "", ["meeting", "tuesday", "room"]);
+  assert.equal(idx.top(["room"], 10)[0]?.doc, 1);
+
+  idx.delete(1, ["meeting", "tuesday", "room"]);
+  idx.add(1, "", ["meeting", "cancelled"]);
+  docs.set(1, ["meeting", "cancelled"]);
+
+  const fresh = freshIndex(docs);
+  assert.deepEqual(idx.top(["tuesday"], 10), fresh.top(["tuesday"], 10), "the old word no longer finds it");
+  assert.deepEqual(
+    idx.top(["tuesday"], 10).map((h) => h.doc),
+    [101],
+  );
+  assert.deepEqual(idx.top(["meeting"], 20), fresh.top(["meeting"], 20), "the shared term is counted once");
+});
+
+test("many updates and deletes, across compactions, rank exactly as an index built from scratch", () => {
+  let seed = 11;
+  const rnd = (n: number) => {
+    seed = (seed * 16807) % 2147483647;
+    return seed % n;
+  };
+  const vocabulary = Array.from({ length: 30 }, (_, i) => `t${i}`);
+  const docs = new Map<number, string[]>();
+  const idx = new Bm25Index();
+  for (let step = 0; step < 3000; step++) {
+    const doc = 1 + rnd(200);
+    const old = docs.get(doc);
+    if (old) idx.delete(doc, old);
+    if (rnd(5) === 0) {
+      docs.delete(doc);
+      continue;
+    }
+    const terms = Array.from({ length: 1 + rnd(6) }, () => vocabulary[rnd(vocabulary.length)]);
+    idx.add(doc, "", terms);
+    docs.set(doc, terms);
+  }
+  const fresh = freshIndex(docs);
+  assert.equal(idx.size, fresh.size);
+  for (const term of vocabulary) assert.deepEqual(idx.top([term], 300), fresh.top([term], 300), term);
 });

@@ -18,20 +18,21 @@ export function bm25Terms(tokens: readonly string[]): string[] {
 }
 
 class Postings {
-  docs = new Int32Array(4);
+  /** Slots (see Bm25Index), not doc ids. */
+  slots = new Int32Array(4);
   tfs = new Uint16Array(4);
   length = 0;
 
-  push(doc: number, tf: number): void {
-    if (this.length === this.docs.length) {
-      const docs = new Int32Array(this.length * 2);
+  push(slot: number, tf: number): void {
+    if (this.length === this.slots.length) {
+      const slots = new Int32Array(this.length * 2);
       const tfs = new Uint16Array(this.length * 2);
-      docs.set(this.docs);
+      slots.set(this.slots);
       tfs.set(this.tfs);
-      this.docs = docs;
+      this.slots = slots;
       this.tfs = tfs;
     }
-    this.docs[this.length] = doc;
+    this.slots[this.length] = slot;
     this.tfs[this.length] = tf;
     this.length++;
   }
@@ -42,13 +43,24 @@ export interface Bm25Hit {
   score: number;
 }
 
+/**
+ * Postings name internal slots, not documents. A document gets a new slot each time it is added, so after
+ * an update its old postings point at a dead slot (length 0) and can never count for it again; compaction
+ * removes them and only then hands the slot out again.
+ */
 export class Bm25Index {
   private readonly postings = new Map<string, Postings>();
-  /** Per doc id: its length in terms (0 = absent) and the kind it belongs to (for filters). */
+  /** Per doc id: its slot (0 = absent). */
+  private slotOf = new Int32Array(1024);
+  /** Per slot: its length in terms (0 = dead), kind (for filters), doc id and postings entries owned. */
   private lengths = new Float32Array(1024);
   private kinds = new Int32Array(1024);
-  /** Per doc id: how many postings entries it owns, so stale ones can be counted. */
+  private docOf = new Int32Array(1024);
   private owned = new Int32Array(1024);
+  private nextSlot = 1;
+  /** Dead slots still named by postings, and slots free to reuse (compaction has removed their postings). */
+  private retired: number[] = [];
+  private free: number[] = [];
   private readonly kindIds = new Map<string, number>();
   private readonly df = new Map<string, number>();
   private docCount = 0;
@@ -66,7 +78,7 @@ export class Bm25Index {
   add(doc: number, kind: string, terms: readonly string[]): void {
     if (this.has(doc)) throw new Error(`BM25 index already holds document ${doc}`);
     if (terms.length === 0) return;
-    this.ensure(doc);
+    const slot = this.takeSlot(doc);
     const counts = new Map<string, number>();
     for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
     for (const [term, tf] of counts) {
@@ -75,12 +87,12 @@ export class Bm25Index {
         p = new Postings();
         this.postings.set(term, p);
       }
-      p.push(doc, Math.min(tf, 0xffff));
+      p.push(slot, Math.min(tf, 0xffff));
       this.df.set(term, (this.df.get(term) ?? 0) + 1);
     }
-    this.lengths[doc] = terms.length;
-    this.kinds[doc] = this.kindId(kind);
-    this.owned[doc] = counts.size;
+    this.lengths[slot] = terms.length;
+    this.kinds[slot] = this.kindId(kind);
+    this.owned[slot] = counts.size;
     this.docCount++;
     this.totalLength += terms.length;
     this.livePostings += counts.size;
@@ -89,18 +101,21 @@ export class Bm25Index {
   /** Removes a document (given the terms it was indexed with); its postings go stale until compaction. */
   delete(doc: number, terms: readonly string[]): void {
     if (!this.has(doc)) return;
+    const slot = this.slotOf[doc];
     for (const t of new Set(terms)) this.df.set(t, (this.df.get(t) ?? 1) - 1);
     this.docCount--;
-    this.totalLength -= this.lengths[doc];
-    this.livePostings -= this.owned[doc];
-    this.stalePostings += this.owned[doc];
-    this.lengths[doc] = 0;
-    this.owned[doc] = 0;
+    this.totalLength -= this.lengths[slot];
+    this.livePostings -= this.owned[slot];
+    this.stalePostings += this.owned[slot];
+    this.lengths[slot] = 0;
+    this.owned[slot] = 0;
+    this.slotOf[doc] = 0;
+    this.retired.push(slot);
     if (this.stalePostings > COMPACT_RATIO * (this.livePostings + this.stalePostings)) this.compact();
   }
 
   has(doc: number): boolean {
-    return doc < this.lengths.length && this.lengths[doc] > 0;
+    return doc >= 0 && doc < this.slotOf.length && this.slotOf[doc] !== 0;
   }
 
   /** The `limit` best documents for the query terms (any of them), best first; `kind` filters. */
@@ -121,23 +136,23 @@ export class Bm25Index {
       const weight = idf * (K1 + 1);
       const lengthFactor = (K1 * B) / avgLength;
       const constant = K1 * (1 - B);
-      const { docs, tfs, length } = p;
+      const { slots, tfs, length } = p;
       if (touched.length < count + length) touched = this.growTouched(count + length);
       for (let i = 0; i < length; i++) {
-        const doc = docs[i];
-        const len = lengths[doc];
-        if (len === 0 || (wantKind >= 0 && kinds[doc] !== wantKind)) continue;
+        const slot = slots[i];
+        const len = lengths[slot];
+        if (len === 0 || (wantKind >= 0 && kinds[slot] !== wantKind)) continue;
         const tf = tfs[i];
-        if (scores[doc] === 0) touched[count++] = doc;
-        scores[doc] += (weight * tf) / (tf + constant + lengthFactor * len);
+        if (scores[slot] === 0) touched[count++] = slot;
+        scores[slot] += (weight * tf) / (tf + constant + lengthFactor * len);
       }
     }
-    const best = selectTop(touched, count, scores, limit);
+    const best = selectTop(touched, count, scores, this.docOf, limit);
     for (let i = 0; i < count; i++) scores[touched[i]] = 0;
     return best;
   }
 
-  /** Scratch list of the docs a query touched, reused across queries. */
+  /** Scratch list of the slots a query touched, reused across queries. */
   private growTouched(size: number): Int32Array {
     const next = new Int32Array(Math.max(size, this.touched.length * 2));
     next.set(this.touched);
@@ -154,12 +169,29 @@ export class Bm25Index {
     return id;
   }
 
+  private takeSlot(doc: number): number {
+    if (!Number.isInteger(doc) || doc < 0) throw new Error(`BM25 document ids are integers ≥ 0, got ${doc}`);
+    const slot = this.free.pop() ?? this.nextSlot++;
+    if (doc >= this.slotOf.length) this.slotOf = grow(this.slotOf, sizeFor(doc, this.slotOf.length));
+    if (slot >= this.lengths.length) {
+      const size = sizeFor(slot, this.lengths.length);
+      this.lengths = grow(this.lengths, size);
+      this.kinds = grow(this.kinds, size);
+      this.docOf = grow(this.docOf, size);
+      this.owned = grow(this.owned, size);
+      this.scores = new Float64Array(size);
+    }
+    this.slotOf[doc] = slot;
+    this.docOf[slot] = doc;
+    return slot;
+  }
+
   private compact(): void {
     for (const [term, p] of this.postings) {
       let w = 0;
       for (let r = 0; r < p.length; r++) {
-        if (this.lengths[p.docs[r]] === 0) continue;
-        p.docs[w] = p.docs[r];
+        if (this.lengths[p.slots[r]] === 0) continue;
+        p.slots[w] = p.slots[r];
         p.tfs[w] = p.tfs[r];
         w++;
       }
@@ -170,17 +202,15 @@ export class Bm25Index {
       }
     }
     this.stalePostings = 0;
+    this.free.push(...this.retired);
+    this.retired = [];
   }
+}
 
-  private ensure(doc: number): void {
-    if (doc < this.lengths.length) return;
-    let size = this.lengths.length;
-    while (size <= doc) size *= 2;
-    this.lengths = grow(this.lengths, size);
-    this.kinds = grow(this.kinds, size);
-    this.owned = grow(this.owned, size);
-    this.scores = new Float64Array(size);
-  }
+/** The first power-of-two multiple of `size` above `index`. */
+function sizeFor(index: number, size: number): number {
+  while (size <= index) size *= 2;
+  return size;
 }
 
 function grow<T extends Float32Array | Int32Array>(a: T, size: number): T {
@@ -190,9 +220,15 @@ function grow<T extends Float32Array | Int32Array>(a: T, size: number): T {
 }
 
 /** The `limit` highest-scoring docs, best first; equal scores go to the lower doc id (older item). */
-function selectTop(docs: Int32Array, count: number, scores: Float64Array, limit: number): Bm25Hit[] {
+function selectTop(
+  slots: Int32Array,
+  count: number,
+  scores: Float64Array,
+  docOf: Int32Array,
+  limit: number,
+): Bm25Hit[] {
   const heap = new WorstFirstHeap(limit);
-  for (let i = 0; i < count; i++) heap.offer(docs[i], scores[docs[i]]);
+  for (let i = 0; i < count; i++) heap.offer(docOf[slots[i]], scores[slots[i]]);
   return heap.drain();
 }
 

@@ -5,8 +5,8 @@
  * a whitespace or unicode61 tokenizer would keep a whole Chinese sentence as one token.
  */
 import type Database from "better-sqlite3";
+import { cleanText, tokenize } from "../embedding/text.js";
 import { Bm25Index, bm25Terms } from "./bm25.js";
-import { cleanText, tokenize } from "./text.js";
 
 type DB = Database.Database;
 

@@ -1,6 +1,7 @@
+/** The 8-bit vector copies that rescore keyword candidates: how far their cosine is from the exact one. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cosineQuantized, quantizeDirection } from "./vector-math.js";
+import { cosineQuantized, quantizeDirection } from "./quantize.js";
 
 test("the 8-bit vector copy gives cosine within 1 %", () => {
   let seed = 7;

@@ -1,14 +1,15 @@
+/** Background re-embedding: progress, stop and resume across restarts, writes during a run, switching back. */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { WordEmbedder } from "../../test/fixtures/embedding/word-embedder.js";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
+import { waitFor } from "../../test/fixtures/wait.js";
+import { RetrievalError } from "./errors.js";
 import type { ReembedProgress } from "./reembed.js";
 import { SearchIndex } from "./search.js";
 
-const dir = mkdtempSync(join(tmpdir(), "reembed-test-"));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("reembed-test-");
 
 const ITEMS = Array.from({ length: 50 }, (_, i) => ({ id: `n${i}`, text: `note ${i} about topic${i % 7} and river` }));
 
@@ -42,17 +43,18 @@ test("a fingerprint change re-embeds in the background, resumes after a restart,
       },
     },
   });
-  const firstRun = index.status().reembed;
-  assert.equal(firstRun?.state, "running");
-  assert.equal(firstRun?.total, 50);
+  const firstRun = index.reembed();
+  assert.equal(firstRun?.status().state, "running");
+  assert.equal(firstRun?.status().total, 50);
 
   // While the job runs, search still answers, by keyword for items not yet re-embedded.
   const during = await index.search("topic3 river", { k: 50 });
   assert.ok(during.length > 0);
   assert.ok(during.some((h) => h.vector === null));
 
-  await new Promise((r) => setTimeout(r, 50));
-  assert.equal((await stopping)?.state, "stopped");
+  const stopped = await firstRun.finished;
+  assert.equal(stopped.state, "stopped");
+  assert.deepEqual(await stopping, stopped, "stop() resolves with the job's final progress");
   assert.deepEqual(
     seen.map((p) => p.done),
     [10, 20, 20],
@@ -109,5 +111,24 @@ test("items written while another model (or none) is active get vectors when the
   const hits = await index.search("river", { k: 10, weights: { bm25: 0, vector: 1 } });
   assert.ok(hits.some((h) => h.id === "late" && h.vector !== null));
   assert.ok(hits.some((h) => h.id === "n1" && h.vector !== null));
+  await index.close();
+});
+
+test("a failed run is reported with the provider's own error as its cause, and search goes on by keyword", async () => {
+  const errors: Error[] = [];
+  const index = new SearchIndex(":memory:", { onError: (e) => errors.push(e) });
+  await index.add(ITEMS.slice(0, 5));
+  const model = new WordEmbedder("down");
+  model.fail = new Error("model server down");
+  index.setEmbedder(model);
+  assert.equal((await index.reembed()?.finished)?.state, "failed");
+  await waitFor(() => errors.length > 0, "the failure to be reported");
+  const [err] = errors;
+  assert.ok(err instanceof RetrievalError);
+  assert.equal(err.code, "reembed_failed");
+  assert.match(err.message, /re-embedding with "words" failed: model server down/);
+  assert.equal(err.cause, model.fail);
+  assert.equal(index.status().lastError, err.message);
+  assert.equal((await index.search("river"))[0]?.vector, null);
   await index.close();
 });

@@ -7,10 +7,11 @@
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
+import { type EmbeddingProvider, textInput } from "../embedding/spi.js";
+import { isZeroVector } from "../embedding/vector-math.js";
+import { errorMessage } from "../util/errors.js";
 import type { ChangedRow, KeywordIndex } from "./keyword-index.js";
-import { type EmbeddingProvider, textInput } from "./spi.js";
 import type { VectorIndex, VectorSpace } from "./vector-index.js";
-import { isZeroVector } from "./vector-math.js";
 
 export interface ReembedProgress {
   fingerprint: string;
@@ -65,6 +66,8 @@ export async function embedRows(
 
 export class ReembedJob {
   readonly finished: Promise<ReembedProgress>;
+  /** What stopped a failed run, as thrown (the progress holds only its message). */
+  failure: unknown;
   private readonly progress: ReembedProgress;
   private stopRequested = false;
 
@@ -119,7 +122,8 @@ export class ReembedJob {
       this.opts.onComplete(this.space);
       return this.finish("done");
     } catch (err) {
-      this.progress.error = err instanceof Error ? err.message : String(err);
+      this.failure = err;
+      this.progress.error = errorMessage(err);
       return this.finish("failed");
     }
   }

@@ -1,21 +1,15 @@
+/** SearchIndex end to end: keyword and vector search, fusion, fingerprints, failures and updates. */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import Database from "better-sqlite3";
 import { WordEmbedder } from "../../test/fixtures/embedding/word-embedder.js";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { fuse } from "./fusion.js";
 import { SearchIndex } from "./search.js";
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
 function tempDb(): string {
-  const dir = mkdtempSync(join(tmpdir(), "search-test-"));
-  dirs.push(dir);
-  return join(dir, "index.db");
+  return join(tempDir("search-test-"), "index.db");
 }
 
 const DOCS = [
@@ -153,4 +147,31 @@ test("an embedding failure keeps items searchable by keyword and is filled in la
   assert.equal((await job.finished).state, "done");
   assert.equal(index.status().vectors, "complete");
   assert.ok((await index.search("pottery"))[0].vector! > 0);
+});
+
+test("a rewritten item is not found by its old words and its shared words count once", async () => {
+  // Enough other items that the rewrite's stale keyword postings are not compacted away at once.
+  const others = Array.from({ length: 60 }, (_, i) => ({
+    id: `other${i}`,
+    text: i % 6 === 0 ? `meeting notes ${i} about the budget` : `shopping list ${i} with apples`,
+  }));
+  // Another item keeps "Tuesday" in the index, so the word is still looked up after the rewrite.
+  others.push({ id: "lunch", text: "lunch with Sam on Tuesday" });
+  const index = new SearchIndex(":memory:");
+  await index.add([...others, { id: "plan", text: "meeting on Tuesday in the blue room" }]);
+  assert.equal((await index.search("blue room"))[0]?.id, "plan");
+
+  await index.add([{ id: "plan", text: "meeting cancelled" }]);
+  assert.deepEqual(
+    (await index.search("Tuesday")).map((h) => h.id),
+    ["lunch"],
+    "the old words no longer find it",
+  );
+
+  const fresh = new SearchIndex(":memory:");
+  await fresh.add([...others, { id: "plan", text: "meeting cancelled" }]);
+  const scores = async (i: SearchIndex) => (await i.search("meeting", { k: 20 })).map((h) => [h.id, h.bm25]);
+  assert.deepEqual(await scores(index), await scores(fresh), "scores equal those of a freshly built index");
+  await index.close();
+  await fresh.close();
 });

@@ -6,13 +6,14 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { type EmbeddingProvider, textInput } from "../embedding/spi.js";
+import { cleanText, tokenize } from "../embedding/text.js";
+import { isZeroVector } from "../embedding/vector-math.js";
+import { RetrievalError } from "./errors.js";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, validWeights, type Weights } from "./fusion.js";
 import { type ItemInput, KeywordIndex } from "./keyword-index.js";
 import { embedRows, ReembedJob, type ReembedOptions, type ReembedProgress, type VectorStores } from "./reembed.js";
-import { type EmbeddingProvider, textInput } from "./spi.js";
-import { cleanText, tokenize } from "./text.js";
 import { VectorIndex, type VectorSpace } from "./vector-index.js";
-import { isZeroVector } from "./vector-math.js";
 
 export type { Weights } from "./fusion.js";
 export type { ItemInput } from "./keyword-index.js";
@@ -134,7 +135,14 @@ export class SearchIndex {
     this.job = job;
     // A job replaced by a provider switch may fail on its dropped table; only the current one matters.
     void job.finished.then((p) => {
-      if (p.error && this.job === job) this.fail(new Error(`re-embedding with "${embedder.name}" failed: ${p.error}`));
+      if (!p.error || this.job !== job) return;
+      this.fail(
+        new RetrievalError({
+          code: "reembed_failed",
+          message: `re-embedding with "${embedder.name}" failed: ${p.error}; items without a vector are ranked by keyword until it is run again`,
+          cause: job.failure,
+        }),
+      );
     });
     return job;
   }

@@ -10,7 +10,7 @@
  */
 import type Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
-import { cosineQuantized, quantizeDirection } from "./vector-math.js";
+import { cosineQuantized, quantizeDirection } from "./quantize.js";
 
 type DB = Database.Database;
 
