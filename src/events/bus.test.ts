@@ -34,3 +34,13 @@ test("unsubscribe stops delivery", () => {
   bus.publish("system", "k", {});
   assert.equal(n, 1);
 });
+
+test("every event gets the next seq, whoever publishes it", () => {
+  const bus = new EventBus();
+  const seqs: number[] = [];
+  bus.subscribe("*", (e) => void seqs.push(e.seq));
+  bus.publish("system", "kernel", {});
+  bus.publish("tool_call", "a-plugin", {});
+  bus.publish("stage", "kernel", {});
+  assert.deepEqual(seqs, [1, 2, 3]);
+});

@@ -1,6 +1,7 @@
 /**
- * EventBus: synchronous publish to wildcard then typed subscribers. A throwing subscriber is reported
- * through `onError` and never reaches the publisher or the other subscribers.
+ * EventBus: synchronous publish to wildcard then typed subscribers. Every event gets the next `seq`, so a
+ * client that replays events (the web UI) can order them and notice a gap. A throwing subscriber is
+ * reported through `onError` and never reaches the publisher or the other subscribers.
  */
 import type { AgentEvent, EventHandler, EventType } from "@homeagent/sdk";
 
@@ -8,6 +9,7 @@ export type { AgentEvent, EventHandler, EventType };
 
 export class EventBus {
   private readonly handlers = new Map<EventType | "*", Set<EventHandler>>();
+  private seq = 0;
 
   constructor(private readonly onError: (err: unknown, event: AgentEvent) => void = () => {}) {}
 
@@ -24,7 +26,7 @@ export class EventBus {
   }
 
   publish(type: EventType, source: string, payload: Record<string, unknown>): void {
-    const event: AgentEvent = { type, source, payload, timestamp: Date.now() };
+    const event: AgentEvent = { seq: ++this.seq, type, source, payload, timestamp: Date.now() };
     this.deliver(this.handlers.get("*"), event);
     this.deliver(this.handlers.get(type), event);
   }

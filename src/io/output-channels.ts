@@ -1,10 +1,13 @@
 /**
  * Output channels: each registered channel becomes the tools `output_send__{name}` and
- * `output_send__{name}_help`; `output_list_channels` lists them all. A send's result is the handler's own
- * result, so the model never sees a success that did not happen.
+ * `output_send__{name}_help`; `output_list_channels` lists them all. Those names are checked with the tool
+ * registry before a channel is accepted (a tool or another channel may already hold one: channel
+ * `cli_help` would make `output_send__cli_help`, the help tool of channel `cli`). A send's result is the
+ * handler's own result, so the model never sees a success that did not happen.
  */
 import type { OutputChannelOptions, OutputHandler, OutputMessage, ToolDef, ToolHandler } from "@homeagent/sdk";
 import { CapAudio, CapFile, CapImage, CapStructured, CapText } from "@homeagent/sdk";
+import { HomeAgentError } from "../util/errors.js";
 
 export interface OutputChannel {
   name: string;
@@ -20,6 +23,18 @@ export interface ChannelTool {
   def: ToolDef;
   handler: ToolHandler;
   owner: string;
+  origin: string;
+}
+
+/** Throws unless every tool name is free; `claimant` names the registration in the error. */
+export type NameGuard = (names: string[], claimant: string) => void;
+
+/** A channel registration refused because of the channel's own name. */
+export class ChannelNameError extends HomeAgentError {}
+
+/** The tool names a channel adds. */
+export function channelToolNames(name: string): string[] {
+  return [`output_send__${name}`, `output_send__${name}_help`];
 }
 
 const CHANNEL_NAME = /^[A-Za-z0-9_-]{1,40}$/;
@@ -38,6 +53,9 @@ export function capNames(caps: number): string[] {
 export class OutputChannels {
   private readonly channels = new Map<string, OutputChannel>();
 
+  /** `guard` checks a new channel's tool names against every tool name in use. */
+  constructor(private readonly guard: NameGuard) {}
+
   register(
     owner: string,
     name: string,
@@ -47,10 +65,19 @@ export class OutputChannels {
     opts: OutputChannelOptions = {},
   ): void {
     if (!CHANNEL_NAME.test(name)) {
-      throw new Error(`invalid output channel name "${name}": use 1-40 letters, digits, "_" or "-"`);
+      throw new ChannelNameError({
+        code: "channel_name_invalid",
+        message: `invalid output channel name "${name}": use 1-40 letters, digits, "_" or "-"`,
+      });
     }
     const existing = this.channels.get(name);
-    if (existing) throw new Error(`output channel "${name}" is already registered by plugin "${existing.owner}"`);
+    if (existing) {
+      throw new ChannelNameError({
+        code: "channel_name_taken",
+        message: `output channel "${name}" is already registered by plugin "${existing.owner}"; choose another name`,
+      });
+    }
+    this.guard(channelToolNames(name), `output channel "${name}" of plugin "${owner}"`);
     const types = opts.types?.length ? opts.types : ["text"];
     this.channels.set(name, { name, owner, caps, description, types, help: opts.help ?? "", handler });
   }
@@ -85,6 +112,7 @@ export class OutputChannels {
     const list: ChannelTool[] = [...this.channels.values()].flatMap((ch) => [this.sendTool(ch), this.helpTool(ch)]);
     list.push({
       owner: "kernel",
+      origin: "the output channel list",
       def: {
         name: "output_list_channels",
         description: "List the output channels you can send messages through, with their capabilities.",
@@ -104,8 +132,9 @@ export class OutputChannels {
   private sendTool(ch: OutputChannel): ChannelTool {
     return {
       owner: ch.owner,
+      origin: `output channel "${ch.name}"`,
       def: {
-        name: `output_send__${ch.name}`,
+        name: channelToolNames(ch.name)[0],
         description: `Send a message through the "${ch.name}" channel: ${ch.description}`,
         parameters: {
           type: "object",
@@ -132,8 +161,9 @@ export class OutputChannels {
   private helpTool(ch: OutputChannel): ChannelTool {
     return {
       owner: ch.owner,
+      origin: `output channel "${ch.name}"`,
       def: {
-        name: `output_send__${ch.name}_help`,
+        name: channelToolNames(ch.name)[1],
         description: `Explain the meta fields and payload types of the "${ch.name}" channel.`,
         parameters: { type: "object", properties: {} },
       },

@@ -152,7 +152,7 @@ describe("the kernel keeps requests within the source's window", () => {
     h.llm.enqueue(
       { toolCalls: [{ name: "dump" }] },
       { toolCalls: [{ name: "dump" }] },
-      { error: new ProviderError("HTTP 400: maximum context length exceeded", "context_length", 400) },
+      { error: new ProviderError("HTTP 400: maximum context length exceeded", "context_length", { status: 400 }) },
       { text: "fits now" },
     );
     const reply = await h.agent.injectInputSync("test", "test", "dump twice");
@@ -171,7 +171,8 @@ describe("the kernel keeps requests within the source's window", () => {
 
   test("a second context-length error is reported, not retried forever", async () => {
     await h.agent.injectInputSync("test", "test", "earlier talk");
-    const tooLong = () => new ProviderError("HTTP 400: maximum context length exceeded", "context_length", 400);
+    const tooLong = () =>
+      new ProviderError("HTTP 400: maximum context length exceeded", "context_length", { status: 400 });
     h.llm.enqueue({ error: tooLong() }, { error: tooLong() });
     const reply = await h.agent.injectInputSync("test", "test", "hi");
     assert.match(reply.error ?? "", /maximum context length/);

@@ -1,7 +1,9 @@
 /**
  * The system prompt and the timeline message. The built-in persona is the original's "小宅 / Xiao Zhai";
- * `core.agent.system_prompt` replaces it and `core.agent.personal_prompt` adds to it.
+ * `core.agent.system_prompt` replaces it and `core.agent.personal_prompt` adds to it. "Current time" and
+ * every timeline row are dated in one zone (`core.agent.timezone`), so the model can compare them.
  */
+import { formatInZone, zoneOffset } from "../util/time-zone.js";
 import type { ContextEvent } from "./types.js";
 
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -16,6 +18,8 @@ export interface PromptParts {
   channel: string;
   outputChannels: string[];
   now: Date;
+  /** IANA zone of every time shown. */
+  zone: string;
 }
 
 export function buildSystemPrompt(p: PromptParts): string {
@@ -23,7 +27,7 @@ export function buildSystemPrompt(p: PromptParts): string {
   if (p.personalPrompt.trim()) lines.push("", p.personalPrompt.trim());
   lines.push(
     "",
-    `Current time: ${p.now.toISOString()}.`,
+    `Current time: ${currentTime(p.now.getTime(), p.zone)}.`,
     `Your final text reply goes back automatically through the input's channel "${p.channel}".`,
   );
   const others = p.outputChannels.filter((c) => c !== p.channel);
@@ -35,19 +39,27 @@ export function buildSystemPrompt(p: PromptParts): string {
   return lines.join("\n");
 }
 
-/** First line of the timeline message; the budget code finds the message by it. */
-export const TIMELINE_HEADER = "【对话时序 / conversation timeline】";
-
-/** One timeline row: `[HH:MM:SS] source: text`. */
-export function timelineRow(e: ContextEvent): string {
-  const time = new Date(e.ts).toTimeString().slice(0, 8);
-  const who = e.role === "user" ? e.source : "you";
-  const tools = e.tools?.length ? ` → tools: ${e.tools.join(", ")} →` : "";
-  return `[${time}] ${who}:${tools} ${e.text}`;
+/** `2025-01-31 08:05:09 +08:00 (Asia/Shanghai)`. */
+export function currentTime(ms: number, zone: string): string {
+  return `${formatInZone(ms, zone)} ${zoneOffset(ms, zone)} (${zone})`;
 }
 
-/** Renders the recent timeline oldest-first. */
-export function renderTimeline(events: ContextEvent[]): string {
-  if (events.length === 0) return "";
-  return `${TIMELINE_HEADER}\n${events.map(timelineRow).join("\n")}`;
+/** Start of the timeline message; the budget code finds the message by it. */
+export const TIMELINE_HEADER = "【对话时序 / conversation timeline】";
+
+/**
+ * One timeline row: `[YYYY-MM-DD HH:MM:SS] source: text`, in `zone`. An input whose turn failed says so,
+ * so the model neither takes it as answered nor reads an error as its own earlier words.
+ */
+export function timelineRow(e: ContextEvent, zone: string): string {
+  const who = e.role === "user" ? e.source : "you";
+  const tools = e.tools?.length ? ` → tools: ${e.tools.join(", ")} →` : "";
+  const unanswered = e.unanswered ? ` (not answered: ${e.unanswered})` : "";
+  return `[${formatInZone(e.ts, zone)}] ${who}:${tools} ${e.text}${unanswered}`;
+}
+
+/** The timeline message from rows (timelineRow) oldest-first; "" when there are none. */
+export function renderTimeline(rows: string[], zone: string): string {
+  if (rows.length === 0) return "";
+  return `${TIMELINE_HEADER} (${zone})\n${rows.join("\n")}`;
 }

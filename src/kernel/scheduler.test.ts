@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CapText } from "@homeagent/sdk";
 import { startAgent } from "../../test/fixtures/kernel-harness.js";
+import { waitFor } from "../../test/fixtures/wait.js";
 import { QueueFullError, Scheduler } from "./scheduler.js";
 import type { InputTask } from "./types.js";
 
@@ -12,9 +13,10 @@ const task = (requestId: string, kind: InputTask["kind"] = "input"): InputTask =
   channel: "t",
   text: requestId,
   opts: {},
+  release: () => {},
 });
 
-test("kernel self-tasks are served before waiting user input", async () => {
+test("interrupts are served first, then kernel self-tasks, then waiting user input", async () => {
   const order: string[] = [];
   let release!: () => void;
   const gate = new Promise<void>((r) => {
@@ -32,9 +34,10 @@ test("kernel self-tasks are served before waiting user input", async () => {
   await new Promise((r) => setImmediate(r));
   s.enqueue(task("u2"));
   s.enqueue(task("self", "self"));
+  s.enqueue(task("int", "interrupt"));
   release();
-  await new Promise((r) => setTimeout(r, 20));
-  assert.deepEqual(order, ["u1", "self", "u2"]);
+  await waitFor(() => order.length === 4, "all four tasks");
+  assert.deepEqual(order, ["u1", "int", "self", "u2"]);
   await s.stop();
 });
 

@@ -1,14 +1,18 @@
 /**
- * Runs one input at a time. Kernel self-tasks (consolidation and the like) have their own lane, served
- * before user input so that a busy user cannot starve memory upkeep. The queue is bounded: a full queue
- * refuses new input with a clear error instead of growing without limit.
+ * Runs one input at a time, from three lanes: interrupts first (one that displaced a self-task runs
+ * next), then kernel self-tasks (consolidation and the like, so that a busy user cannot starve memory
+ * upkeep), then user input. The lanes share one bound: a full queue refuses new input with a clear error
+ * instead of growing without limit.
  */
-import type { InputTask } from "./types.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
+import type { InputTask, TaskKind } from "./types.js";
 
-export class QueueFullError extends Error {
+export class QueueFullError extends HomeAgentError {
   constructor(max: number) {
-    super(`the input queue is full (${max} waiting); try again when the agent has caught up`);
-    this.name = "QueueFullError";
+    super({
+      code: "queue_full",
+      message: `the input queue is full (${max} waiting); try again when the agent has caught up`,
+    });
   }
 }
 
@@ -19,8 +23,7 @@ export interface SchedulerStats {
 }
 
 export class Scheduler {
-  private readonly queue: InputTask[] = [];
-  private readonly selfQueue: InputTask[] = [];
+  private readonly lanes: Record<TaskKind, InputTask[]> = { interrupt: [], self: [], input: [] };
   private current: InputTask | null = null;
   private wake: (() => void) | null = null;
   private stopping = false;
@@ -38,7 +41,7 @@ export class Scheduler {
   }
 
   get queued(): number {
-    return this.queue.length + this.selfQueue.length;
+    return this.lanes.interrupt.length + this.lanes.self.length + this.lanes.input.length;
   }
 
   enqueue(task: InputTask): void {
@@ -47,21 +50,18 @@ export class Scheduler {
       this.stats.rejected++;
       throw new QueueFullError(this.maxQueue);
     }
-    (task.kind === "self" ? this.selfQueue : this.queue).push(task);
+    this.lanes[task.kind].push(task);
     this.stats.enqueued++;
     this.wake?.();
   }
 
   /** Takes a task that has not started out of its queue; false if it is running or already done. */
   remove(task: InputTask): boolean {
-    for (const queue of [this.queue, this.selfQueue]) {
-      const at = queue.indexOf(task);
-      if (at >= 0) {
-        queue.splice(at, 1);
-        return true;
-      }
-    }
-    return false;
+    const lane = this.lanes[task.kind];
+    const at = lane.indexOf(task);
+    if (at < 0) return false;
+    lane.splice(at, 1);
+    return true;
   }
 
   start(): void {
@@ -71,7 +71,8 @@ export class Scheduler {
   /** Finishes the task in hand, drops the rest (each told why), and resolves when the loop has ended. */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const task of [...this.selfQueue.splice(0), ...this.queue.splice(0)]) {
+    const waiting = [...this.lanes.interrupt.splice(0), ...this.lanes.self.splice(0), ...this.lanes.input.splice(0)];
+    for (const task of waiting) {
       this.onDropped(task, "the daemon is shutting down; this message was not answered");
     }
     this.wake?.();
@@ -80,7 +81,7 @@ export class Scheduler {
 
   private async run(): Promise<void> {
     while (!this.stopping) {
-      const task = this.selfQueue.shift() ?? this.queue.shift();
+      const task = this.lanes.interrupt.shift() ?? this.lanes.self.shift() ?? this.lanes.input.shift();
       if (!task) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
@@ -93,7 +94,7 @@ export class Scheduler {
         await this.runTask(task);
       } catch (err) {
         // A bug in one turn must not end the loop that serves every later input.
-        this.onDropped(task, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+        this.onDropped(task, `internal error: ${errorMessage(err)}`);
       } finally {
         this.current = null;
         this.stats.executed++;

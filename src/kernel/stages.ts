@@ -1,9 +1,14 @@
 /**
  * StageHost: runs the handlers of one stage concurrently on one shared StageContext. Each handler is
- * isolated: a throw or rejection is recorded in `ctx.errors` and the others run to completion.
+ * isolated and bounded: a throw or rejection is recorded in `ctx.errors`, and so is a handler still running
+ * at its deadline (`core.plugin.stage_timeout`) — the stage then goes on without it and its `ctx.signal`
+ * is aborted. A stopped turn (cancel, shutdown) ends the stage at once, so no handler can hold up input
+ * or `stop()`.
  */
 import type { Stage, StageContext, StageHandler, StageScope, TokenUsage } from "@homeagent/sdk";
 import { STAGES } from "@homeagent/sdk";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { stopMessage } from "./cancel.js";
 import type { MutableStageContext } from "./types.js";
 
 interface Registration {
@@ -13,12 +18,66 @@ interface Registration {
   scope: StageScope;
 }
 
+/** One stage run, as the `stage` event reports it. */
+export interface StageRunReport {
+  stage: Stage;
+  requestId: string;
+  handlers: number;
+  durationMs: number;
+  errors: Array<{ plugin: string; message: string }>;
+}
+
+export interface StageHostOptions {
+  /** A handler's deadline in ms; read on every run, so a settings change applies to the next stage. */
+  timeoutMs: () => number;
+  onError?: (plugin: string, stage: Stage, err: unknown) => void;
+  onRun?: (report: StageRunReport) => void;
+}
+
+export interface StageRunOptions {
+  /** For tool stages: the plugin that owns the tool, so "own_tools" handlers only see their own tools. */
+  toolOwner?: string;
+  /** The turn's stop signal: when it fires the stage ends without waiting for its handlers. */
+  stop?: AbortSignal;
+}
+
+/** A handler that did not settle within its deadline. */
+export class StageTimeoutError extends HomeAgentError {}
+
 const TOOL_STAGES: ReadonlySet<Stage> = new Set(["before_toolcall", "after_toolcall"]);
+/** setTimeout fires at once beyond this (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The `ctx.signal` of the stage run in progress, made on first read: an AbortController costs ~9 µs in
+ * Node 20, and most handlers never look at the signal.
+ */
+class StageSignal {
+  private controller: AbortController | undefined;
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  /** A new stage run begins: its handlers get a signal of their own. */
+  renew(): void {
+    this.controller = undefined;
+  }
+
+  abort(reason: unknown): void {
+    this.controller?.abort(reason);
+  }
+}
+
+const stageSignals = new WeakMap<StageContext, StageSignal>();
+
+type Settled = { ok: true } | { ok: false; err: unknown };
 
 export class StageHost {
   private regs: Registration[] = [];
 
-  constructor(private readonly onError: (plugin: string, stage: Stage, err: unknown) => void = () => {}) {}
+  constructor(private readonly opts: StageHostOptions) {}
 
   register(plugin: string, stage: Stage, handler: StageHandler, scope: StageScope = "global"): () => void {
     if (!STAGES.includes(stage)) {
@@ -41,34 +100,93 @@ export class StageHost {
     return stage ? this.regs.filter((r) => r.stage === stage).length : this.regs.length;
   }
 
-  /**
-   * Runs every handler of `stage`. For tool stages, `toolOwner` names the plugin that owns the tool, so
-   * handlers registered with scope "own_tools" only see their own plugin's tools.
-   */
-  async run(stage: Stage, ctx: MutableStageContext, toolOwner?: string): Promise<void> {
+  /** Runs every handler of `stage` and resolves when all settled, their deadline passed, or the turn stopped. */
+  async run(stage: Stage, ctx: MutableStageContext, opts: StageRunOptions = {}): Promise<void> {
     ctx.stage = stage;
+    if (opts.stop?.aborted) return;
     const regs = this.regs.filter(
-      (r) => r.stage === stage && (r.scope === "global" || !TOOL_STAGES.has(stage) || r.plugin === toolOwner),
+      (r) => r.stage === stage && (r.scope === "global" || !TOOL_STAGES.has(stage) || r.plugin === opts.toolOwner),
     );
-    if (regs.length === 0) return;
-    const results = await Promise.allSettled(regs.map((r) => invoke(r.handler, ctx)));
-    results.forEach((res, i) => {
-      if (res.status === "fulfilled") return;
-      const plugin = regs[i].plugin;
-      ctx.errors.push({ plugin, stage, message: errorMessage(res.reason) });
-      this.onError(plugin, stage, res.reason);
+    const started = performance.now();
+    const errors: StageRunReport["errors"] = [];
+    const signal = stageSignals.get(ctx);
+    if (regs.length > 0) {
+      signal?.renew();
+      const timeoutMs = Math.min(MAX_TIMER_MS, Math.max(1, this.opts.timeoutMs()));
+      const settled = await settleWithin(
+        regs.map((r) => r.handler),
+        ctx,
+        timeoutMs,
+        opts.stop,
+      );
+      regs.forEach((reg, i) => {
+        const outcome = settled[i];
+        if (outcome?.ok) return;
+        const err = outcome ? outcome.err : unfinished(reg, timeoutMs, opts.stop);
+        if (!outcome) signal?.abort(err);
+        const message = errorMessage(err);
+        ctx.errors.push({ plugin: reg.plugin, stage, message });
+        errors.push({ plugin: reg.plugin, message });
+        this.opts.onError?.(reg.plugin, stage, err);
+      });
+    }
+    this.opts.onRun?.({
+      stage,
+      requestId: ctx.requestId,
+      handlers: regs.length,
+      durationMs: Math.round(performance.now() - started),
+      errors,
     });
   }
 }
 
-async function invoke(handler: StageHandler, ctx: StageContext): Promise<void> {
-  await handler(ctx);
+/**
+ * Starts every handler and waits until all have settled, `timeoutMs` has passed, or `stop` fired. The
+ * result has one entry per handler; a hole means it had not settled by then.
+ */
+async function settleWithin(
+  handlers: StageHandler[],
+  ctx: StageContext,
+  timeoutMs: number,
+  stop: AbortSignal | undefined,
+): Promise<Array<Settled | undefined>> {
+  const settled: Array<Settled | undefined> = new Array(handlers.length);
+  const all = Promise.all(
+    handlers.map(async (handler, i) => {
+      try {
+        await handler(ctx);
+        settled[i] = { ok: true };
+      } catch (err) {
+        settled[i] = { ok: false, err };
+      }
+    }),
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onStop: (() => void) | undefined;
+  const cutOff = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+    onStop = resolve;
+    stop?.addEventListener("abort", onStop, { once: true });
+  });
+  try {
+    await Promise.race([all, cutOff]);
+  } finally {
+    clearTimeout(timer);
+    if (onStop) stop?.removeEventListener("abort", onStop);
+  }
+  return [...settled];
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/** Why a handler's result was not waited for; with the plugin and stage it is recorded under. */
+function unfinished(reg: Registration, timeoutMs: number, stop: AbortSignal | undefined): Error {
+  if (stop?.aborted) return new Error(`stopped before it finished: ${stopMessage(stop.reason)}`);
+  return new StageTimeoutError({
+    code: "stage_timeout",
+    message: `timed out after ${timeoutMs} ms (core.plugin.stage_timeout); ${reg.stage} went on without it`,
+  });
 }
 
+/** A StageContext for one input; its `signal` belongs to whichever stage run is in progress. */
 export function newStageContext(init: {
   requestId: string;
   source: string;
@@ -78,7 +196,8 @@ export function newStageContext(init: {
   groupId?: string;
   noMemory?: boolean;
 }): MutableStageContext {
-  return {
+  const signal = new StageSignal();
+  const ctx: MutableStageContext = {
     stage: "on_input",
     requestId: init.requestId,
     source: init.source,
@@ -99,5 +218,10 @@ export function newStageContext(init: {
     noMemory: init.noMemory ?? false,
     extra: {},
     errors: [],
+    get signal() {
+      return signal.signal;
+    },
   };
+  stageSignals.set(ctx, signal);
+  return ctx;
 }

@@ -7,6 +7,8 @@ import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
 import type { EventBus } from "../events/bus.js";
 import { type ChatMessage, type CompletionResponse, ProviderError, type ToolSpec } from "../llm/provider.js";
 import { estimateTokens, fitToBudget, pruneForRetry, requestBudget } from "./budget.js";
+import { linkAbort } from "./cancel.js";
+import { DeltaPublisher } from "./deltas.js";
 import { type InterruptQueue, interruptMessage } from "./interrupts.js";
 import { addUsage, toTokenUsage, toToolCall, toWireToolCall } from "./llm-shapes.js";
 import type { StageHost } from "./stages.js";
@@ -75,21 +77,22 @@ export async function runToolLoop(
     ctx.tokenUsage = roundUsage;
     ctx.toolCalls = reply.tool_calls.map(toToolCall);
     ctx.phase = "intermediate";
-    await deps.stages.run("post_action", ctx);
+    await deps.stages.run("post_action", ctx, { stop: control.stop });
+    control.stop.throwIfAborted();
     if (ctx.response !== null) return shortCircuit(ctx, usage, toolsUsed);
 
     const calls = ctx.toolCalls;
     deps.bus.publish("agent_llm_chain", "kernel", {
-      request_id: ctx.requestId,
+      requestId: ctx.requestId,
       content: ctx.llmText,
       reasoning: ctx.reasoningContent,
-      tool_calls: calls,
+      toolCalls: calls,
       phase: "intermediate",
       turn,
       usage: roundUsage,
     });
     if (ctx.reasoningContent) {
-      deps.bus.publish("reasoning", "kernel", { request_id: ctx.requestId, content: ctx.reasoningContent });
+      deps.bus.publish("reasoning", "kernel", { requestId: ctx.requestId, content: ctx.reasoningContent });
     }
     if (calls.length === 0) {
       return { text: ctx.llmText, reasoning: ctx.reasoningContent, usage, toolsUsed, shortCircuited: false };
@@ -137,7 +140,7 @@ async function callLLM(
     if (!(err instanceof ProviderError && err.kind === "context_length") || !pruneForRetry(messages)) throw err;
     deps.bus.publish("system", "kernel", {
       kind: "context_pruned",
-      request_id: ctx.requestId,
+      requestId: ctx.requestId,
       reason: err.message,
     });
     return await streamLLM(deps, ctx, messages, tools, control);
@@ -152,10 +155,9 @@ async function streamLLM(
   control: TurnControl,
 ): Promise<CompletionResponse> {
   const abort = new AbortController();
-  const onStop = () => abort.abort(control.stop.reason);
-  control.stop.addEventListener("abort", onStop, { once: true });
+  const unlink = linkAbort(abort, [control.stop]);
   control.llmAbort = abort;
-  let streamed = false;
+  const deltas = new DeltaPublisher(deps.bus, ctx.requestId);
   try {
     return await deps.llm.stream(
       {
@@ -168,64 +170,57 @@ async function streamLLM(
         disable_thinking: !deps.settings.thinkingEnabled(),
         stream: true,
       },
-      {
-        signal: abort.signal,
-        onChunk: (chunk) => {
-          if (chunk.reasoning_content) {
-            deps.bus.publish("reasoning_delta", "kernel", {
-              request_id: ctx.requestId,
-              content: chunk.reasoning_content,
-            });
-          }
-          if (chunk.content) {
-            streamed = true;
-            deps.bus.publish("content_delta", "kernel", { request_id: ctx.requestId, content: chunk.content });
-          }
-        },
-      },
+      { signal: abort.signal, onChunk: (chunk) => deltas.chunk(chunk), onRestart: () => deltas.reset() },
     );
   } catch (err) {
     if (abort.signal.aborted && !control.stop.aborted) {
-      if (streamed)
-        deps.bus.publish("content_delta", "kernel", { request_id: ctx.requestId, content: "", reset: true });
+      deltas.reset();
       throw new InterruptedCall("interrupted");
     }
     throw err;
   } finally {
     control.llmAbort = null;
-    control.stop.removeEventListener("abort", onStop);
+    unlink();
   }
 }
 
-/** One tool call through before_toolcall (which may refuse or edit it), the tool, and after_toolcall. */
+/**
+ * One tool call through before_toolcall (which may refuse or edit it), the tool, and after_toolcall.
+ * `tool_call` is published with phase "start" when the tool begins to run (with the arguments it runs
+ * with) and with phase "end" when its result is final; a call that never runs (refused, interrupted) only
+ * has the "end".
+ */
 async function runToolCall(
   deps: LoopDeps,
   ctx: MutableStageContext,
   call: ToolCall,
   control: TurnControl,
 ): Promise<ToolResult> {
-  const publish = (r: ToolResult, args: Record<string, unknown>) =>
+  let began = performance.now();
+  const end = (r: ToolResult): ToolResult => {
     deps.bus.publish("tool_call", "kernel", {
-      request_id: ctx.requestId,
-      tool: r.name,
+      phase: "end",
+      requestId: ctx.requestId,
+      toolCallId: call.id,
+      name: call.name,
       status: r.status,
-      arguments: args,
       result: r.content,
+      durationMs: Math.round(performance.now() - began),
     });
+    return r;
+  };
   if (control.interrupts.size > 0) {
-    const r: ToolResult = {
+    return end({
       toolCallId: call.id,
       name: call.name,
       status: "interrupted",
       content: "not run: the user interrupted before this tool started",
-    };
-    publish(r, call.arguments);
-    return r;
+    });
   }
   const owner = deps.tools.get(call.name)?.owner;
   ctx.toolCalls = [{ ...call, arguments: { ...call.arguments } }];
   ctx.toolResults = [];
-  await deps.stages.run("before_toolcall", ctx, owner);
+  await deps.stages.run("before_toolcall", ctx, { toolOwner: owner, stop: control.stop });
   const edited = ctx.toolCalls[0] ?? call;
   let result: ToolResult;
   if (ctx.response !== null) {
@@ -237,6 +232,14 @@ async function runToolCall(
     };
     ctx.response = null;
   } else {
+    began = performance.now();
+    deps.bus.publish("tool_call", "kernel", {
+      phase: "start",
+      requestId: ctx.requestId,
+      toolCallId: call.id,
+      name: call.name,
+      arguments: edited.arguments,
+    });
     const outcome = await deps.tools.execute(
       { ...edited, id: call.id, name: call.name },
       { requestId: ctx.requestId, source: ctx.source, channel: ctx.channel, signal: control.stop },
@@ -244,10 +247,8 @@ async function runToolCall(
     result = { toolCallId: call.id, name: call.name, ...outcome };
   }
   ctx.toolResults = [result];
-  await deps.stages.run("after_toolcall", ctx, owner);
-  const final = ctx.toolResults[0] ?? result;
-  publish(final, edited.arguments);
-  return final;
+  await deps.stages.run("after_toolcall", ctx, { toolOwner: owner, stop: control.stop });
+  return end(ctx.toolResults[0] ?? result);
 }
 
 function shortCircuit(ctx: MutableStageContext, usage: TokenUsage | null, toolsUsed: string[]): LoopResult {

@@ -1,15 +1,26 @@
 /**
- * ToolRegistry: tools registered by plugins plus tools contributed by other sources (output channels),
- * re-aggregated on every LLM cycle. Every failure of a call becomes a result the model can read.
+ * ToolRegistry: tools registered by plugins and the kernel, plus tools contributed by other sources (output
+ * channels), re-aggregated on every LLM cycle. Tool names are unique across all of them — many providers
+ * reject a request that lists one function twice — so every registration, from either side, is checked
+ * against every name already given out, and the second one is refused. Kernel tools (owner "kernel") and
+ * names the kernel reserves for tools it registers later can never be taken by a plugin. Every failure of a
+ * call becomes a result the model can read.
  */
 import type { ToolCall, ToolCallStatus, ToolContext, ToolDef, ToolHandler } from "@homeagent/sdk";
 import type { ToolSpec } from "../llm/provider.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { stopMessage } from "./cancel.js";
 import { validateArguments } from "./tool-args.js";
+
+/** Owner of the kernel's own tools; their names are reserved. */
+export const KERNEL_OWNER = "kernel";
 
 export interface RegisteredTool {
   def: ToolDef;
   handler: ToolHandler;
   owner: string;
+  /** What made the tool, for error messages, when it is not a plain registration (e.g. an output channel). */
+  origin?: string;
 }
 
 /** Something that contributes tools computed on demand (e.g. one `output_send__*` per channel). */
@@ -22,22 +33,61 @@ export interface ToolOutcome {
   status: ToolCallStatus;
 }
 
+/** A tool or channel registration refused because of its name. */
+export class ToolNameError extends HomeAgentError {}
+
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_RESULT_CHARS = 100_000;
 
 export class ToolRegistry {
   private readonly own = new Map<string, RegisteredTool>();
+  private readonly reserved = new Set<string>();
   private readonly sources: ToolSource[] = [];
 
+  /**
+   * Reserves names for kernel tools that register later (e.g. once retrieval is ready, after plugins have
+   * started): a plugin asking for one is refused from now on.
+   */
+  reserve(names: string[]): void {
+    for (const name of names) this.reserved.add(name);
+  }
+
+  /** Registers a tool; `owner` is the plugin's name, or KERNEL_OWNER for the kernel's own tools. */
   register(owner: string, def: ToolDef, handler: ToolHandler): void {
     if (!TOOL_NAME.test(def.name)) {
-      throw new Error(`invalid tool name "${def.name}": use 1-64 letters, digits, "_" or "-"`);
+      throw new ToolNameError({
+        code: "tool_name_invalid",
+        message: `invalid tool name "${def.name}": use 1-64 letters, digits, "_" or "-"`,
+      });
     }
-    const existing = this.get(def.name);
-    if (existing) {
-      throw new Error(`tool "${def.name}" is already registered by plugin "${existing.owner}"`);
-    }
+    const kernel = owner === KERNEL_OWNER;
+    this.check(def.name, `tool "${def.name}" of ${ownerText(owner)}`, kernel);
     this.own.set(def.name, { def, handler, owner });
+    if (kernel) this.reserved.add(def.name);
+  }
+
+  /**
+   * Throws a ToolNameError unless none of `names` is in use or reserved. Tool sources call it before they
+   * start generating names (an output channel before it registers), so a name is never given out twice.
+   */
+  assertFree(names: string[], claimant: string): void {
+    for (const name of names) this.check(name, claimant, false);
+  }
+
+  private check(name: string, claimant: string, kernel: boolean): void {
+    if (!kernel && this.reserved.has(name)) {
+      throw new ToolNameError({
+        code: "tool_name_reserved",
+        message: `${claimant} is refused: "${name}" is reserved for a kernel tool; choose another name`,
+      });
+    }
+    const holder = this.get(name);
+    if (holder) {
+      throw new ToolNameError({
+        code: "tool_name_taken",
+        message: `${claimant} is refused: the tool name "${name}" is already registered by ${holderText(holder)}; choose another name`,
+      });
+    }
   }
 
   unregisterPlugin(owner: string): number {
@@ -76,6 +126,7 @@ export class ToolRegistry {
     }));
   }
 
+  /** Runs a call; a tool that ignores `ctx.signal` is abandoned when the signal fires. */
   async execute(call: ToolCall, ctx: ToolContext): Promise<ToolOutcome> {
     const tool = this.get(call.name);
     if (!tool) {
@@ -93,15 +144,31 @@ export class ToolRegistry {
     const invalid = validateArguments(tool.def.parameters, call.arguments);
     if (invalid) return { status: "error", content: `error: invalid arguments for ${call.name}: ${invalid}` };
     try {
-      const out = await tool.handler(call.arguments, ctx);
+      const out = await untilAborted(async () => tool.handler(call.arguments, ctx), ctx.signal);
       return { status: "ok", content: truncate(stringify(out), MAX_RESULT_CHARS) };
     } catch (err) {
-      return {
-        status: "error",
-        content: `error: tool ${call.name} failed: ${err instanceof Error ? err.message : String(err)}`,
-      };
+      return { status: "error", content: `error: tool ${call.name} failed: ${errorMessage(err)}` };
     }
   }
+}
+
+function untilAborted<T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error(stopMessage(signal.reason)));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error(stopMessage(signal.reason)));
+    signal.addEventListener("abort", onAbort, { once: true });
+    run()
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function ownerText(owner: string): string {
+  return owner === KERNEL_OWNER ? "the kernel" : `plugin "${owner}"`;
+}
+
+function holderText(tool: RegisteredTool): string {
+  return tool.origin ? `${tool.origin} of ${ownerText(tool.owner)}` : ownerText(tool.owner);
 }
 
 function isJSONObject(text: string): boolean {

@@ -18,7 +18,12 @@ export interface LLMClient {
   contextWindow(): number;
   stream(
     req: CompletionRequest,
-    opts: { signal?: AbortSignal; onChunk?: (chunk: StreamChunk) => void },
+    opts: {
+      signal?: AbortSignal;
+      onChunk?: (chunk: StreamChunk) => void;
+      /** The text starts over (a broken stream is asked again): drop the chunks delivered so far. */
+      onRestart?: () => void;
+    },
   ): Promise<CompletionResponse>;
 }
 
@@ -31,6 +36,10 @@ export interface AgentSettings {
   maxTokens(): number;
   temperature(): number;
   thinkingEnabled(): boolean;
+  /** Deadline of one stage handler in ms (`core.plugin.stage_timeout`). */
+  stageTimeoutMs(): number;
+  /** IANA zone of every time the model reads (`core.agent.timezone`); "" = the system's. */
+  timezone(): string;
 }
 
 export type TaskKind = "input" | "self" | "interrupt";
@@ -44,4 +53,6 @@ export interface InputTask {
   opts: InjectOptions;
   /** Present for injectInputSync: the reply goes back here instead of to an output channel. */
   reply?: (reply: InputReply) => void;
+  /** Removes what the task attached to long-lived objects (its caller's signal); called once it ends. */
+  release: () => void;
 }

@@ -20,6 +20,8 @@ const MIGRATIONS: string[] = [
      in_window INTEGER NOT NULL DEFAULT 1
    );
    CREATE INDEX context_events_window ON context_events(in_window, id);`,
+  // Why a user input got no reply (its turn failed); NULL = answered, or not finished yet.
+  "ALTER TABLE context_events ADD COLUMN unanswered TEXT;",
 ];
 
 export function openMemoryStore(path: string): DB {
