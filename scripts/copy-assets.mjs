@@ -1,5 +1,8 @@
-// Copies non-TypeScript runtime assets (bundled Lua adapters) next to the compiled code.
-import { cpSync, mkdirSync } from "node:fs";
+// Copies non-TypeScript runtime assets next to the compiled code: the bundled Lua adapters, and the Lua
+// worker thread's entry file (plain JavaScript, so that it runs without a loader from src/ and from dist/).
+import { copyFileSync, cpSync, mkdirSync } from "node:fs";
 
 mkdirSync("dist/llm/adapters", { recursive: true });
 cpSync("src/llm/adapters", "dist/llm/adapters", { recursive: true, filter: (p) => !p.endsWith(".ts") });
+mkdirSync("dist/lua", { recursive: true });
+copyFileSync("src/lua/lua-worker.js", "dist/lua/lua-worker.js");

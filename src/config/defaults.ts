@@ -5,6 +5,7 @@
  * here fall back to per-type defaults there, so every key is bounded).
  */
 import type { SettingDef } from "@homeagent/sdk";
+import { isTimeZone } from "../util/time-zone.js";
 import { isName, NAME_RULE } from "./validate.js";
 
 export interface ConfigDef extends SettingDef {
@@ -21,15 +22,8 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 const nameOrEmpty = (value: string) => (value === "" || isName(value) ? undefined : `must be a name: ${NAME_RULE}`);
-const timeZone = (value: string) => {
-  if (value === "") return undefined;
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: value });
-    return undefined;
-  } catch {
-    return "is not a known IANA time zone (e.g. Europe/Paris, Asia/Shanghai, UTC)";
-  }
-};
+const timeZone = (value: string) =>
+  value === "" || isTimeZone(value) ? undefined : "is not a known IANA time zone (e.g. Europe/Paris, Asia/Shanghai, UTC)";
 const name = (value: string) => (isName(value) ? undefined : `must be a name: ${NAME_RULE}`);
 
 /** Path keys default to "" because their real default depends on the data dir chosen at start (`--data`). */
@@ -152,7 +146,8 @@ export const CORE_DEFS: ConfigDef[] = [
     min: 1024,
     max: 64 * 1024 * 1024,
     category: "llm",
-    description: "Largest reply kept, in bytes; a longer one is cut (the text so far is kept and marked).",
+    description:
+      "Largest reply, in bytes: a streamed reply is cut there (the text so far is kept, ending with a note); a whole reply larger than this fails.",
   },
 
   // llm sources (templates; `*` is the source name)

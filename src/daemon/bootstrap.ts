@@ -8,6 +8,7 @@ import { ConfigRegistry } from "../config/registry.js";
 import { EmbeddingRegistry } from "../embedding/spi.js";
 import { registerBuiltinEmbedders } from "../embedding/tiers.js";
 import { Agent } from "../kernel/agent.js";
+import { KNOWLEDGE_TOOL_NAMES } from "../knowledge/tools.js";
 import { installBundledAdapters } from "../llm/adapters.js";
 import type { ProviderManager } from "../llm/manager.js";
 import { llmSourceTools } from "../llm/source-tools.js";
@@ -117,6 +118,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   };
   const host = { agent, config, dataDir: paths.root, logger, status, llm: llmApi, embeddings };
   plugins = new PluginRegistry(host, config, log);
+  // Kernel tools that register after the plugins keep their names: a plugin asking for one is refused.
+  agent.tools.reserve(KNOWLEDGE_TOOL_NAMES);
   await plugins.startAll(opts.plugins ?? builtinPlugins());
   // After the plugins, so that an embedding provider a plugin added can be the configured one.
   const ready = startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce);
@@ -124,7 +127,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // After the plugins, so that settings they declared are checked too.
   reportConfig(config, log, announce);
   for (const tool of ready.knowledgeTools) agent.tools.register("kernel", tool.def, tool.handler);
-  agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, data_dir: paths.root });
+  agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, dataDir: paths.root });
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
 
   return {

@@ -8,7 +8,14 @@ import type { ConfigRegistry } from "../config/registry.js";
 import { DEFAULT_OLLAMA_URL } from "../llm/local-models.js";
 import { ProviderManager } from "../llm/manager.js";
 import { errorMessage } from "../util/errors.js";
-import { buildSources, describeSources, detectLocalSource, SourceProber, sourceConfigs } from "./providers.js";
+import {
+  buildSources,
+  describeSources,
+  detectLocalSource,
+  SourceProber,
+  sourceConfigs,
+  sourceLimits,
+} from "./providers.js";
 
 export interface LlmSourcesOptions {
   config: ConfigRegistry;
@@ -50,13 +57,12 @@ export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSourc
     }
   };
   const reload = () => {
-    const firstByteTimeoutMs = config.getDuration("core.llm.first_byte_timeout");
     const configs = sourceConfigs(config, local);
-    llm.setSources(buildSources(configs, dataDir, firstByteTimeoutMs, log));
+    llm.setSources(buildSources(configs, dataDir, sourceLimits(config), log));
     applyPreferred();
     if (llm.hasSources()) log.info(describeSources(llm));
     else log.warn(describeSources(llm));
-    return prober.probe(configs, llm, firstByteTimeoutMs);
+    return prober.probe(configs, llm);
   };
   await reload();
 

@@ -4,25 +4,42 @@
  * servers what their models can do. A source that cannot be built is skipped with a warning that says why.
  */
 import type { Logger } from "@homeagent/sdk";
-import type { ConfigRegistry, LlmSourceConfig } from "../config/registry.js";
+import { type ConfigRegistry, type LlmSourceConfig, NO_SOURCE_CONFIGURED } from "../config/registry.js";
+import type { CallLimits } from "../llm/call-watch.js";
 import { detectOllama, isLoopback, probeOllamaModel, probeOpenAIModel } from "../llm/local-models.js";
 import { LuaAdaptedProvider } from "../llm/lua-provider.js";
 import type { ProviderManager, SourceEntry, SourceInfo } from "../llm/manager.js";
 import { ReloadingProvider } from "../llm/reloading-provider.js";
+import { errorMessage } from "../util/errors.js";
 
 export const LOCAL_SOURCE = "ollama-local";
 
-/** The configured sources; the auto-detected local one only while nothing is configured. */
+/**
+ * The configured sources; the auto-detected local one only while nothing is configured. Never throws: the
+ * config center serves only values that passed validation (a bad stored one reads as its default).
+ */
 export function sourceConfigs(config: ConfigRegistry, local?: LlmSourceConfig): LlmSourceConfig[] {
   const names = config.sourceNames();
   if (names.length === 0) return local ? [local] : [];
   return names.map((name) => config.source(name));
 }
 
+/** The limits of every LLM call, as configured now (`core.llm.*_timeout`, `core.llm.max_response_bytes`). */
+export type SourceLimits = Omit<CallLimits, "maxLineBytes">;
+
+export function sourceLimits(config: ConfigRegistry): SourceLimits {
+  return {
+    firstByteTimeoutMs: config.getDuration("core.llm.first_byte_timeout"),
+    idleTimeoutMs: config.getDuration("core.llm.stream_idle_timeout"),
+    callTimeoutMs: config.getDuration("core.llm.call_timeout"),
+    maxResponseBytes: config.getInt("core.llm.max_response_bytes"),
+  };
+}
+
 export function buildSources(
   configs: LlmSourceConfig[],
   dataDir: string,
-  firstByteTimeoutMs: number,
+  limits: SourceLimits,
   log: Logger,
 ): SourceEntry[] {
   const sources: SourceEntry[] = [];
@@ -45,7 +62,7 @@ export function buildSources(
             baseUrl: src.baseUrl,
             apiKey: src.apiKey,
             model: src.model,
-            firstByteTimeoutMs,
+            ...limits,
             log,
           }),
       });
@@ -57,10 +74,10 @@ export function buildSources(
         maxConcurrent: src.maxConcurrent,
         contextWindow: src.contextWindow,
         thinkingEnabled: src.thinkingEnabled,
-        fingerprint: fingerprint(src, firstByteTimeoutMs),
+        fingerprint: fingerprint(src, limits),
       });
     } catch (err) {
-      log.warn(`LLM source "${src.name}" skipped: ${err instanceof Error ? err.message : err}`);
+      log.warn(`LLM source "${src.name}" skipped: ${errorMessage(err)}`);
     }
   }
   return sources;
@@ -75,10 +92,10 @@ export class SourceProber {
 
   constructor(private readonly log: Logger) {}
 
-  async probe(configs: LlmSourceConfig[], llm: ProviderManager, firstByteTimeoutMs: number): Promise<void> {
+  async probe(configs: LlmSourceConfig[], llm: ProviderManager): Promise<void> {
     await Promise.all(
       configs.map(async (src) => {
-        const print = fingerprint(src, firstByteTimeoutMs);
+        const print = fingerprint(src);
         if (!src.baseUrl || this.probed.get(src.name) === print) return;
         this.probed.set(src.name, print);
         const info = await probeSource(src);
@@ -105,7 +122,7 @@ export async function detectLocalSource(url: string, log: Logger): Promise<LlmSo
   const model = await detectOllama(url, { timeoutMs: 500 });
   if (!model) return undefined;
   log.info(
-    `no LLM source configured; found Ollama at ${url}: using it as source "${LOCAL_SOURCE}" with model ${model} ` +
+    `nothing configured under core.llm.sources; found Ollama at ${url}: using it as source "${LOCAL_SOURCE}" with model ${model} ` +
       "(configure core.llm.sources.<name>.* to choose another)",
   );
   return {
@@ -124,12 +141,13 @@ export async function detectLocalSource(url: string, log: Logger): Promise<LlmSo
 export function describeSources(llm: ProviderManager): string {
   const list = llm.sources();
   if (list.length === 0) {
-    return "no LLM source configured: set HOMEAGENT_LLM_BASE_URL (and HOMEAGENT_LLM_API_KEY, HOMEAGENT_LLM_MODEL), or core.llm.sources.<name>.base_url with /settings set";
+    return NO_SOURCE_CONFIGURED;
   }
   return `LLM sources in order: ${list.map((s) => `${s.name} (${s.model || "default model"})`).join(", ")}`;
 }
 
-// Kept in memory only; it holds the API key so that a changed key counts as a changed source.
-function fingerprint(src: LlmSourceConfig, firstByteTimeoutMs: number): string {
-  return JSON.stringify([src, firstByteTimeoutMs]);
+// Kept in memory only; it holds the API key so that a changed key counts as a changed source. A changed
+// limit rebuilds the providers too, so that it applies from the next call without a restart.
+function fingerprint(src: LlmSourceConfig, limits?: SourceLimits): string {
+  return JSON.stringify([src, limits]);
 }

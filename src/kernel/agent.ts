@@ -6,7 +6,7 @@ import type { InjectOptions, InputReply, Logger } from "@homeagent/sdk";
 import { EventBus } from "../events/bus.js";
 import { OutputChannels } from "../io/output-channels.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
-import { AbortWatch, linkAbort, stopMessage } from "./cancel.js";
+import { AbortWatch, linkAbort, SHUTDOWN_MESSAGE, stopMessage } from "./cancel.js";
 import { InterruptQueue } from "./interrupts.js";
 import { Scheduler } from "./scheduler.js";
 import { StageHost } from "./stages.js";
@@ -228,4 +228,3 @@ export class Agent {
   }
 }
 
-const SHUTDOWN_MESSAGE = "the daemon is shutting down; this message was not answered";

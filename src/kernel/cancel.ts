@@ -3,6 +3,9 @@
  * it sends), so every listener the kernel adds to one is removed again when its input ends.
  */
 
+/** What every caller still waiting when the daemon stops is told. */
+export const SHUTDOWN_MESSAGE = "homed is shutting down; this message was not answered";
+
 /** The user-facing text of why a turn stopped: the abort reason's own message, unless it has none to tell. */
 export function stopMessage(reason: unknown): string {
   if (reason instanceof Error && reason.name !== "AbortError") return reason.message;

@@ -54,8 +54,8 @@ test("a full queue refuses input with a clear error, and stop tells every waitin
   assert.equal(s.stats.rejected, 1);
   await s.stop();
   assert.deepEqual(dropped, [
-    "a: the daemon is shutting down; this message was not answered",
-    "b: the daemon is shutting down; this message was not answered",
+    "a: homed is shutting down; this message was not answered",
+    "b: homed is shutting down; this message was not answered",
   ]);
   assert.throws(() => s.enqueue(task("d")), /shutting down/);
 });

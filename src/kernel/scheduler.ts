@@ -5,6 +5,7 @@
  * instead of growing without limit.
  */
 import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { SHUTDOWN_MESSAGE } from "./cancel.js";
 import type { InputTask, TaskKind } from "./types.js";
 
 export class QueueFullError extends HomeAgentError {
@@ -73,7 +74,7 @@ export class Scheduler {
     this.stopping = true;
     const waiting = [...this.lanes.interrupt.splice(0), ...this.lanes.self.splice(0), ...this.lanes.input.splice(0)];
     for (const task of waiting) {
-      this.onDropped(task, "the daemon is shutting down; this message was not answered");
+      this.onDropped(task, SHUTDOWN_MESSAGE);
     }
     this.wake?.();
     await this.loop;

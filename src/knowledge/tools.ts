@@ -10,6 +10,9 @@ export interface KnowledgeTool {
   handler: ToolHandler;
 }
 
+/** Registered once the knowledge base is open; reserved before plugins start so none can take them. */
+export const KNOWLEDGE_TOOL_NAMES = ["knowledge_search", "knowledge_create", "knowledge_list"];
+
 export function knowledgeTools(kb: KnowledgeBase): KnowledgeTool[] {
   return [
     {

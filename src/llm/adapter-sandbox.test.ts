@@ -1,12 +1,16 @@
 /**
  * What an adapter script can reach: not os, io or the file system, not other hosts, not the API key — and a
- * script stuck in a loop is stopped. Hostile scripts live in test/fixtures/adapters/.
+ * script that never finishes (even in ways the in-Lua hook cannot stop) fails its call at its limit while
+ * the rest of the daemon runs on. Hostile scripts live in test/fixtures/adapters/.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, test } from "node:test";
-import { Worker } from "node:worker_threads";
+import type { Logger } from "@homeagent/sdk";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
+import { waitFor } from "../../test/fixtures/wait.js";
 import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
 import { type CompletionRequest, ProviderError } from "./provider.js";
 
@@ -15,37 +19,33 @@ const fixture = (name: string) =>
 const OPENAI = readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8");
 const KEY = "sk-sandbox-key";
 const request: CompletionRequest = { model: "", messages: [{ role: "user", content: "hi" }] };
-
-// An OpenAI-style server in a worker thread: http_get blocks this thread, so a server here could not answer.
-const SERVER = `
-const { createServer } = require("node:http");
-const { parentPort } = require("node:worker_threads");
-const server = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => {
-    res.writeHead(200, { "content-type": "application/json" });
-    if (req.url === "/v1/models") return res.end(JSON.stringify({ data: [{ id: "served-model" }] }));
-    res.end(JSON.stringify({ choices: [{ message: { content: "hello" }, finish_reason: "stop" }] }));
-  });
-});
-server.listen(0, "127.0.0.1", () => parentPort.postMessage(server.address().port));
-`;
+const LIMIT_MS = 300;
 
 let fake: FakeLLM;
-let worker: Worker;
-let workerUrl: string;
+/** Another server on this thread: an OpenAI-style model listing for http_get, and "pong" for liveness. */
+let other: Server;
+let otherUrl: string;
 
 before(async () => {
   fake = await startFakeLLM();
-  worker = new Worker(SERVER, { eval: true });
-  workerUrl = `http://127.0.0.1:${await new Promise<number>((resolve) => worker.once("message", resolve))}/v1`;
+  other = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      if (req.url === "/v1/models") return res.end(JSON.stringify({ data: [{ id: "served-model" }] }));
+      if (req.url === "/ping") return res.end(JSON.stringify("pong"));
+      res.end(JSON.stringify({ choices: [{ message: { content: "hello" }, finish_reason: "stop" }] }));
+    });
+  });
+  await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+  otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1`;
 });
 beforeEach(() => {
   fake.requests.length = 0;
 });
 after(async () => {
   await fake.close();
-  await worker.terminate();
+  await new Promise((resolve) => other.close(resolve));
 });
 
 function provider(adapterName: string, adapterSource: string, over: Partial<LuaAdaptedProviderOptions> = {}) {
@@ -94,7 +94,8 @@ test("an adapter stuck in a loop is stopped at its time limit, every time", asyn
       err.message,
       "adapter spin (source box) could not build the request: lua: adapter spin exceeded 200 ms",
     );
-    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+    // Generous: the first call also starts the worker, on a machine that may be busy.
+    assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
   }
   assert.equal(fake.requests.length, 0);
 });
@@ -111,6 +112,50 @@ function adapter.transform_response(body)
 end
 return adapter`,
   );
-  const reply = await provider("openai", source, { baseUrl: workerUrl }).chat(request);
+  const reply = await provider("openai", source, { baseUrl: otherUrl }).chat(request);
   assert.equal(reply.content, "hello from served-model (200, box)");
 });
+
+function logger(lines: string[]): Logger {
+  const push = (line: string) => {
+    lines.push(line);
+  };
+  return { debug: push, info: push, warn: push, error: push };
+}
+
+const say = (content: string): CompletionRequest => ({ model: "", messages: [{ role: "user", content }] });
+
+for (const attack of ["gc", "tostring", "find", "loop", "coroutine", "pcall"]) {
+  test(`a hostile adapter (${attack}) fails at its limit while the main thread runs on, then works again`, async () => {
+    const logs: string[] = [];
+    const p = provider("hostile", fixture("hostile"), { timeoutMs: LIMIT_MS, log: logger(logs) });
+    assert.equal((await p.chat(say("before"))).content, "ok");
+    const events: string[] = [];
+    const hostile = p.chat(say(attack)).then(
+      () => events.push("hostile call answered"),
+      (err: unknown) => {
+        events.push("hostile call failed");
+        return err;
+      },
+    );
+    await waitFor(() => logs.includes(`adapter hostile: attack ${attack}`), "the attack to start");
+    const started = performance.now();
+    const pong = await (await fetch(otherUrl.replace("/v1", "/ping"))).json();
+    events.push(`other server answered ${pong}`);
+    await new Promise((resolve) => setImmediate(resolve));
+    events.push("main thread tick");
+    const err = await hostile;
+    const ms = performance.now() - started;
+    assert.deepEqual(events, ["other server answered pong", "main thread tick", "hostile call failed"]);
+    assert.ok(err instanceof ProviderError && err.kind === "fatal", String(err));
+    assert.equal(
+      err.message,
+      `adapter hostile (source box) could not build the request: lua: adapter hostile exceeded ${LIMIT_MS} ms`,
+    );
+    // Soon after the limit: far from the 14 s string.find takes, or forever for the others.
+    assert.ok(ms < LIMIT_MS + 5000, `failed ${ms} ms after the attack began`);
+    assert.equal((await p.chat(say("after"))).content, "ok", "a fresh worker serves the next request");
+    assert.equal(fake.requests.length, 2, "the hostile request was never sent");
+    await p.close();
+  });
+}

@@ -53,9 +53,9 @@ export class AdapterScript {
     private readonly resets: boolean,
   ) {}
 
-  /** Loads and checks the script; throws LuaError for a broken script and Error for a contract violation. */
-  static load(vm: LuaVM, name: string, source: string, opts: LoadOptions): AdapterScript {
-    const table = vm.loadScript(name, source, opts) as AdapterTable | undefined;
+  /** Loads and checks the script; rejects with LuaError for a broken script and Error for a contract violation. */
+  static async load(vm: LuaVM, name: string, source: string, opts: LoadOptions): Promise<AdapterScript> {
+    const table = (await vm.loadScript(name, source, opts)) as AdapterTable | undefined;
     if (typeof table?.transform_request !== "function" || typeof table.transform_response !== "function") {
       throw new Error("the script must return a table with transform_request and transform_response");
     }
@@ -75,14 +75,14 @@ export class AdapterScript {
   }
 
   /** An instance for one stream, reset by begin_stream(); hand it back with release() when the stream ends. */
-  acquire(limits: CallLimits): string {
+  async acquire(limits: CallLimits): Promise<string> {
     let instance = this.free.pop();
     if (instance === undefined) {
       instance = `${this.name}#${++this.instances}`;
-      this.vm.loadScript(instance, this.source, { ...limits, ...this.environment, label: this.name });
+      await this.vm.loadScript(instance, this.source, { ...limits, ...this.environment, label: this.name });
     }
     try {
-      if (this.resets) this.vm.call(instance, "begin_stream", [], limits);
+      if (this.resets) await this.vm.call(instance, "begin_stream", [], limits);
     } catch (err) {
       this.release(instance);
       throw err;

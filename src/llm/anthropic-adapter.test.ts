@@ -18,8 +18,8 @@ test("adapter table: endpoint, x-api-key auth and the API version header", () =>
   });
 });
 
-test("unified request → exact Messages body: system split out, tool_use blocks, merged tool_result turn", () => {
-  const body = a.request({
+test("unified request → exact Messages body: system split out, tool_use blocks, merged tool_result turn", async () => {
+  const body = await a.request({
     model: "claude-sonnet-4-5",
     messages: [
       { role: "system", content: "be brief" },
@@ -68,9 +68,9 @@ test("unified request → exact Messages body: system split out, tool_use blocks
   );
 });
 
-test("a minimal request: max_tokens kept, no system, empty assistant turn dropped, extra_body merged", () => {
+test("a minimal request: max_tokens kept, no system, empty assistant turn dropped, extra_body merged", async () => {
   const body = JSON.parse(
-    a.request({
+    await a.request({
       model: "m",
       max_tokens: 100,
       messages: [
@@ -92,8 +92,8 @@ test("a minimal request: max_tokens kept, no system, empty assistant turn droppe
   });
 });
 
-test("recorded response → unified: text, thinking, tool_use, stop reason and cache usage", () => {
-  const out = a.response({
+test("recorded response → unified: text, thinking, tool_use, stop reason and cache usage", async () => {
+  const out = await a.response({
     id: "msg_01Aq9w938a90dw8q",
     type: "message",
     role: "assistant",
@@ -124,7 +124,7 @@ test("recorded response → unified: text, thinking, tool_use, stop reason and c
   });
 });
 
-test("stop reasons map to unified finish reasons; usage without cache fields is 'unknown'", () => {
+test("stop reasons map to unified finish reasons; usage without cache fields is 'unknown'", async () => {
   const reply = (stop_reason: string) =>
     a.response({
       type: "message",
@@ -132,10 +132,10 @@ test("stop reasons map to unified finish reasons; usage without cache fields is 
       stop_reason,
       usage: { input_tokens: 5, output_tokens: 1 },
     });
-  assert.equal(reply("end_turn").finish_reason, "stop");
-  assert.equal(reply("max_tokens").finish_reason, "length");
-  assert.equal(reply("stop_sequence").finish_reason, "stop");
-  assert.deepEqual(reply("end_turn").token_usage, {
+  assert.equal((await reply("end_turn")).finish_reason, "stop");
+  assert.equal((await reply("max_tokens")).finish_reason, "length");
+  assert.equal((await reply("stop_sequence")).finish_reason, "stop");
+  assert.deepEqual((await reply("end_turn")).token_usage, {
     prompt: 5,
     completion: 1,
     total: 6,
@@ -146,13 +146,13 @@ test("stop reasons map to unified finish reasons; usage without cache fields is 
   });
 });
 
-test("error bodies and unusable responses raise", () => {
-  assert.throws(
-    () => a.response({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }),
+test("error bodies and unusable responses raise", async () => {
+  await assert.rejects(
+    a.response({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }),
     /provider error: Overloaded/,
   );
-  assert.throws(() => a.response({ type: "message" }), /response has no content/);
-  assert.throws(() => a.call("transform_response", "<html>"), /json.decode/);
+  await assert.rejects(a.response({ type: "message" }), /response has no content/);
+  await assert.rejects(a.call("transform_response", "<html>"), /json.decode/);
 });
 
 // The example stream of Anthropic's streaming documentation, with a thinking block added.

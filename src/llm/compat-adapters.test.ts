@@ -14,13 +14,13 @@ type Name = (typeof NAMES)[number];
 const adapters = new Map<Name, AdapterHarness>();
 const call = (name: Name, fn: string, input: unknown) =>
   adapters.get(name)!.call(fn, typeof input === "string" ? input : JSON.stringify(input));
-const callJson = (name: Name, fn: string, input: unknown) => JSON.parse(call(name, fn, input));
+const callJson = async (name: Name, fn: string, input: unknown) => JSON.parse(await call(name, fn, input));
 
 before(async () => {
   for (const name of NAMES) adapters.set(name, await loadAdapter(name));
 });
-after(() => {
-  for (const a of adapters.values()) a.close();
+after(async () => {
+  for (const a of adapters.values()) await a.close();
 });
 
 const toolTurn: CompletionRequest = {
@@ -62,9 +62,9 @@ describe("adapter metadata", () => {
 });
 
 describe("unified request → exact body", () => {
-  test("deepseek: reasoning echoed on the tool-call round, thinking disabled, usage in the stream", () => {
+  test("deepseek: reasoning echoed on the tool-call round, thinking disabled, usage in the stream", async () => {
     assert.equal(
-      call("deepseek", "transform_request", toolTurn),
+      await call("deepseek", "transform_request", toolTurn),
       `{"max_tokens":4096,"messages":[${SYS_USER}` +
         `{"content":"","reasoning_content":"need the tool","role":"assistant",${CALL}},` +
         '{"content":"5","role":"tool","tool_call_id":"call_1"}],' +
@@ -72,27 +72,27 @@ describe("unified request → exact body", () => {
         `"thinking":{"type":"disabled"},${TOOLS_JSON}}`,
     );
   });
-  test("deepseek: thinking enabled when asked, absent when the request says nothing", () => {
+  test("deepseek: thinking enabled when asked, absent when the request says nothing", async () => {
     const base = { model: "m", messages: [{ role: "user", content: "hi" }] };
-    assert.deepEqual(callJson("deepseek", "transform_request", { ...base, disable_thinking: false }).thinking, {
+    assert.deepEqual((await callJson("deepseek", "transform_request", { ...base, disable_thinking: false })).thinking, {
       type: "enabled",
     });
-    assert.deepEqual(callJson("deepseek", "transform_request", base), {
+    assert.deepEqual(await callJson("deepseek", "transform_request", base), {
       model: "m",
       messages: [{ role: "user", content: "hi" }],
     });
   });
-  test("deepseek: reasoning of a plain assistant message is never sent back", () => {
-    const out = callJson("deepseek", "transform_request", {
+  test("deepseek: reasoning of a plain assistant message is never sent back", async () => {
+    const out = await callJson("deepseek", "transform_request", {
       model: "m",
       messages: [{ role: "assistant", content: "hello", reasoning_content: "old thoughts" }],
     });
     assert.deepEqual(out.messages, [{ role: "assistant", content: "hello" }]);
   });
   for (const name of ["mistral", "groq"] as const) {
-    test(`${name}: no reasoning echo, no stream_options, no thinking field`, () => {
+    test(`${name}: no reasoning echo, no stream_options, no thinking field`, async () => {
       assert.equal(
-        call(name, "transform_request", toolTurn),
+        await call(name, "transform_request", toolTurn),
         `{"max_tokens":4096,"messages":[${SYS_USER}` +
           `{"content":"","role":"assistant",${CALL}},` +
           '{"content":"5","name":"add","role":"tool","tool_call_id":"call_1"}],' +
@@ -100,9 +100,9 @@ describe("unified request → exact body", () => {
       );
     });
   }
-  test("github: OpenAI body with stream usage, no reasoning echo", () => {
+  test("github: OpenAI body with stream usage, no reasoning echo", async () => {
     assert.equal(
-      call("github", "transform_request", { ...toolTurn, model: "openai/gpt-4.1" }),
+      await call("github", "transform_request", { ...toolTurn, model: "openai/gpt-4.1" }),
       `{"max_tokens":4096,"messages":[${SYS_USER}` +
         `{"content":"","role":"assistant",${CALL}},` +
         '{"content":"5","name":"add","role":"tool","tool_call_id":"call_1"}],' +
@@ -110,9 +110,9 @@ describe("unified request → exact body", () => {
         `${TOOLS_JSON}}`,
     );
   });
-  test("server: the full OpenAI body, reasoning echoed, extra_body merged", () => {
+  test("server: the full OpenAI body, reasoning echoed, extra_body merged", async () => {
     assert.equal(
-      call("server", "transform_request", { ...toolTurn, extra_body: { top_p: 0.9 } }),
+      await call("server", "transform_request", { ...toolTurn, extra_body: { top_p: 0.9 } }),
       `{"max_tokens":4096,"messages":[${SYS_USER}` +
         `{"content":"","reasoning_content":"need the tool","role":"assistant",${CALL}},` +
         '{"content":"5","name":"add","role":"tool","tool_call_id":"call_1"}],' +
@@ -141,8 +141,8 @@ const reply = (message: object, u: object) => ({
 });
 
 describe("recorded response → unified", () => {
-  test("deepseek: reasoning and prompt cache hit/miss", () => {
-    const out = callJson(
+  test("deepseek: reasoning and prompt cache hit/miss", async () => {
+    const out = await callJson(
       "deepseek",
       "transform_response",
       reply(
@@ -173,8 +173,8 @@ describe("recorded response → unified", () => {
       tool_calls: [],
     });
   });
-  test("deepseek: a 0 % hit is reported, not unknown", () => {
-    const out = callJson(
+  test("deepseek: a 0 % hit is reported, not unknown", async () => {
+    const out = await callJson(
       "deepseek",
       "transform_response",
       reply(
@@ -187,8 +187,8 @@ describe("recorded response → unified", () => {
       usage({ prompt: 10, completion: 1, total: 11, cache_miss: 10, cache_reported: true }),
     );
   });
-  test("mistral: Magistral thinking parts become reasoning; object:error raises", () => {
-    const out = callJson(
+  test("mistral: Magistral thinking parts become reasoning; object:error raises", async () => {
+    const out = await callJson(
       "mistral",
       "transform_response",
       reply(
@@ -207,13 +207,13 @@ describe("recorded response → unified", () => {
     assert.equal(out.reasoning_content, "let me add");
     assert.deepEqual(out.tool_calls, [{ id: "abcDEF123", name: "add", arguments: { a: 2 } }]);
     assert.deepEqual(out.token_usage, usage({ prompt: 7, completion: 3, total: 10, cache_miss: 7 }));
-    assert.throws(
-      () => call("mistral", "transform_response", { object: "error", message: "Unauthorized", type: "auth" }),
+    await assert.rejects(
+      call("mistral", "transform_response", { object: "error", message: "Unauthorized", type: "auth" }),
       /provider error: Unauthorized/,
     );
   });
-  test("groq: reasoning field and cached tokens", () => {
-    const out = callJson(
+  test("groq: reasoning field and cached tokens", async () => {
+    const out = await callJson(
       "groq",
       "transform_response",
       reply(
@@ -227,8 +227,8 @@ describe("recorded response → unified", () => {
       usage({ prompt: 50, completion: 5, total: 55, cache_read: 40, cache_miss: 10, cache_reported: true }),
     );
   });
-  test("github: invalid tool arguments are kept raw", () => {
-    const out = callJson(
+  test("github: invalid tool arguments are kept raw", async () => {
+    const out = await callJson(
       "github",
       "transform_response",
       reply(
@@ -239,10 +239,11 @@ describe("recorded response → unified", () => {
     assert.deepEqual(out.tool_calls, [{ id: "c1", name: "f", arguments: {}, raw_arguments: "{oops" }]);
   });
   describe("server: every usage variant", () => {
-    const u = (raw: object) => callJson("server", "transform_response", reply({ content: "x" }, raw)).token_usage;
-    test("OpenAI prompt_tokens_details.cached_tokens", () => {
+    const u = async (raw: object) =>
+      (await callJson("server", "transform_response", reply({ content: "x" }, raw))).token_usage;
+    test("OpenAI prompt_tokens_details.cached_tokens", async () => {
       assert.deepEqual(
-        u({
+        await u({
           prompt_tokens: 100,
           completion_tokens: 10,
           total_tokens: 110,
@@ -251,27 +252,32 @@ describe("recorded response → unified", () => {
         usage({ prompt: 100, completion: 10, total: 110, cache_read: 80, cache_miss: 20, cache_reported: true }),
       );
     });
-    test("DeepSeek prompt_cache_hit/miss_tokens", () => {
+    test("DeepSeek prompt_cache_hit/miss_tokens", async () => {
       assert.deepEqual(
-        u({ prompt_tokens: 100, completion_tokens: 10, prompt_cache_hit_tokens: 30, prompt_cache_miss_tokens: 70 }),
+        await u({
+          prompt_tokens: 100,
+          completion_tokens: 10,
+          prompt_cache_hit_tokens: 30,
+          prompt_cache_miss_tokens: 70,
+        }),
         usage({ prompt: 100, completion: 10, total: 110, cache_read: 30, cache_miss: 70, cache_reported: true }),
       );
     });
-    test("Anthropic cache_read_input_tokens with input/output_tokens", () => {
+    test("Anthropic cache_read_input_tokens with input/output_tokens", async () => {
       assert.deepEqual(
-        u({ input_tokens: 20, output_tokens: 8, cache_read_input_tokens: 70, cache_creation_input_tokens: 10 }),
+        await u({ input_tokens: 20, output_tokens: 8, cache_read_input_tokens: 70, cache_creation_input_tokens: 10 }),
         usage({ prompt: 100, completion: 8, total: 108, cache_read: 70, cache_miss: 30, cache_reported: true }),
       );
     });
-    test("cache_read_input_tokens next to OpenAI prompt_tokens (LiteLLM)", () => {
+    test("cache_read_input_tokens next to OpenAI prompt_tokens (LiteLLM)", async () => {
       assert.deepEqual(
-        u({ prompt_tokens: 90, completion_tokens: 9, total_tokens: 99, cache_read_input_tokens: 60 }),
+        await u({ prompt_tokens: 90, completion_tokens: 9, total_tokens: 99, cache_read_input_tokens: 60 }),
         usage({ prompt: 90, completion: 9, total: 99, cache_read: 60, cache_miss: 30, cache_reported: true }),
       );
     });
-    test("reasoning tokens from output_tokens_details; nothing about the cache → unknown", () => {
+    test("reasoning tokens from output_tokens_details; nothing about the cache → unknown", async () => {
       assert.deepEqual(
-        u({ input_tokens: 5, output_tokens: 9, output_tokens_details: { reasoning_tokens: 4 } }),
+        await u({ input_tokens: 5, output_tokens: 9, output_tokens_details: { reasoning_tokens: 4 } }),
         usage({ prompt: 5, completion: 9, total: 14, cache_miss: 5, reasoning_tokens: 4 }),
       );
     });
@@ -286,15 +292,15 @@ describe("stream chunks → unified", () => {
     ...extra,
   });
   const base = { content: "", reasoning_content: "", done: false, usage: null, tool_calls: [] };
-  const run = (name: Name, lines: unknown[]) =>
-    lines
-      .map((l) => call(name, "transform_stream_chunk", l))
-      .filter((o) => o !== "")
-      .map((o) => JSON.parse(o));
+  const run = async (name: Name, lines: unknown[]) => {
+    const outs: string[] = [];
+    for (const l of lines) outs.push(await call(name, "transform_stream_chunk", l));
+    return outs.filter((o) => o !== "").map((o) => JSON.parse(o));
+  };
 
-  test("deepseek: reasoning deltas, tool-call fragments by index, cache usage", () => {
+  test("deepseek: reasoning deltas, tool-call fragments by index, cache usage", async () => {
     assert.deepEqual(
-      run("deepseek", [
+      await run("deepseek", [
         chunk({ role: "assistant", content: "" }),
         chunk({ reasoning_content: "hm" }),
         `data: ${JSON.stringify(chunk({ content: "Hi" }))}`,
@@ -316,9 +322,9 @@ describe("stream chunks → unified", () => {
       ],
     );
   });
-  test("mistral: whole tool calls with decoded arguments, usage on the last chunk", () => {
+  test("mistral: whole tool calls with decoded arguments, usage on the last chunk", async () => {
     assert.deepEqual(
-      run("mistral", [
+      await run("mistral", [
         chunk({ tool_calls: [{ id: "abcDEF123", function: { name: "add", arguments: { a: 2 } } }] }),
         chunk({ content: "" }, "tool_calls", { usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
       ]),
@@ -328,9 +334,9 @@ describe("stream chunks → unified", () => {
       ],
     );
   });
-  test("groq: reasoning deltas and x_groq usage", () => {
+  test("groq: reasoning deltas and x_groq usage", async () => {
     assert.deepEqual(
-      run("groq", [
+      await run("groq", [
         chunk({ reasoning: "think" }),
         chunk({}, "stop", {
           x_groq: { id: "req", usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 } },
@@ -342,9 +348,9 @@ describe("stream chunks → unified", () => {
       ],
     );
   });
-  test("server: stream_index from the upstream index, position when absent; usage on the choice", () => {
+  test("server: stream_index from the upstream index, position when absent; usage on the choice", async () => {
     assert.deepEqual(
-      run("server", [
+      await run("server", [
         chunk({ tool_calls: [{ index: 3, id: "a", function: { name: "f", arguments: "{}" } }] }),
         chunk({
           tool_calls: [
@@ -370,10 +376,10 @@ describe("stream chunks → unified", () => {
       ],
     );
   });
-  test("errors inside a stream raise for every adapter", () => {
+  test("errors inside a stream raise for every adapter", async () => {
     for (const name of NAMES) {
-      assert.throws(
-        () => call(name, "transform_stream_chunk", { error: { message: "overloaded" } }),
+      await assert.rejects(
+        call(name, "transform_stream_chunk", { error: { message: "overloaded" } }),
         /overloaded/,
         name,
       );

@@ -19,8 +19,8 @@ test("adapter table: model in the path, SSE stream endpoint, x-goog-api-key auth
   });
 });
 
-test("unified request → exact generateContent body", () => {
-  const body = g.request({
+test("unified request → exact generateContent body", async () => {
+  const body = await g.request({
     model: "gemini-2.5-flash",
     messages: [
       { role: "system", content: "be brief" },
@@ -87,14 +87,14 @@ test("unified request → exact generateContent body", () => {
   );
 });
 
-test("a tool result without a matching call is refused", () => {
-  assert.throws(
-    () => g.request({ model: "m", messages: [{ role: "tool", content: "x", tool_call_id: "nope" }] }),
+test("a tool result without a matching call is refused", async () => {
+  await assert.rejects(
+    g.request({ model: "m", messages: [{ role: "tool", content: "x", tool_call_id: "nope" }] }),
     /tool result nope has no matching tool call/,
   );
 });
 
-test("recorded response → unified: thoughts, text, function calls with stable synthesised ids, usage", () => {
+test("recorded response → unified: thoughts, text, function calls with stable synthesised ids, usage", async () => {
   const recorded = {
     candidates: [
       {
@@ -120,7 +120,7 @@ test("recorded response → unified: thoughts, text, function calls with stable 
     },
     modelVersion: "gemini-2.5-flash",
   };
-  const out = g.response(recorded);
+  const out = await g.response(recorded);
   assert.deepEqual(out, {
     content: "Let me check.",
     reasoning_content: "Looking up both cities.",
@@ -141,25 +141,25 @@ test("recorded response → unified: thoughts, text, function calls with stable 
   });
   assert.match(out.tool_calls[0].id, /^call_0_[0-9a-f]{8}$/);
   assert.notEqual(out.tool_calls[0].id, out.tool_calls[1].id);
-  assert.deepEqual(g.response(recorded).tool_calls, out.tool_calls, "ids must not change between parses");
+  assert.deepEqual((await g.response(recorded)).tool_calls, out.tool_calls, "ids must not change between parses");
 });
 
-test("finish reasons, missing cache figures, blocked prompts and API errors", () => {
+test("finish reasons, missing cache figures, blocked prompts and API errors", async () => {
   const reply = (finishReason: string) =>
     g.response({
       candidates: [{ content: { role: "model", parts: [{ text: "x" }] }, finishReason }],
       usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 1, totalTokenCount: 5 },
     });
-  assert.equal(reply("STOP").finish_reason, "stop");
-  assert.equal(reply("MAX_TOKENS").finish_reason, "length");
-  assert.equal(reply("SAFETY").finish_reason, "content_filter");
-  assert.equal(reply("STOP").token_usage?.cache_reported, false);
-  assert.throws(() => g.response({ promptFeedback: { blockReason: "SAFETY" } }), /the prompt was blocked: SAFETY/);
-  assert.throws(
-    () => g.response({ error: { code: 400, message: "API key not valid", status: "INVALID_ARGUMENT" } }),
+  assert.equal((await reply("STOP")).finish_reason, "stop");
+  assert.equal((await reply("MAX_TOKENS")).finish_reason, "length");
+  assert.equal((await reply("SAFETY")).finish_reason, "content_filter");
+  assert.equal((await reply("STOP")).token_usage?.cache_reported, false);
+  await assert.rejects(g.response({ promptFeedback: { blockReason: "SAFETY" } }), /the prompt was blocked: SAFETY/);
+  await assert.rejects(
+    g.response({ error: { code: 400, message: "API key not valid", status: "INVALID_ARGUMENT" } }),
     /provider error: API key not valid/,
   );
-  assert.throws(() => g.response({}), /response has no candidates/);
+  await assert.rejects(g.response({}), /response has no candidates/);
 });
 
 // As streamGenerateContent?alt=sse sends it: CRLF line ends, usage in every event, no end marker.
@@ -216,7 +216,7 @@ test("recorded stream → unified chunks; calls numbered across events; STOP aft
   });
   // begin_stream restarts the numbering, and the same calls in a whole reply get the same ids.
   assert.deepEqual(fold(await g.stream(RECORDED)).tool_calls, result.tool_calls);
-  const whole = g.response({
+  const whole = await g.response({
     candidates: [
       {
         content: {

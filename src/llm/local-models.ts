@@ -1,12 +1,18 @@
 /**
  * What a local model server says about its models: Ollama's `/api/tags` and `/api/show`, and the
  * `/models` list of OpenAI-compatible servers (vLLM, LM Studio, llama.cpp). Every call has a short
- * time limit and failure means "unknown", never an error: a server that does not answer must not slow
- * the daemon's start or stop a source from being used.
+ * time limit and a size limit, and failure means "unknown", never an error: a server that does not answer
+ * (or answers without end) must not slow the daemon's start or stop a source from being used.
  */
+import { readCappedText } from "../util/capped-body.js";
+import { isObject } from "../util/object.js";
+import { trimTrailingSlash } from "../util/url.js";
 import type { SourceInfo } from "./manager.js";
 
 export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
+
+/** A model list or a model's details; far more than any real one (Ollama's /api/show with a long license). */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 export interface ProbeOptions {
   timeoutMs?: number;
@@ -18,7 +24,7 @@ export interface ProbeOptions {
  * when nothing answers at `baseUrl` or it has no chat model.
  */
 export async function detectOllama(baseUrl: string, opts: ProbeOptions = {}): Promise<string | undefined> {
-  const tags = await getJson(`${trim(baseUrl)}/api/tags`, opts);
+  const tags = await getJson(`${trimTrailingSlash(baseUrl)}/api/tags`, opts);
   const models = isObject(tags) && Array.isArray(tags.models) ? tags.models : [];
   for (const m of models) {
     const name = isObject(m) ? (m.model ?? m.name) : undefined;
@@ -43,7 +49,7 @@ export async function probeOllamaModel(baseUrl: string, model: string, opts: Pro
 
 /** Context length of `model` from an OpenAI-compatible server's GET <base_url>/models, when it says. */
 export async function probeOpenAIModel(baseUrl: string, model: string, opts: ProbeOptions = {}): Promise<SourceInfo> {
-  const list = await getJson(`${trim(baseUrl)}/models`, opts);
+  const list = await getJson(`${trimTrailingSlash(baseUrl)}/models`, opts);
   const data = isObject(list) && Array.isArray(list.data) ? list.data.filter(isObject) : [];
   const entry = model ? data.find((m) => m.id === model) : data[0];
   if (!entry) return {};
@@ -71,7 +77,7 @@ interface OllamaShow {
 }
 
 async function showOllamaModel(baseUrl: string, model: string, opts: ProbeOptions): Promise<OllamaShow | undefined> {
-  const show = await postJson(`${trim(baseUrl)}/api/show`, { model }, opts);
+  const show = await postJson(`${trimTrailingSlash(baseUrl)}/api/show`, { model }, opts);
   if (!isObject(show)) return undefined;
   const out: OllamaShow = {};
   if (Array.isArray(show.capabilities)) out.capabilities = show.capabilities.filter((c) => typeof c === "string");
@@ -98,24 +104,20 @@ function postJson(url: string, body: unknown, opts: ProbeOptions): Promise<unkno
   );
 }
 
+/** The answer as JSON, or undefined for anything else: no answer in time, an error, too large, not JSON. */
 async function request(url: string, init: RequestInit, opts: ProbeOptions): Promise<unknown> {
   const headers = new Headers(init.headers);
   if (opts.apiKey) headers.set("authorization", `Bearer ${opts.apiKey}`);
   try {
     const res = await fetch(url, { ...init, headers, signal: AbortSignal.timeout(opts.timeoutMs ?? 1500) });
-    if (!res.ok) return undefined;
-    return await res.json();
+    if (!res.ok) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    return JSON.parse(await readCappedText(res.body, MAX_ANSWER_BYTES));
   } catch {
     return undefined;
   }
-}
-
-function trim(url: string): string {
-  return url.replace(/\/+$/, "");
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function positiveInt(v: unknown): number | undefined {

@@ -33,19 +33,25 @@
  */
 import type { Logger } from "@homeagent/sdk";
 import { LuaError, LuaVM } from "../lua/vm.js";
+import { formatBytes } from "../util/bytes.js";
+import { BodyTooLargeError, readCappedText } from "../util/capped-body.js";
+import { causeOf, errorMessage } from "../util/errors.js";
+import { redactSecret } from "../util/secret.js";
+import { safeUrl, trimTrailingSlash } from "../util/url.js";
 import { AdapterScript, type AdapterSpec } from "./adapter-script.js";
 import { bundledAdapterLibraries } from "./adapters.js";
-import { FirstByteWatch } from "./first-byte.js";
+import { type CallLimits, CallWatch, DEFAULT_CALL_LIMITS } from "./call-watch.js";
+import { LineTooLongError } from "./lines.js";
 import { ndjsonLines } from "./ndjson.js";
 import {
   type CallOptions,
   type CompletionRequest,
   type CompletionResponse,
-  FirstByteTimeoutError,
   type Provider,
   ProviderError,
   type StreamChunk,
 } from "./provider.js";
+import { ReplyBudget } from "./reply-budget.js";
 import { sseData } from "./sse.js";
 import { toResponse, toStreamChunks } from "./unified.js";
 import { httpError, snippet } from "./wire-errors.js";
@@ -70,12 +76,21 @@ export interface LuaAdaptedProviderOptions {
    * within this many ms. Default 60000; 0 waits as long as the caller does.
    */
   firstByteTimeoutMs?: number;
+  /** Give up (transient error) when the server sends nothing for this many ms mid-reply. Default 60000; 0 = none. */
+  idleTimeoutMs?: number;
+  /** Deadline of the whole call, request to last byte, in ms. Default 10 min; 0 = none. */
+  callTimeoutMs?: number;
+  /** Largest reply (default 4 MiB): a stream is cut there, with a note saying so; a larger whole body fails. */
+  maxResponseBytes?: number;
+  /** Largest stream line or event (default 1 MiB); a longer one fails the call. */
+  maxLineBytes?: number;
   /** Hosts (`host[:port]`) besides base_url's that the adapter may reach with http_get/http_post. */
   httpAllowedHosts?: readonly string[];
   log?: Logger;
 }
 
-const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 60_000;
+/** An error body is read for its message only; the start of it is enough. */
+const ERROR_BODY_BYTES = 64 * 1024;
 const STREAM_TYPES: Record<AdapterSpec["streamFormat"], string> = {
   sse: "text/event-stream",
   ndjson: "application/x-ndjson",
@@ -85,25 +100,37 @@ export class LuaAdaptedProvider implements Provider {
   readonly name: string;
   readonly model: string;
   private adapter?: Promise<AdapterScript>;
+  /** The VM this provider created (and so closes), as opposed to one passed in the options. */
+  private ownedVM?: LuaVM;
+  private closed = false;
+  private readonly limits: CallLimits;
 
   constructor(private readonly opts: LuaAdaptedProviderOptions) {
     this.name = opts.sourceName;
     this.model = opts.model;
+    const d = DEFAULT_CALL_LIMITS;
+    this.limits = {
+      firstByteTimeoutMs: opts.firstByteTimeoutMs ?? d.firstByteTimeoutMs,
+      idleTimeoutMs: opts.idleTimeoutMs ?? d.idleTimeoutMs,
+      callTimeoutMs: opts.callTimeoutMs ?? d.callTimeoutMs,
+      maxResponseBytes: opts.maxResponseBytes ?? d.maxResponseBytes,
+      maxLineBytes: opts.maxLineBytes ?? d.maxLineBytes,
+    };
   }
 
   async chat(req: CompletionRequest, opts: CallOptions = {}): Promise<CompletionResponse> {
     const script = await this.loadAdapter();
     const model = this.modelFor(req);
     const wire = this.wireRequest(req, model, false);
-    const body = this.transform(script, script.name, "transform_request", wire, "build the request");
+    const body = await this.transform(script, script.name, "transform_request", wire, "build the request");
     const call = this.startCall(opts.signal);
     try {
       const res = await this.post(call, script.spec, model, body, false);
-      const text = await this.guardRead(call, () => res.text());
-      const out = this.transform(script, script.name, "transform_response", text, "parse the response");
+      const text = await this.readWhole(call, res, this.limits.maxResponseBytes);
+      const out = await this.transform(script, script.name, "transform_response", text, "parse the response");
       return this.decode(out, "transform_response", toResponse);
     } finally {
-      call.settle();
+      call.close();
     }
   }
 
@@ -114,16 +141,19 @@ export class LuaAdaptedProvider implements Provider {
       yield wholeAsChunk(await this.chat(req, opts));
       return;
     }
-    const instance = this.acquire(script);
+    const instance = await this.acquire(script);
     const call = this.startCall(opts.signal);
     try {
       const model = this.modelFor(req);
       const wire = this.wireRequest(req, model, true);
-      const body = this.transform(script, instance, "transform_request", wire, "build the request");
+      const body = await this.transform(script, instance, "transform_request", wire, "build the request");
       const res = await this.post(call, script.spec, model, body, true);
       if (!res.body) throw new ProviderError(`${this.label()}: streaming response has no body`, "transient");
       const read = script.spec.streamFormat === "ndjson" ? ndjsonLines : sseData;
-      const payloads: AsyncGenerator<string, "done" | "eof"> = read(call.watch(res.body));
+      const payloads: AsyncGenerator<string, "done" | "eof"> = read(call.watch(res.body), {
+        maxLineBytes: this.limits.maxLineBytes,
+      });
+      const budget = new ReplyBudget(this.limits.maxResponseBytes);
       let finished = false;
       let sentDone = false;
       try {
@@ -133,9 +163,23 @@ export class LuaAdaptedProvider implements Provider {
             finished ||= next.value === "done";
             break;
           }
-          const out = this.transform(script, instance, "transform_stream_chunk", next.value, "parse a stream chunk");
+          const out = await this.transform(
+            script,
+            instance,
+            "transform_stream_chunk",
+            next.value,
+            "parse a stream chunk",
+          );
           if (out === "") continue;
           for (const chunk of this.decode(out, "transform_stream_chunk", toStreamChunks)) {
+            const kept = budget.take(chunk);
+            if (budget.cut) {
+              // What arrived is kept and the reply ends with a note; asking again would only repeat it.
+              this.opts.log?.warn(`${this.label()}: ${budget.notice().content.trim()}`);
+              yield kept;
+              yield budget.notice();
+              return;
+            }
             finished ||= chunk.done || Boolean(chunk.finish_reason);
             sentDone ||= chunk.done;
             yield chunk;
@@ -149,7 +193,7 @@ export class LuaAdaptedProvider implements Provider {
       }
       if (!sentDone) yield { content: "", reasoning_content: "", done: true, usage: null, tool_calls: [] };
     } finally {
-      call.settle();
+      call.close();
       script.release(instance);
     }
   }
@@ -170,17 +214,17 @@ export class LuaAdaptedProvider implements Provider {
 
   private async createAdapter(): Promise<AdapterScript> {
     const { adapterName, adapterSource, libraries, timeoutMs, sourceName, baseUrl, model } = this.opts;
-    const vm = this.opts.vm ?? (await this.ownVM());
     const globals = { source: { name: sourceName, base_url: baseUrl, model } };
     try {
-      return AdapterScript.load(vm, adapterName, adapterSource, {
+      const vm = this.opts.vm ?? (await this.ownVM());
+      return await AdapterScript.load(vm, adapterName, adapterSource, {
         timeoutMs,
         globals,
         libraries: libraries ?? bundledAdapterLibraries(),
       });
     } catch (err) {
       const what = err instanceof LuaError ? " failed to load: " : ": ";
-      throw new ProviderError(this.label() + what + this.redact(messageOf(err)), "fatal");
+      throw new ProviderError(this.label() + what + this.redact(messageOf(err)), "fatal", { cause: err });
     }
   }
 
@@ -191,17 +235,30 @@ export class LuaAdaptedProvider implements Provider {
       kind: "adapter",
       timeoutMs: this.opts.timeoutMs,
       httpAllowedHosts: [...hostOf(this.opts.baseUrl), ...(this.opts.httpAllowedHosts ?? [])],
-      log: (level, script, message) => log?.[level](`adapter ${script}: ${redact(message, apiKey)}`),
+      log: (level, script, message) => log?.[level](`adapter ${script}: ${redactSecret(message, apiKey)}`),
     });
     ownedVMs.register(this, vm);
+    this.ownedVM = vm;
+    if (this.closed) await vm.close();
     return vm;
   }
 
-  private acquire(script: AdapterScript): string {
+  /**
+   * Stops the Lua worker this provider created (a VM given in the options is the caller's to close): a
+   * call still running fails, later ones are refused. A provider never closed has its worker stopped when
+   * it is collected.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.ownedVM?.close();
+  }
+
+  private async acquire(script: AdapterScript): Promise<string> {
     try {
-      return script.acquire({ timeoutMs: this.opts.timeoutMs });
+      return await script.acquire({ timeoutMs: this.opts.timeoutMs });
     } catch (err) {
-      throw new ProviderError(`${this.label()} could not begin a stream: ${this.redact(messageOf(err))}`, "fatal");
+      const message = `${this.label()} could not begin a stream: ${this.redact(messageOf(err))}`;
+      throw new ProviderError(message, "fatal", { cause: err });
     }
   }
 
@@ -213,13 +270,20 @@ export class LuaAdaptedProvider implements Provider {
    * Runs one adapter function; any Lua failure is fatal for this source and names adapter, source and step.
    * What the provider sent is quoted in the message, since that is what the adapter choked on.
    */
-  private transform(script: AdapterScript, instance: string, fn: string, input: string, step: string): string {
+  private async transform(
+    script: AdapterScript,
+    instance: string,
+    fn: string,
+    input: string,
+    step: string,
+  ): Promise<string> {
     let out: unknown;
     try {
-      out = script.vm.call(instance, fn, [input], { timeoutMs: this.opts.timeoutMs });
+      out = await script.vm.call(instance, fn, [input], { timeoutMs: this.opts.timeoutMs });
     } catch (err) {
       const seen = fn === "transform_request" ? "" : `; received: ${snippet(input)}`;
-      throw new ProviderError(`${this.label()} could not ${step}: ${this.redact(messageOf(err) + seen)}`, "fatal");
+      const message = `${this.label()} could not ${step}: ${this.redact(messageOf(err) + seen)}`;
+      throw new ProviderError(message, "fatal", { cause: err });
     }
     if (typeof out !== "string") {
       throw new ProviderError(`${this.label()}: ${fn} returned ${typeof out}, expected a JSON string`, "fatal");
@@ -234,23 +298,24 @@ export class LuaAdaptedProvider implements Provider {
       throw new ProviderError(
         `${this.label()}: ${fn} returned unusable JSON (${messageOf(err)}): ${snippet(out)}`,
         "fatal",
+        { cause: err },
       );
     }
   }
 
-  private startCall(signal: AbortSignal | undefined): FirstByteWatch {
-    return new FirstByteWatch(this.opts.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS, signal);
+  private startCall(signal: AbortSignal | undefined): CallWatch {
+    return new CallWatch(this.limits, signal);
   }
 
   private async post(
-    call: FirstByteWatch,
+    call: CallWatch,
     spec: AdapterSpec,
     model: string,
     body: string,
     stream: boolean,
   ): Promise<Response> {
     const endpoint = (stream ? spec.streamEndpoint : spec.endpoint).replaceAll("{model}", encodeURIComponent(model));
-    const url = this.opts.baseUrl.replace(/\/+$/, "") + endpoint;
+    const url = trimTrailingSlash(this.opts.baseUrl) + endpoint;
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: stream ? STREAM_TYPES[spec.streamFormat] : "application/json",
@@ -259,18 +324,19 @@ export class LuaAdaptedProvider implements Provider {
     };
     this.opts.log?.debug(`${this.label()}: POST ${safeUrl(url)}${stream ? " (stream)" : ""}`);
     let res: Response;
+    call.send();
     try {
       res = await fetch(url, { method: "POST", headers, body, signal: call.signal });
     } catch (err) {
       throw (
         this.interrupted(call) ??
-        new ProviderError(`cannot reach ${safeUrl(url)}: ${this.redact(causeOf(err))}`, "transient")
+        new ProviderError(`cannot reach ${safeUrl(url)}: ${this.redact(causeOf(err))}`, "transient", { cause: err })
       );
     }
     // Headers are the first byte of a whole reply; a stream must still show a first byte of its body.
-    if (!stream || !res.ok) call.settle();
+    if (!stream || !res.ok) call.begin();
     if (!res.ok) {
-      const text = await this.guardRead(call, () => res.text()).catch((err) => {
+      const text = await this.readWhole(call, res, ERROR_BODY_BYTES, true).catch((err) => {
         if (err instanceof ProviderError && err.kind === "aborted") throw err;
         return "";
       });
@@ -279,34 +345,58 @@ export class LuaAdaptedProvider implements Provider {
     return res;
   }
 
-  /** Reading a body can fail midway: the caller aborted, the first byte never came, or the connection broke. */
-  private async guardRead<T>(call: FirstByteWatch, read: () => Promise<T>): Promise<T> {
+  /**
+   * A whole body as text, at most `maxBytes` of it: a larger one fails the call, or with `truncate` (an error
+   * body, read only for its message) is cut there. Either way the connection is dropped at the limit.
+   */
+  private readWhole(call: CallWatch, res: Response, maxBytes: number, truncate = false): Promise<string> {
+    return this.guardRead(call, () => readCappedText(res.body && call.watch(res.body), maxBytes, { truncate }));
+  }
+
+  /**
+   * Reading a body can fail midway: the caller aborted, a time limit ran out, the reply or one of its lines
+   * outgrew its limit, or the connection broke.
+   */
+  private async guardRead<T>(call: CallWatch, read: () => Promise<T>): Promise<T> {
     try {
       return await read();
     } catch (err) {
-      throw (
-        this.interrupted(call) ??
-        new ProviderError(`${this.label()}: connection lost while reading: ${this.redact(causeOf(err))}`, "transient")
-      );
+      throw this.interrupted(call) ?? this.readFailure(err);
     }
   }
 
-  private interrupted(call: FirstByteWatch): ProviderError | undefined {
-    if (call.timedOut) {
-      return new FirstByteTimeoutError(this.name, call.timeoutMs);
+  private readFailure(err: unknown): ProviderError {
+    if (err instanceof BodyTooLargeError) {
+      return new ProviderError(
+        `${this.label()}: the reply is larger than ${formatBytes(err.limitBytes)} (core.llm.max_response_bytes); ` +
+          "raise that setting if the model's replies are really this long",
+        "fatal",
+        { cause: err, code: "llm_reply_too_large" },
+      );
     }
+    if (err instanceof LineTooLongError) {
+      return new ProviderError(`${this.label()}: ${err.message}`, "fatal", { cause: err, code: err.code });
+    }
+    const reason = this.redact(causeOf(err));
+    return new ProviderError(`${this.label()}: connection lost while reading: ${reason}`, "transient", { cause: err });
+  }
+
+  private interrupted(call: CallWatch): ProviderError | undefined {
+    const timeout = call.timeoutError(this.name);
+    if (timeout) return timeout;
     if (call.callerAborted) return new ProviderError("request aborted", "aborted");
     return undefined;
   }
 
   private redact(text: string): string {
-    return redact(text, this.opts.apiKey);
+    return redactSecret(text, this.opts.apiKey);
   }
 }
 
 /**
- * Sources are rebuilt on every LLM config change and the old providers simply dropped; the Lua state a
- * provider created (~100 KB of wasm heap that JS GC cannot see) is closed when the provider is collected.
+ * Sources are rebuilt on every LLM config change and the old providers dropped; the Lua worker a provider
+ * created (a thread and its wasm heap, which JS GC cannot see) is terminated when the provider is collected.
+ * The worker is unref'd while idle, so it never keeps the daemon alive in the meantime.
  */
 const ownedVMs = new FinalizationRegistry<LuaVM>((vm) => vm.close());
 
@@ -321,10 +411,6 @@ function hostOf(url: string): string[] {
   } catch {
     return [];
   }
-}
-
-function redact(text: string, secret: string | undefined): string {
-  return secret ? text.replaceAll(secret, "***") : text;
 }
 
 function wholeAsChunk(res: CompletionResponse): StreamChunk {
@@ -346,21 +432,5 @@ function wholeAsChunk(res: CompletionResponse): StreamChunk {
 // Lua errors repeat the script name the provider's label already gives; a timeout keeps its full text.
 function messageOf(err: unknown): string {
   if (err instanceof LuaError && !err.timedOut) return err.detail;
-  return err instanceof Error ? err.message : String(err);
-}
-
-// fetch() reports "fetch failed" and hides the useful part (ECONNREFUSED, ENOTFOUND, ...) in `cause`.
-function causeOf(err: unknown): string {
-  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
-  return cause?.code ?? cause?.message ?? messageOf(err);
-}
-
-/** The URL without credentials or query string (some providers take the key as ?key=). */
-function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return "(invalid URL)";
-  }
+  return errorMessage(err);
 }

@@ -44,7 +44,7 @@ function reply(content: string): CompletionResponse {
   return { content, reasoning_content: "", finish_reason: "stop", token_usage: null, tool_calls: [] };
 }
 
-const down = () => new ProviderError("HTTP 503 Service Unavailable", "transient", 503);
+const down = () => new ProviderError("HTTP 503 Service Unavailable", "transient", { status: 503 });
 const req: CompletionRequest = { model: "", messages: [{ role: "user", content: "hi" }] };
 
 function setup(providers: ScriptProvider[], extra: Partial<SourceEntry>[] = []) {
@@ -103,7 +103,10 @@ test("when every source is cooling down, each is still tried once before giving 
 });
 
 test("429 with a short retry-after waits and retries the same source", async () => {
-  const a = new ScriptProvider("a").script(new ProviderError("HTTP 429", "transient", 429, 50), reply("after wait"));
+  const a = new ScriptProvider("a").script(
+    new ProviderError("HTTP 429", "transient", { status: 429, retryAfterMs: 50 }),
+    reply("after wait"),
+  );
   const b = new ScriptProvider("b");
   const { m } = setup([a, b]);
   const started = Date.now();
@@ -113,7 +116,9 @@ test("429 with a short retry-after waits and retries the same source", async () 
 });
 
 test("429 with a retry-after beyond the cap moves on and cools the source down that long", async () => {
-  const a = new ScriptProvider("a").script(new ProviderError("HTTP 429", "transient", 429, 120_000));
+  const a = new ScriptProvider("a").script(
+    new ProviderError("HTTP 429", "transient", { status: 429, retryAfterMs: 120_000 }),
+  );
   const b = new ScriptProvider("b");
   const { m, now } = setup([a, b]);
   assert.equal((await m.chat(req)).content, "from b");
@@ -122,7 +127,7 @@ test("429 with a retry-after beyond the cap moves on and cools the source down t
 });
 
 test("401 disables until the source's configuration changes; an unchanged source keeps its state", async () => {
-  const a = new ScriptProvider("a").script(new ProviderError("HTTP 401", "auth", 401));
+  const a = new ScriptProvider("a").script(new ProviderError("HTTP 401", "auth", { status: 401 }));
   const b = new ScriptProvider("b").script(down(), down());
   const { m } = setup([a, b]);
   await assert.rejects(m.chat(req), /a: HTTP 401; b: HTTP 503/);
@@ -136,7 +141,7 @@ test("401 disables until the source's configuration changes; an unchanged source
     m.sources().map((s) => s.state),
     ["ready", "ready"],
   );
-  a.script(new ProviderError("HTTP 401", "auth", 401));
+  a.script(new ProviderError("HTTP 401", "auth", { status: 401 }));
   b.script(down(), down());
   await assert.rejects(m.chat(req));
   m.setSources(entries("a1", "b1"));
@@ -156,7 +161,7 @@ test("401 disables until the source's configuration changes; an unchanged source
 test("a reply the adapter cannot read cools the source down; a 400 does not", async () => {
   const a = new ScriptProvider("a").script(
     new ProviderError("adapter openai (source a) could not parse the response", "fatal"),
-    new ProviderError("HTTP 400 Bad Request", "fatal", 400),
+    new ProviderError("HTTP 400 Bad Request", "fatal", { status: 400 }),
   );
   const { m, advance } = setup([a, new ScriptProvider("b")]);
   assert.equal((await m.chat(req)).content, "from b");
@@ -169,7 +174,7 @@ test("a reply the adapter cannot read cools the source down; a 400 does not", as
 
 test("a context-length error goes straight back to the caller", async () => {
   const a = new ScriptProvider("a").script(
-    new ProviderError("HTTP 400: maximum context length", "context_length", 400),
+    new ProviderError("HTTP 400: maximum context length", "context_length", { status: 400 }),
   );
   const b = new ScriptProvider("b");
   const { m } = setup([a, b]);

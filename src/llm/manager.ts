@@ -7,19 +7,25 @@
  * - 429 with a retry-after up to `maxRetryAfterMs` → wait that long and retry; longer → cool down that long;
  * - 5xx / network → one retry after `retryDelayMs`, then the source cools down 1 min → 5 min → 25 min → 1 h
  *   (consecutive failures) and the next one is tried; a reply the adapter cannot read cools it down too;
+ * - a time limit (no first byte, a silence mid-reply, the whole-call deadline) → no second try there (it
+ *   would double the wait): the source cools down and the next one is tried; a stream stopped by a limit
+ *   after text arrived keeps that text and ends with a note naming the limit. A reply cut at its size
+ *   limit is a success (the provider ends it with its own note);
  * - other 4xx → the next source, no state change (the request, not the source, is at fault);
  * - "context_length" → thrown to the caller at once, which prunes the request and asks again.
  * Cooling sources are skipped, but tried once each as a last resort before giving up, so a single local
  * server that blinked is not refused for a minute. The caller's abort ends everything at once.
  */
 import type { LlmSourceStatus, Logger } from "@homeagent/sdk";
+import { NO_SOURCE_CONFIGURED } from "../config/sources.js";
+import { errorMessage } from "../util/errors.js";
 import {
   type CallOptions,
   type CompletionRequest,
   type CompletionResponse,
-  FirstByteTimeoutError,
   type Provider,
   ProviderError,
+  ProviderTimeoutError,
   type StreamChunk,
 } from "./provider.js";
 import { Semaphore } from "./semaphore.js";
@@ -57,6 +63,11 @@ export interface SourceInfo {
 export interface StreamOptions extends CallOptions {
   /** Every chunk as it arrives (content and reasoning deltas for the UI). */
   onChunk?: (chunk: StreamChunk) => void;
+  /**
+   * The chunks delivered so far are void: the reply starts again (a plain chat after a broken stream, or
+   * another attempt or source). Called only when something had been delivered.
+   */
+  onRestart?: () => void;
 }
 
 export interface ProviderManagerOptions {
@@ -75,10 +86,7 @@ export interface ProviderManagerOptions {
 
 export class NoSourceError extends Error {
   constructor() {
-    super(
-      "no LLM source configured: set HOMEAGENT_LLM_BASE_URL (and HOMEAGENT_LLM_API_KEY, HOMEAGENT_LLM_MODEL) " +
-        "or core.llm.sources.<name>.base_url / .model / .api_key",
-    );
+    super(NO_SOURCE_CONFIGURED);
     this.name = "NoSourceError";
   }
 }
@@ -212,10 +220,31 @@ export class ProviderManager {
    * has already seen.
    */
   stream(req: CompletionRequest, opts: StreamOptions = {}): Promise<CompletionResponse> {
-    return this.run(req, opts.signal, (source, r) => this.streamFrom(source, r, opts));
+    let delivered = false;
+    const tracked: StreamOptions = {
+      ...opts,
+      onChunk: (chunk) => {
+        delivered = true;
+        opts.onChunk?.(chunk);
+      },
+    };
+    const restart = () => {
+      if (!delivered) return;
+      delivered = false;
+      opts.onRestart?.();
+    };
+    return this.run(req, opts.signal, (source, r) => {
+      restart();
+      return this.streamFrom(source, r, tracked, restart);
+    });
   }
 
-  private async streamFrom(source: Source, req: CompletionRequest, opts: StreamOptions): Promise<CompletionResponse> {
+  private async streamFrom(
+    source: Source,
+    req: CompletionRequest,
+    opts: StreamOptions,
+    restart: () => void,
+  ): Promise<CompletionResponse> {
     const { provider } = source.entry;
     const acc = new StreamAccumulator();
     try {
@@ -229,14 +258,21 @@ export class ProviderManager {
       if (isAbort(err, opts.signal) || (err instanceof ProviderError && err.status !== undefined)) throw err;
       if (acc.hasContent()) {
         this.log?.warn(
-          `LLM source ${provider.name}: stream broke after content, keeping the partial reply: ${messageOf(err)}`,
+          `LLM source ${provider.name}: stream broke after content, keeping the partial reply: ${errorMessage(err)}`,
         );
+        if (err instanceof ProviderTimeoutError) {
+          // The reply ends here because of a limit the user can change: say so in the reply itself.
+          const note = cutNote(err);
+          acc.add(note);
+          opts.onChunk?.(note);
+        }
         return acc.partial();
       }
       // A hung server would hang the plain request just as long.
       if (isTimeout(err)) throw err;
-      this.log?.warn(`LLM source ${provider.name}: stream failed (${messageOf(err)}), trying without streaming`);
+      this.log?.warn(`LLM source ${provider.name}: stream failed (${errorMessage(err)}), trying without streaming`);
       const response = await provider.chat({ ...req, stream: false }, { signal: opts.signal });
+      restart();
       // Listeners build the visible reply from chunks; the whole answer arrives as one.
       opts.onChunk?.({
         content: response.content,
@@ -284,7 +320,7 @@ export class ProviderManager {
   private handleFailure(source: Source, err: unknown, canRetry: boolean): number | undefined {
     const kind = err instanceof ProviderError ? err.kind : "fatal";
     const status = err instanceof ProviderError ? err.status : undefined;
-    source.lastError = messageOf(err);
+    source.lastError = errorMessage(err);
     this.log?.warn(`LLM source ${source.entry.name} failed: ${source.lastError}`);
     if (kind === "auth") {
       source.disabled = true;
@@ -400,17 +436,23 @@ function isAbort(err: unknown, signal: AbortSignal | undefined): boolean {
   return Boolean(signal?.aborted) || (err instanceof ProviderError && err.kind === "aborted");
 }
 
-/** The provider gave up waiting for the server (first-byte timeout). */
+/** The provider gave up waiting for the server (no first byte, a silence mid-reply, or the call deadline). */
 function isTimeout(err: unknown): boolean {
-  return err instanceof FirstByteTimeoutError;
+  return err instanceof ProviderTimeoutError;
+}
+
+function cutNote(err: ProviderTimeoutError): StreamChunk {
+  return {
+    content: `\n\n[reply cut: ${err.message}]`,
+    reasoning_content: "",
+    done: true,
+    usage: null,
+    tool_calls: [],
+  };
 }
 
 function abortError(): ProviderError {
   return new ProviderError("LLM request aborted", "aborted");
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -12,9 +12,9 @@ function body(...parts: Array<string | Uint8Array>): ReadableStream<Uint8Array> 
   });
 }
 
-async function collect(stream: ReadableStream<Uint8Array>) {
+async function collect(stream: ReadableStream<Uint8Array> | AsyncGenerator<string, "eof">) {
   const lines: string[] = [];
-  const gen = ndjsonLines(stream);
+  const gen = stream instanceof ReadableStream ? ndjsonLines(stream) : stream;
   for (;;) {
     const next = await gen.next();
     if (next.done) return { lines, end: next.value };
@@ -30,4 +30,22 @@ test("lines split across reads and inside a UTF-8 character, CRLF, blank lines, 
 
 test("an empty body yields nothing", async () => {
   assert.deepEqual(await collect(body()), { lines: [], end: "eof" });
+});
+
+test("an endless line fails at the limit and cancels the body; a CR inside a line does not end it", async () => {
+  let cancelled = false;
+  let read = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      read += 4096;
+      controller.enqueue(new Uint8Array(4096).fill(0x7b));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  await assert.rejects(collect(ndjsonLines(stream, { maxLineBytes: 32 * 1024 })), /longer than 32 KiB/);
+  assert.ok(read <= 36 * 1024, `read ${read} bytes`);
+  assert.equal(cancelled, true);
+  assert.deepEqual(await collect(body('{"a":\r1}\n')), { lines: ['{"a":\r1}'], end: "eof" });
 });

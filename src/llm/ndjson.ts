@@ -1,29 +1,20 @@
 /**
- * Newline-delimited JSON (Ollama's stream format) → one string per non-blank line. Like sse.ts it buffers
- * until a line is complete, because network reads split lines and UTF-8 characters anywhere. The format
- * has no end marker: the adapter's chunks say whether the reply was complete.
+ * Newline-delimited JSON (Ollama's stream format) → one string per non-blank line. Lines come from
+ * lines.ts, which copes with reads that split lines and UTF-8 characters anywhere and fails a line longer
+ * than `maxLineBytes` instead of buffering it without end. The format has no end marker: the adapter's
+ * chunks say whether the reply was complete.
  */
-export async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string, "eof"> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      let end = buffer.indexOf("\n");
-      while (end !== -1) {
-        const line = buffer.slice(0, end).trim();
-        buffer = buffer.slice(end + 1);
-        if (line) yield line;
-        end = buffer.indexOf("\n");
-      }
-      if (done) break;
-    }
-    // Lenient about a last line without its newline.
-    if (buffer.trim()) yield buffer.trim();
-    return "eof";
-  } finally {
-    await reader.cancel().catch(() => {});
+import { readLines } from "./lines.js";
+import type { StreamReadOptions } from "./sse.js";
+
+export async function* ndjsonLines(
+  body: ReadableStream<Uint8Array>,
+  opts: StreamReadOptions = {},
+): AsyncGenerator<string, "eof"> {
+  // Leaving the loop early (the consumer stopping, a line too long) closes the line reader and the body.
+  for await (const raw of readLines(body, { maxLineBytes: opts.maxLineBytes })) {
+    const line = raw.trim();
+    if (line) yield line;
   }
+  return "eof";
 }

@@ -19,8 +19,8 @@ test("adapter table: /api/chat, no auth, NDJSON streams", () => {
   });
 });
 
-test("unified request → exact /api/chat body: arguments as objects, tool_name, options, think", () => {
-  const body = o.request({
+test("unified request → exact /api/chat body: arguments as objects, tool_name, options, think", async () => {
+  const body = await o.request({
     model: "llama3.2:3b",
     messages: [
       { role: "system", content: "be brief" },
@@ -64,9 +64,9 @@ test("unified request → exact /api/chat body: arguments as objects, tool_name,
   );
 });
 
-test("stream is always sent (Ollama streams by default) and tool_choice none withholds the tools", () => {
+test("stream is always sent (Ollama streams by default) and tool_choice none withholds the tools", async () => {
   const body = JSON.parse(
-    o.request({
+    await o.request({
       model: "m",
       messages: [{ role: "user", content: "hi" }],
       tools: [{ type: "function", function: { name: "t", description: "", parameters: {} } }],
@@ -76,8 +76,8 @@ test("stream is always sent (Ollama streams by default) and tool_choice none wit
   assert.deepEqual(body, { model: "m", messages: [{ role: "user", content: "hi" }], stream: false });
 });
 
-test("recorded response → unified: thinking, tool calls with synthesised ids, usage without cache figures", () => {
-  const out = o.response({
+test("recorded response → unified: thinking, tool calls with synthesised ids, usage without cache figures", async () => {
+  const out = await o.response({
     model: "qwen3:8b",
     created_at: "2025-06-01T10:00:00.000Z",
     message: {
@@ -111,9 +111,9 @@ test("recorded response → unified: thinking, tool calls with synthesised ids, 
     },
     tool_calls: [{ id: out.tool_calls[0].id, name: "weather", arguments: { city: "Paris" } }],
   });
-  const cut = o.response({ message: { role: "assistant", content: "abc" }, done: true, done_reason: "length" });
+  const cut = await o.response({ message: { role: "assistant", content: "abc" }, done: true, done_reason: "length" });
   assert.equal(cut.finish_reason, "length");
-  assert.throws(() => o.response({ error: "model 'nope' not found" }), /provider error: model 'nope' not found/);
+  await assert.rejects(o.response({ error: "model 'nope' not found" }), /provider error: model 'nope' not found/);
 });
 
 const RECORDED = [

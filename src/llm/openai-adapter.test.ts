@@ -20,7 +20,7 @@ test("adapter table carries its metadata", () => {
   });
 });
 
-test("unified request → exact OpenAI body", () => {
+test("unified request → exact OpenAI body", async () => {
   const req: CompletionRequest = {
     model: "gpt-test",
     messages: [
@@ -60,17 +60,17 @@ test("unified request → exact OpenAI body", () => {
     '"model":"gpt-test","stream":true,"stream_options":{"include_usage":true},"temperature":0.7,' +
     '"tool_choice":"auto","tools":[{"type":"function","function":{"name":"add","description":"adds",' +
     '"parameters":{"type":"object","properties":{},"required":[]}}}],"top_p":0.9}';
-  assert.equal(call("transform_request", JSON.stringify(req)), expected);
+  assert.equal(await call("transform_request", JSON.stringify(req)), expected);
 });
 
-test("a minimal request stays minimal", () => {
+test("a minimal request stays minimal", async () => {
   const out = JSON.parse(
-    call("transform_request", JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] })),
+    await call("transform_request", JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] })),
   );
   assert.deepEqual(out, { model: "m", messages: [{ role: "user", content: "hi" }] });
 });
 
-test("recorded response → unified result, with cache and reasoning usage", () => {
+test("recorded response → unified result, with cache and reasoning usage", async () => {
   const recorded = {
     id: "chatcmpl-1",
     object: "chat.completion",
@@ -100,7 +100,7 @@ test("recorded response → unified result, with cache and reasoning usage", () 
       completion_tokens_details: { reasoning_tokens: 7 },
     },
   };
-  assert.deepEqual(JSON.parse(call("transform_response", JSON.stringify(recorded))), {
+  assert.deepEqual(JSON.parse(await call("transform_response", JSON.stringify(recorded))), {
     content: "",
     reasoning_content: "thinking",
     finish_reason: "tool_calls",
@@ -121,9 +121,9 @@ test("recorded response → unified result, with cache and reasoning usage", () 
   });
 });
 
-test("usage without cache details says the cache is unknown", () => {
+test("usage without cache details says the cache is unknown", async () => {
   const out = JSON.parse(
-    call(
+    await call(
       "transform_response",
       JSON.stringify({
         choices: [{ message: { content: "hi" }, finish_reason: "stop" }],
@@ -143,19 +143,19 @@ test("usage without cache details says the cache is unknown", () => {
   });
 });
 
-test("responses the adapter cannot use raise errors", () => {
-  assert.throws(() => call("transform_response", "<html>"), /json.decode/);
-  assert.throws(
-    () => call("transform_response", '{"error":{"message":"quota exceeded"}}'),
+test("responses the adapter cannot use raise errors", async () => {
+  await assert.rejects(call("transform_response", "<html>"), /json.decode/);
+  await assert.rejects(
+    call("transform_response", '{"error":{"message":"quota exceeded"}}'),
     /provider error: quota exceeded/,
   );
-  assert.throws(() => call("transform_response", '{"choices":[]}'), /response has no choices/);
+  await assert.rejects(call("transform_response", '{"choices":[]}'), /response has no choices/);
 });
 
-test("stream chunks → unified chunks", () => {
+test("stream chunks → unified chunks", async () => {
   const chunk = (delta: object, finish: string | null = null) =>
     JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
-  const outs = [
+  const lines = [
     chunk({ role: "assistant", content: "" }),
     chunk({ reasoning_content: "hm" }),
     `data: ${chunk({ content: "Hel" })}`,
@@ -163,7 +163,9 @@ test("stream chunks → unified chunks", () => {
     chunk({ tool_calls: [{ index: 1, function: { arguments: '{"a":' } }] }),
     chunk({}, "tool_calls"),
     JSON.stringify({ id: "c", choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }),
-  ].map((line) => call("transform_stream_chunk", line));
+  ];
+  const outs: string[] = [];
+  for (const line of lines) outs.push(await call("transform_stream_chunk", line));
   const base = { content: "", reasoning_content: "", done: false, usage: null, tool_calls: [] };
   assert.equal(outs[0], "");
   assert.deepEqual(

@@ -3,6 +3,7 @@
  * They are the JSON that crosses into and out of Lua adapters, so they keep the snake_case the adapters
  * (and the OpenAI format they follow) use; the kernel turns them into the SDK's camelCase shapes.
  */
+import { HomeAgentError } from "../util/errors.js";
 
 export interface UnifiedUsage {
   prompt: number;
@@ -84,26 +85,49 @@ export interface Provider {
   chatStream(req: CompletionRequest, opts?: CallOptions): AsyncIterable<StreamChunk>;
 }
 
+export type ProviderErrorKind = "auth" | "transient" | "fatal" | "aborted" | "context_length";
+
+export interface ProviderErrorOptions {
+  /** The HTTP status, when the server answered with an error. */
+  status?: number;
+  /** From a 429's `retry-after` header: how long the provider asked us to wait. */
+  retryAfterMs?: number;
+  /** What went wrong underneath (a network error, a Lua error, a limit), kept for logs and debuggers. */
+  cause?: unknown;
+  /** A more specific code than `llm_<kind>`, for programs. */
+  code?: string;
+}
+
 /** A failed provider call, classified so the ProviderManager can decide: retry, skip, or give up. */
-export class ProviderError extends Error {
+export class ProviderError extends HomeAgentError {
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+
   constructor(
     message: string,
     /** "context_length": the request did not fit the model's window; prune and retry once. */
-    readonly kind: "auth" | "transient" | "fatal" | "aborted" | "context_length",
-    readonly status?: number,
-    /** From a 429's `retry-after` header: how long the provider asked us to wait. */
-    readonly retryAfterMs?: number,
+    readonly kind: ProviderErrorKind,
+    opts: ProviderErrorOptions = {},
   ) {
-    super(message);
-    this.name = "ProviderError";
+    super({ code: opts.code ?? `llm_${kind}`, message, cause: opts.cause });
+    this.status = opts.status;
+    this.retryAfterMs = opts.retryAfterMs;
   }
 }
 
-/** The server sent nothing within the first-byte timeout: worth the next source, not another try here. */
-export class FirstByteTimeoutError extends ProviderError {
-  constructor(source: string, timeoutMs: number) {
-    super(`no response from ${source} within ${timeoutMs} ms`, "transient");
-    this.name = "FirstByteTimeoutError";
+/** Which time limit of a call ran out (see CallWatch). */
+export type CallLimit = "first_byte" | "idle" | "call";
+
+/**
+ * The server was too slow: no first byte, a silence mid-reply, or no end within the whole-call deadline.
+ * Worth the next source, not another try here (waiting twice would double the delay).
+ */
+export class ProviderTimeoutError extends ProviderError {
+  constructor(
+    readonly limit: CallLimit,
+    message: string,
+  ) {
+    super(message, "transient", { code: `llm_${limit}_timeout` });
   }
 }
 

@@ -5,10 +5,14 @@
  * from the next request, without a restart; a call already running finishes on the script it started with.
  * Every library counts, not only those the adapter imports: which ones it imports is only known by running
  * it, and a needless rebuild costs no more than a fresh Lua state.
+ *
+ * A replaced provider is closed (its Lua worker stopped) as soon as the last call it was serving has ended,
+ * rather than left for the garbage collector.
  */
-import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "@homeagent/sdk";
+import { errorMessage } from "../util/errors.js";
+import { fileStamp } from "../util/file-stamp.js";
 import { adaptersDir, librariesDir, loadAdapterLibraries, loadAdapterSource, luaNames } from "./adapters.js";
 import {
   type CallOptions,
@@ -22,7 +26,10 @@ import {
 export interface ReloadingProviderOptions {
   dataDir: string;
   adapter: string;
-  /** Builds the provider for one version of the script and of the libraries (name → source). */
+  /**
+   * Builds the provider for one version of the script and of the libraries (name → source). If it has a
+   * `close()`, that is called once the provider has been replaced and is idle.
+   */
   build: (adapterSource: string, libraries: Readonly<Record<string, string>>) => Provider;
   log?: Logger;
 }
@@ -30,11 +37,15 @@ export interface ReloadingProviderOptions {
 /** File (relative to the adapters directory) → stat stamp. */
 type Stamps = Map<string, string>;
 
+type Closable = Provider & { close?: () => unknown };
+
 export class ReloadingProvider implements Provider {
   readonly name: string;
   readonly model: string;
-  private provider: Provider;
+  private provider: Closable;
   private stamps: Stamps;
+  /** Calls in flight per provider, so that a replaced one is closed only when it is idle. */
+  private readonly inFlight = new Map<Closable, number>();
 
   /** Throws when the adapter cannot be read, so a source with a missing adapter is never set up. */
   constructor(private readonly opts: ReloadingProviderOptions) {
@@ -44,12 +55,51 @@ export class ReloadingProvider implements Provider {
     this.model = this.provider.model;
   }
 
-  chat(req: CompletionRequest, opts?: CallOptions): Promise<CompletionResponse> {
-    return this.current().chat(req, opts);
+  async chat(req: CompletionRequest, opts?: CallOptions): Promise<CompletionResponse> {
+    const provider = this.current();
+    this.begin(provider);
+    try {
+      return await provider.chat(req, opts);
+    } finally {
+      this.end(provider);
+    }
   }
 
   chatStream(req: CompletionRequest, opts?: CallOptions): AsyncIterable<StreamChunk> {
-    return this.current().chatStream(req, opts);
+    const provider = this.current();
+    this.begin(provider);
+    return this.tracked(provider, provider.chatStream(req, opts));
+  }
+
+  // A stream that is never iterated never ends here: its provider is then left to the garbage collector.
+  private async *tracked(provider: Closable, stream: AsyncIterable<StreamChunk>): AsyncGenerator<StreamChunk> {
+    try {
+      yield* stream;
+    } finally {
+      this.end(provider);
+    }
+  }
+
+  private begin(provider: Closable): void {
+    this.inFlight.set(provider, (this.inFlight.get(provider) ?? 0) + 1);
+  }
+
+  private end(provider: Closable): void {
+    const left = (this.inFlight.get(provider) ?? 1) - 1;
+    if (left > 0) {
+      this.inFlight.set(provider, left);
+      return;
+    }
+    this.inFlight.delete(provider);
+    if (provider !== this.provider) this.retire(provider);
+  }
+
+  private retire(provider: Closable): void {
+    Promise.resolve(provider.close?.()).catch((err) =>
+      this.opts.log?.warn(
+        `adapter ${this.opts.adapter} (source ${this.name}): closing the old version: ${errorMessage(err)}`,
+      ),
+    );
   }
 
   private current(): Provider {
@@ -63,9 +113,13 @@ export class ReloadingProvider implements Provider {
       source = loadAdapterSource(dataDir, adapter);
       libraries = loadAdapterLibraries(dataDir);
     } catch (err) {
-      throw new ProviderError(`adapter ${adapter} (source ${this.name}): ${(err as Error).message}`, "fatal");
+      throw new ProviderError(`adapter ${adapter} (source ${this.name}): ${errorMessage(err)}`, "fatal", {
+        cause: err,
+      });
     }
+    const old = this.provider;
     this.provider = this.opts.build(source, libraries);
+    if (!this.inFlight.has(old)) this.retire(old);
     this.stamps = stamps;
     this.opts.log?.info(
       changed.includes(`${adapter}.lua`)
@@ -77,20 +131,14 @@ export class ReloadingProvider implements Provider {
 
   private currentStamps(): Stamps {
     const stamps: Stamps = new Map();
-    stamps.set(`${this.opts.adapter}.lua`, stampOf(join(adaptersDir(this.opts.dataDir), `${this.opts.adapter}.lua`)));
+    stamps.set(
+      `${this.opts.adapter}.lua`,
+      fileStamp(join(adaptersDir(this.opts.dataDir), `${this.opts.adapter}.lua`)) ?? "missing",
+    );
     const libDir = librariesDir(this.opts.dataDir);
-    for (const lib of luaNames(libDir)) stamps.set(`lib/${lib}.lua`, stampOf(join(libDir, `${lib}.lua`)));
+    for (const lib of luaNames(libDir))
+      stamps.set(`lib/${lib}.lua`, fileStamp(join(libDir, `${lib}.lua`)) ?? "missing");
     return stamps;
-  }
-}
-
-// mtime alone can miss two saves within the file system's timestamp resolution; size and ctime narrow that.
-function stampOf(file: string): string {
-  try {
-    const s = statSync(file);
-    return `${s.mtimeMs}:${s.ctimeMs}:${s.size}:${s.ino}`;
-  } catch {
-    return "missing";
   }
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { LineTooLongError } from "./lines.js";
 import { sseData } from "./sse.js";
 
 function body(...parts: Array<string | Uint8Array>): ReadableStream<Uint8Array> {
@@ -12,8 +13,8 @@ function body(...parts: Array<string | Uint8Array>): ReadableStream<Uint8Array> 
   });
 }
 
-async function collect(stream: ReadableStream<Uint8Array>) {
-  const events = sseData(stream);
+async function collect(stream: ReadableStream<Uint8Array> | AsyncGenerator<string, "done" | "eof">) {
+  const events = stream instanceof ReadableStream ? sseData(stream) : stream;
   const data: string[] = [];
   for (;;) {
     const next = await events.next();
@@ -61,4 +62,42 @@ test("stopping early cancels the body", async () => {
     break;
   }
   assert.equal(cancelled, true);
+});
+
+/** An endless body of `chunk` bytes, counting what was read and whether it was cancelled. */
+function endless(chunk: Uint8Array) {
+  const seen = { bytes: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      seen.bytes += chunk.length;
+      controller.enqueue(chunk);
+    },
+    cancel() {
+      seen.cancelled = true;
+    },
+  });
+  return { stream, seen };
+}
+
+test("an endless line without a line end fails at the limit, reads no further and cancels the body", async () => {
+  const { stream, seen } = endless(new Uint8Array(16 * 1024).fill(0x78));
+  await assert.rejects(
+    collect(sseData(stream, { maxLineBytes: 64 * 1024 })),
+    (err: Error) =>
+      err instanceof LineTooLongError && /a stream line is longer than 64 KiB/.test(err.message) && err.code !== "",
+  );
+  assert.ok(seen.bytes <= 64 * 1024 + 16 * 1024, `read ${seen.bytes} bytes`);
+  assert.equal(seen.cancelled, true);
+});
+
+test("an event built of many short data lines is capped as a whole; a line at the limit passes", async () => {
+  const line = new TextEncoder().encode(`data: ${"y".repeat(1000)}\n`);
+  const { stream, seen } = endless(line);
+  await assert.rejects(collect(sseData(stream, { maxLineBytes: 8 * 1024 })), /a stream event is longer than 8 KiB/);
+  assert.equal(seen.cancelled, true);
+  const exact = `data: ${"z".repeat(8 * 1024 - 6)}`;
+  assert.deepEqual(await collect(sseData(body(`${exact}\n\n`), { maxLineBytes: 8 * 1024 })), {
+    data: ["z".repeat(8 * 1024 - 6)],
+    end: "eof",
+  });
 });

@@ -1,56 +1,48 @@
 /**
  * Server-sent events → `data` payloads (WHATWG event-stream rules: LF, CR or CRLF line ends, `:` comments,
- * several `data:` lines joined by "\n", a blank line ends an event). Network reads split lines and even
- * UTF-8 characters anywhere, so everything is buffered until a line is complete.
+ * several `data:` lines joined by "\n", a blank line ends an event). Lines come from lines.ts, which copes
+ * with reads that split lines and UTF-8 characters anywhere; a line, and an event, longer than
+ * `maxLineBytes` fails the stream (LineTooLongError) instead of being buffered without end.
  *
  * The generator's return value says how the stream ended: "done" at `data: [DONE]`, "eof" when the body
  * simply ended — the caller decides whether that was complete.
  */
-export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string, "done" | "eof"> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let data: string[] = [];
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      for (;;) {
-        const end = lineEnd(buffer, done);
-        if (!end) break;
-        const line = buffer.slice(0, end.at);
-        buffer = buffer.slice(end.at + end.length);
-        if (line === "") {
-          if (data.length === 0) continue;
-          const payload = data.join("\n");
-          data = [];
-          if (payload.trim() === "[DONE]") return "done";
-          yield payload;
-        } else if (line.startsWith("data:")) {
-          data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
-        }
-        // Comments (":") and the event/id/retry fields carry nothing the adapters read.
-      }
-      if (done) break;
-    }
-    // Lenient about a last event without its blank line: some servers close right after it.
-    if (buffer.startsWith("data:")) data.push(buffer.slice(buffer.startsWith("data: ") ? 6 : 5));
-    if (data.length > 0) {
-      const payload = data.join("\n");
-      if (payload.trim() === "[DONE]") return "done";
-      yield payload;
-    }
-    return "eof";
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
+import { DEFAULT_MAX_LINE_BYTES, LineTooLongError, readLines } from "./lines.js";
+
+export interface StreamReadOptions {
+  maxLineBytes?: number;
 }
 
-/** Where the first complete line ends; a trailing "\r" may be half of a CRLF, so it waits unless at EOF. */
-function lineEnd(buffer: string, eof: boolean): { at: number; length: number } | undefined {
-  const lf = buffer.indexOf("\n");
-  const cr = buffer.indexOf("\r");
-  if (cr === -1 || (lf !== -1 && lf < cr)) return lf === -1 ? undefined : { at: lf, length: 1 };
-  if (cr + 1 < buffer.length) return { at: cr, length: buffer[cr + 1] === "\n" ? 2 : 1 };
-  return eof ? { at: cr, length: 1 } : undefined;
+export async function* sseData(
+  body: ReadableStream<Uint8Array>,
+  opts: StreamReadOptions = {},
+): AsyncGenerator<string, "done" | "eof"> {
+  const max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const lines = readLines(body, { maxLineBytes: max, crEndsLine: true });
+  let data: string[] = [];
+  let eventBytes = 0;
+  // Leaving the loop early (return, throw, the consumer stopping) closes `lines`, which cancels the body.
+  for await (const line of lines) {
+    if (line === "") {
+      if (data.length === 0) continue;
+      const payload = data.join("\n");
+      data = [];
+      eventBytes = 0;
+      if (payload.trim() === "[DONE]") return "done";
+      yield payload;
+    } else if (line.startsWith("data:")) {
+      const value = line.slice(line.startsWith("data: ") ? 6 : 5);
+      eventBytes += Buffer.byteLength(value) + 1;
+      if (eventBytes > max) throw new LineTooLongError(max, "event");
+      data.push(value);
+    }
+    // Comments (":") and the event/id/retry fields carry nothing the adapters read.
+  }
+  // Lenient about a last event without its blank line: some servers close right after it.
+  if (data.length > 0) {
+    const payload = data.join("\n");
+    if (payload.trim() === "[DONE]") return "done";
+    yield payload;
+  }
+  return "eof";
 }

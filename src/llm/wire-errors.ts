@@ -19,11 +19,11 @@ export function httpError(
   const detail = errorDetail(body);
   const message = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}${detail ? `: ${redact(detail)}` : ""}`;
   if ((res.status === 400 || res.status === 413) && CONTEXT_TOO_LONG.test(body)) {
-    return new ProviderError(message, "context_length", res.status);
+    return new ProviderError(message, "context_length", { status: res.status });
   }
   const kind = errorKindForStatus(res.status);
   const retryAfterMs = kind === "transient" ? parseRetryAfter(res.headers.get("retry-after")) : undefined;
-  return new ProviderError(message, kind, res.status, retryAfterMs);
+  return new ProviderError(message, kind, { status: res.status, retryAfterMs });
 }
 
 /** `retry-after` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */

@@ -35,9 +35,9 @@ after(() => vm.close());
 const load = (name: string, source: string, globals?: Record<string, unknown>) =>
   vm.loadScript(name, source, { libraries: LIBRARIES, globals });
 
-test("import returns the library's table, evaluated once per script", () => {
+test("import returns the library's table, evaluated once per script", async () => {
   loads.length = 0;
-  const seen = load(
+  const seen = await load(
     "twice",
     `local a, b = import("greet"), import("greet"); return { a.hello("you"), rawequal(a, b) }`,
   );
@@ -45,45 +45,48 @@ test("import returns the library's table, evaluated once per script", () => {
   assert.deepEqual(loads, ["twicegreet loaded"], "run once, logging under the importing script's name");
 });
 
-test("scripts sharing a VM each get their own copy of a library", () => {
-  load("vandal", `import("greet").hello = nil; return true`);
-  assert.equal(load("victim", `return import("greet").hello("still")`), "hello still");
+test("scripts sharing a VM each get their own copy of a library", async () => {
+  await load("vandal", `import("greet").hello = nil; return true`);
+  assert.equal(await load("victim", `return import("greet").hello("still")`), "hello still");
 });
 
-test("an unknown library is an error that names it and lists the available ones", () => {
-  assert.throws(
-    () => load("unknown", `local lib = import("nope")`),
+test("an unknown library is an error that names it and lists the available ones", async () => {
+  await assert.rejects(
+    load("unknown", `local lib = import("nope")`),
     /unknown:1: import: no library named nope \(available: broken, cycle_a, cycle_b, greet, probe, spin\)/,
   );
-  assert.throws(() => load("badname", "return import(42)"), /import: the library name must be a string/);
+  await assert.rejects(load("badname", "return import(42)"), /import: the library name must be a string/);
 });
 
 test("a VM that is not for adapters offers no libraries unless given some", async () => {
   const plain = await LuaVM.create();
   try {
-    assert.throws(() => plain.loadScript("p", `return import("openai_compat")`), /\(available: none\)/);
+    await assert.rejects(plain.loadScript("p", `return import("openai_compat")`), /\(available: none\)/);
   } finally {
-    plain.close();
+    await plain.close();
   }
 });
 
-test("a library is sandboxed like a script and sees the script's globals", () => {
-  assert.deepEqual(load("probing", `return import("probe")`, { source: { name: "src" } }), {
+test("a library is sandboxed like a script and sees the script's globals", async () => {
+  assert.deepEqual(await load("probing", `return import("probe")`, { source: { name: "src" } }), {
     found: "",
     bytecode: "attempt to load a binary chunk (mode is 't')",
     source: "src",
   });
 });
 
-test("a library stuck in a loop is stopped at the importing script's time limit", () => {
-  assert.throws(
-    () => load("spinner", `return import("spin")`),
+test("a library stuck in a loop is stopped at the importing script's time limit", async () => {
+  await assert.rejects(
+    load("spinner", `return import("spin")`),
     (err) => err instanceof LuaError && err.timedOut && err.message === "lua: adapter spinner exceeded 300 ms",
   );
-  assert.equal(load("after-spin", `return import("greet").hello("again")`), "hello again");
+  assert.equal(await load("after-spin", `return import("greet").hello("again")`), "hello again");
 });
 
-test("a library's errors name its file; an import cycle is reported", () => {
-  assert.throws(() => load("breaks", `return import("broken")`), /lib\/broken:1: bad library/);
-  assert.throws(() => load("cycles", `return import("cycle_a")`), /library cycle_a imports itself \(an import cycle\)/);
+test("a library's errors name its file; an import cycle is reported", async () => {
+  await assert.rejects(load("breaks", `return import("broken")`), /lib\/broken:1: bad library/);
+  await assert.rejects(
+    load("cycles", `return import("cycle_a")`),
+    /library cycle_a imports itself \(an import cycle\)/,
+  );
 });

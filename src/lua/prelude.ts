@@ -3,11 +3,14 @@
  * references to what the sandbox needs (debug.sethook, raw load), then deletes every dangerous global.
  * Scripts never see the real _G: each one runs in its own environment built from a short allow-list.
  *
- * Time limit: wasmoon runs Lua synchronously on the JS thread, so no JS timer can interrupt it. A count
- * hook asks the host clock every HOOK_COUNT instructions and raises TIMEOUT once the deadline has passed.
- * Lua keeps hook functions per thread and a new coroutine does not inherit the Lua-level hook, so
- * coroutine.create/wrap are replaced by versions that hook the new thread. pcall, xpcall and
- * coroutine.resume re-raise TIMEOUT so that a script cannot catch it and keep looping.
+ * Time limit: the state runs in a worker thread that the host terminates when a call overruns (see
+ * worker-host.ts); that is the guarantee. The count hook here is the clean path for ordinary loops: it asks
+ * the clock every HOOK_COUNT instructions and raises TIMEOUT once the deadline has passed, so the call fails
+ * with an error and the worker (with every script loaded in it) lives on. Lua keeps hook functions per
+ * thread and a new coroutine does not inherit the Lua-level hook, so coroutine.create/wrap are replaced by
+ * versions that hook the new thread. pcall, xpcall and coroutine.resume re-raise TIMEOUT so that a script
+ * cannot catch it and keep looping. What the hook cannot reach (finalizers run without hooks, one long C
+ * call such as string.find) is left to the terminate.
  *
  * HTTP: http_get(url, headers?) and http_post(url, body, headers?) return body, status, headers (names in
  * lower case) for any HTTP status, and raise an error when the request could not be made (host not
@@ -124,11 +127,16 @@ end
 local function guarded(f, ...)
   sethook(hook, "", HOOK_COUNT)
   local r = pack(raw_pcall(f, ...))
-  sethook()
-  if not r[1] then
-    local err = r[2]
-    error(type(err) == "string" and err or tostring(err), 0)
+  local err = r[2]
+  if not r[1] and type(err) ~= "string" then
+    -- An error object's __tostring is script code too: it runs under the hook, since it may never return.
+    local ok, text = raw_pcall(tostring, err)
+    if ok and type(text) == "string" then err = text
+    elseif text == TIMEOUT then err = "time limit exceeded"
+    else err = "(error object cannot be shown: " .. type(err) .. ")" end
   end
+  sethook()
+  if not r[1] then error(err, 0) end
   return unpack(r, 2, r.n)
 end
 

@@ -1,18 +1,20 @@
 /**
- * A sandboxed Lua 5.4 state (wasmoon) for adapters and Lua plugins. What is safe and how the time limit
- * works is explained in prelude.ts; this class owns the state, the clock the limit reads, the HTTP policy,
- * the library sources each script may import, and the translation of Lua failures into JS errors that
- * name the script.
+ * A sandboxed Lua 5.4 state (wasmoon) for adapters and Lua plugins, run in a worker thread so that no
+ * script can stall the daemon. What is safe inside the state is explained in prelude.ts, how the worker is
+ * bounded and stopped in worker-host.ts. This class is what callers see: an async API whose calls are
+ * served one at a time, each with its own limit counted from when it starts; a worker that had to be
+ * terminated (or died) is replaced, and the scripts that were loaded are loaded into the new one, with
+ * their globals and libraries, so that later calls keep working.
  */
-import { type LuaEngine, LuaFactory } from "wasmoon";
-import { JSON_LUA } from "./json-source.js";
-import { PRELUDE_LUA } from "./prelude.js";
-import { httpSync } from "./sync-http.js";
+import { errorMessage } from "../util/errors.js";
+import { LuaError } from "./lua-error.js";
+import { type LuaLogLevel, LuaWorker, type LuaWorkerOptions, type WorkerRequest } from "./worker-host.js";
 
-export type LuaLogLevel = "debug" | "info" | "warn" | "error";
+export { LuaError } from "./lua-error.js";
+export type { LuaLogLevel } from "./worker-host.js";
 
 export interface LuaVMOptions {
-  /** Wall-clock limit of one loadScript/call, in ms. Default 2000. */
+  /** Limit of one loadScript/call, in ms of Lua time (HTTP waits excluded). Default 2000. */
   timeoutMs?: number;
   /** Heap limit of the state; allocations beyond it fail with "not enough memory". Default 64 MiB. */
   memoryLimitBytes?: number;
@@ -25,10 +27,7 @@ export interface LuaVMOptions {
    * refused. Default: none.
    */
   httpAllowedHosts?: readonly string[];
-  /**
-   * The most one loadScript/call may spend waiting on HTTP, all its requests together, in ms. Default 10000.
-   * The wait blocks the JS thread, hence a budget per call rather than per request.
-   */
+  /** The most one loadScript/call may spend waiting on HTTP, all its requests together, in ms. Default 10000. */
   httpTimeoutMs?: number;
   /** The libraries scripts of this VM may import(), name → Lua source, unless loadScript says otherwise. */
   libraries?: Readonly<Record<string, string>>;
@@ -50,177 +49,161 @@ export interface LoadOptions extends CallLimits {
   libraries?: Readonly<Record<string, string>>;
 }
 
-/**
- * A failure inside Lua. The message reads "lua: <kind> <script>: <detail>"; `detail` alone suits callers
- * that name the script themselves. `timedOut` tells a runaway script from an ordinary error.
- */
-export class LuaError extends Error {
-  constructor(
-    readonly kind: string,
-    readonly script: string,
-    readonly detail: string,
-    readonly timedOut = false,
-  ) {
-    super(timedOut ? `lua: ${kind} ${script} ${detail}` : `lua: ${kind} ${script}: ${detail}`);
-    this.name = "LuaError";
-  }
-}
+type LoadRequest = Extract<WorkerRequest, { op: "load" }>;
 
-interface Runner {
-  load(name: string, source: string, label?: string, globals?: string): unknown;
-  call(name: string, fn: string, ...args: unknown[]): unknown;
-  unload(name: string): void;
-}
-
-const LOG_LEVELS = new Set<string>(["debug", "info", "warn", "error"]);
-const HTTP_MAX_BYTES = 1024 * 1024;
-
-// Compiling the wasm module is the slow part (~100 ms); every state shares one instance.
-let factory: LuaFactory | undefined;
+/** Calls beyond this many waiting for one VM are refused rather than queued without end. */
+export const MAX_WAITING_CALLS = 256;
 
 export class LuaVM {
-  private readonly runner: Runner;
-  private readonly timeoutMs: number;
   private readonly kind: string;
-  private readonly httpAllowedHosts: Set<string>;
-  private readonly httpTimeoutMs: number;
-  private readonly labels = new Map<string, string>();
-  private readonly libraries = new Map<string, ReadonlyMap<string, string>>();
+  private readonly timeoutMs: number;
   private readonly defaultLibraries: Readonly<Record<string, string>>;
-  private httpSpentMs = 0;
-  private deadline = Number.POSITIVE_INFINITY;
-  private expired = false;
-  private busy = false;
+  private readonly workerOptions: LuaWorkerOptions;
+  /** Scripts to load again into a replacement worker, in load order. */
+  private readonly loaded = new Map<string, LoadRequest>();
+  /** Scripts that failed to load again into a replacement worker, with why. */
+  private readonly lost = new Map<string, LuaError>();
+  private readonly labels = new Map<string, string>();
+  private worker?: LuaWorker;
+  private tail: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
   private closed = false;
 
-  private constructor(
-    private readonly engine: LuaEngine,
-    opts: LuaVMOptions,
-  ) {
-    this.timeoutMs = opts.timeoutMs ?? 2000;
+  private constructor(opts: LuaVMOptions) {
     this.kind = opts.kind ?? "script";
-    this.httpAllowedHosts = new Set((opts.httpAllowedHosts ?? []).map((h) => h.toLowerCase()));
-    this.httpTimeoutMs = opts.httpTimeoutMs ?? 10_000;
+    this.timeoutMs = opts.timeoutMs ?? 2000;
     this.defaultLibraries = opts.libraries ?? {};
-    const log = opts.log ?? (() => {});
-    engine.global.setMemoryMax(opts.memoryLimitBytes ?? 64 * 1024 * 1024);
-    engine.global.set("__ha_expired", () => this.checkClock());
-    engine.global.set("__ha_log", (script: string, level: string, message: string) => {
-      log(LOG_LEVELS.has(level) ? (level as LuaLogLevel) : "info", script, message);
-    });
-    engine.global.set("__ha_http", (script: string, method: string, url: string, body: unknown, headers: string) =>
-      JSON.stringify(this.http(script, method === "POST" ? "POST" : "GET", url, body, headers)),
-    );
-    engine.global.set("__ha_library", (script: string, lib: string) => this.libraries.get(script)?.get(lib));
-    engine.global.set("__ha_library_names", (script: string) =>
-      [...(this.libraries.get(script)?.keys() ?? [])].sort().join(", "),
-    );
-    engine.global.set("__ha_json_source", JSON_LUA);
-    this.runner = engine.doStringSync(PRELUDE_LUA) as Runner;
+    this.workerOptions = {
+      kind: this.kind,
+      memoryLimitBytes: opts.memoryLimitBytes ?? 64 * 1024 * 1024,
+      httpAllowedHosts: opts.httpAllowedHosts ?? [],
+      httpTimeoutMs: opts.httpTimeoutMs ?? 10_000,
+      log: opts.log ?? (() => {}),
+      onExit: () => this.replace(),
+    };
   }
 
+  /** Starts the worker and its Lua state. */
   static async create(opts: LuaVMOptions = {}): Promise<LuaVM> {
-    factory ??= new LuaFactory();
-    return new LuaVM(
-      await factory.createEngine({ enableProxy: false, injectObjects: false, traceAllocations: true }),
-      opts,
-    );
+    const vm = new LuaVM(opts);
+    await vm.enqueue("", async () => {});
+    return vm;
   }
 
   /** Runs a script's chunk in its own environment and returns what the chunk returns (tables become objects). */
-  loadScript(name: string, source: string, opts?: LoadOptions): unknown {
+  loadScript(name: string, source: string, opts?: LoadOptions): Promise<unknown> {
     const label = opts?.label ?? name;
     this.labels.set(name, label);
-    const libraries = opts?.libraries ?? this.defaultLibraries;
-    this.libraries.set(name, new Map(Object.entries(libraries)));
-    const globals = opts?.globals && JSON.stringify(opts.globals);
-    return this.guard(name, opts, () => this.runner.load(name, source, label, globals));
+    const req: LoadRequest = {
+      op: "load",
+      name,
+      source,
+      label,
+      globals: opts?.globals && JSON.stringify(opts.globals),
+      libraries: opts?.libraries ?? this.defaultLibraries,
+      timeoutMs: opts?.timeoutMs ?? this.timeoutMs,
+    };
+    return this.enqueue(label, async (worker) => {
+      const value = await worker.run(req, label);
+      this.loaded.set(name, req);
+      this.lost.delete(name);
+      return value;
+    });
   }
 
   /** Calls `fn` of a loaded script: a field of the table the chunk returned, else a global it defined. */
-  call(script: string, fn: string, args: readonly unknown[] = [], limits?: CallLimits): unknown {
-    return this.guard(script, limits, () => this.runner.call(script, fn, ...args));
+  call(script: string, fn: string, args: readonly unknown[] = [], limits?: CallLimits): Promise<unknown> {
+    const label = this.labels.get(script) ?? script;
+    const timeoutMs = limits?.timeoutMs ?? this.timeoutMs;
+    return this.enqueue(label, async (worker) => {
+      // Known only once the worker it runs on has been started, scripts loaded again.
+      const lost = this.lost.get(script);
+      if (lost) {
+        const detail = `was lost when its Lua worker was restarted (${lost.detail}); load it again`;
+        throw new LuaError({ kind: this.kind, script: label, detail, code: "lua_worker", cause: lost });
+      }
+      return worker.run({ op: "call", name: script, fn, args: [...args], timeoutMs }, label);
+    });
   }
 
-  unloadScript(name: string): void {
-    if (!this.closed) this.runner.unload(name);
+  async unloadScript(name: string): Promise<void> {
+    this.loaded.delete(name);
+    this.lost.delete(name);
     this.labels.delete(name);
-    this.libraries.delete(name);
+    if (!this.closed) await this.enqueue(name, async (worker) => worker.unload(name));
   }
 
-  close(): void {
+  /** Terminates the worker; a call in flight and every waiting one fail with "the Lua VM is closed". */
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.engine.global.close();
-  }
-
-  private checkClock(): boolean {
-    if (performance.now() > this.deadline) this.expired = true;
-    return this.expired;
+    await this.worker?.terminate((script) => this.closedError(script));
+    this.worker = undefined;
   }
 
   /**
-   * One http_get/http_post. The wait does not count against the Lua time limit (that limit is there to stop
-   * runaway loops, and a slow server is not one): the deadline moves on by the time waited. What may be
-   * waited is bounded by the per-call HTTP budget instead.
+   * Serializes every use of the worker. A task starts only when the one before it has settled, on a worker
+   * that is alive (started again if it died) — so its limit is counted from when it really runs.
    */
-  private http(script: string, method: "GET" | "POST", url: string, body: unknown, headers: string) {
-    const fn = method === "GET" ? "http_get" : "http_post";
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return { error: `${fn}: invalid URL ${JSON.stringify(url)}` };
+  private enqueue<T>(script: string, task: (worker: LuaWorker) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(this.closedError(script));
+    if (this.waiting >= MAX_WAITING_CALLS) {
+      const detail = `${MAX_WAITING_CALLS} calls are already waiting for this Lua VM; try again when it is less busy`;
+      return Promise.reject(new LuaError({ kind: this.kind, script, detail, code: "lua_unavailable" }));
     }
-    if (target.protocol !== "http:" && target.protocol !== "https:") {
-      return { error: `${fn}: only http and https URLs can be fetched, not ${target.protocol}` };
-    }
-    if (!this.httpAllowedHosts.has(target.host.toLowerCase())) {
-      const allowed = [...this.httpAllowedHosts].join(", ") || "none";
-      return { error: `${fn}: host ${target.host} is not allowed for ${this.kind} ${script} (allowed: ${allowed})` };
-    }
-    const left = this.httpTimeoutMs - this.httpSpentMs;
-    if (left <= 0) return { error: `${fn}: the ${this.httpTimeoutMs} ms HTTP budget of this call is used up` };
-    const started = performance.now();
-    const reply = httpSync({
-      method,
-      url,
-      headers: JSON.parse(headers) as Record<string, string>,
-      body: typeof body === "string" ? body : undefined,
-      timeoutMs: left,
-      maxBytes: HTTP_MAX_BYTES,
+    this.waiting++;
+    const result = this.tail.then(async () => {
+      this.waiting--;
+      if (this.closed) throw this.closedError(script);
+      return task(await this.live(script));
     });
-    const waited = performance.now() - started;
-    this.httpSpentMs += waited;
-    this.deadline += waited;
-    if (!reply.ok) return { error: `${fn} ${target.origin}${target.pathname}: ${reply.error}` };
-    return { status: reply.status, headers: reply.headers, body: reply.body };
+    this.tail = result.catch(() => {});
+    return result;
   }
 
-  private guard<T>(name: string, limits: CallLimits | undefined, run: () => T): T {
-    const script = this.labels.get(name) ?? name;
-    if (this.closed) throw new LuaError(this.kind, script, "the Lua VM is closed");
-    // A log callback that calls back into the VM would share (and reset) the running call's deadline.
-    if (this.busy) throw new LuaError(this.kind, script, "re-entrant call into a busy Lua VM");
-    const ms = limits?.timeoutMs ?? this.timeoutMs;
-    this.busy = true;
-    this.expired = false;
-    this.httpSpentMs = 0;
-    this.deadline = performance.now() + ms;
-    try {
-      return run();
-    } catch (err) {
-      if (this.expired) throw new LuaError(this.kind, script, `exceeded ${ms} ms`, true);
-      throw new LuaError(this.kind, script, luaMessage(err));
-    } finally {
-      this.busy = false;
-      this.deadline = Number.POSITIVE_INFINITY;
+  /** The current worker, or a new one with every loaded script loaded into it again. */
+  private async live(script: string): Promise<LuaWorker> {
+    // Each failed round drops at least the script that failed, so this ends.
+    for (let round = 0; round <= this.loaded.size + 1; round++) {
+      if (this.worker?.alive) return this.worker;
+      const worker = await this.start(script);
+      this.worker = worker;
+      for (const req of this.loaded.values()) {
+        if (!worker.alive) break;
+        try {
+          await worker.run(req, req.label);
+        } catch (err) {
+          this.loaded.delete(req.name);
+          this.lost.set(req.name, err as LuaError);
+        }
+      }
     }
+    if (this.worker?.alive) return this.worker;
+    throw new LuaError({ kind: this.kind, script, detail: "its Lua worker keeps stopping", code: "lua_worker" });
   }
-}
 
-// wasmoon appends the traceback of its own call thread, which only ever shows the host call.
-function luaMessage(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/\s*stack traceback:[\s\S]*$/, "");
+  private async start(script: string): Promise<LuaWorker> {
+    let worker: LuaWorker;
+    try {
+      worker = await LuaWorker.start(this.workerOptions);
+    } catch (err) {
+      const detail = err instanceof LuaError ? err.detail : errorMessage(err);
+      throw new LuaError({ kind: this.kind, script, detail, code: "lua_worker", cause: err });
+    }
+    if (this.closed) {
+      await worker.terminate((s) => this.closedError(s));
+      throw this.closedError(script);
+    }
+    return worker;
+  }
+
+  /** A worker stopped (terminated at a limit, crashed): start the next one now rather than on the next call. */
+  private replace(): void {
+    if (this.closed) return;
+    this.enqueue("", async () => {}).catch(() => {});
+  }
+
+  private closedError(script: string): LuaError {
+    return new LuaError({ kind: this.kind, script, detail: "the Lua VM is closed", code: "lua_unavailable" });
+  }
 }

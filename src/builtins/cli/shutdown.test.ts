@@ -14,7 +14,7 @@ import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
 import { createCliPlugin } from "./plugin.js";
 
-const KERNEL_REASON = "the daemon is shutting down; this message was not answered";
+const KERNEL_REASON = "homed is shutting down; this message was not answered";
 
 it("stop() delivers pending answers and a shutdown notice to every client, then closes", async () => {
   const held: Array<(reply: { error: string } | string) => void> = [];

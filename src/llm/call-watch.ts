@@ -1,0 +1,139 @@
+/**
+ * The limits of one provider call and the one abort they share. A call has three clocks: the whole call,
+ * from its start to the last byte; the first byte, from sending the request to the response headers (for a
+ * stream, its first body bytes); and the longest silence between body chunks once the reply has begun.
+ * When one runs out the request is aborted and `expired` says which, so the provider can report it;
+ * `close()` stops the clocks and drops a connection that is still open, whatever ended the call.
+ */
+import { MAX_TIMER_MS } from "../config/duration.js";
+import { type CallLimit, ProviderTimeoutError } from "./provider.js";
+
+export interface CallLimits {
+  /** Give up when the headers (a stream: its first body bytes) have not arrived in this many ms; 0 = no limit. */
+  firstByteTimeoutMs: number;
+  /** Give up when the server sends nothing for this many ms after its reply has begun; 0 = no limit. */
+  idleTimeoutMs: number;
+  /** Give up when the whole call, request to last byte, takes longer than this; 0 = no limit. */
+  callTimeoutMs: number;
+  /** Largest reply: a stream's text is cut here (the user is told); a larger whole body is an error. */
+  maxResponseBytes: number;
+  /** Largest line or event of a stream; a longer one fails the call. */
+  maxLineBytes: number;
+}
+
+export const DEFAULT_CALL_LIMITS: Readonly<CallLimits> = {
+  firstByteTimeoutMs: 60_000,
+  idleTimeoutMs: 60_000,
+  callTimeoutMs: 10 * 60_000,
+  maxResponseBytes: 4 * 1024 * 1024,
+  maxLineBytes: 1024 * 1024,
+};
+
+export class CallWatch {
+  /** For fetch: aborted by the caller's signal, by an expired limit, or by close(). */
+  readonly signal: AbortSignal;
+  /** The limit that ended the call, if one did. */
+  expired?: CallLimit;
+  private readonly own = new AbortController();
+  private firstByteTimer?: NodeJS.Timeout;
+  private readonly callTimer?: NodeJS.Timeout;
+  private begun = false;
+  private readonly onCallerAbort = () => this.own.abort(this.caller?.reason);
+
+  constructor(
+    readonly limits: Pick<CallLimits, "firstByteTimeoutMs" | "idleTimeoutMs" | "callTimeoutMs">,
+    private readonly caller: AbortSignal | undefined,
+  ) {
+    this.signal = this.own.signal;
+    if (caller?.aborted) this.own.abort(caller.reason);
+    else caller?.addEventListener("abort", this.onCallerAbort, { once: true });
+    this.callTimer = this.clock("call", limits.callTimeoutMs);
+  }
+
+  /** The request is going out: the first-byte clock starts (preparing it, e.g. in Lua, does not count). */
+  send(): void {
+    clearTimeout(this.firstByteTimer);
+    this.firstByteTimer = this.clock("first_byte", this.limits.firstByteTimeoutMs);
+  }
+
+  get callerAborted(): boolean {
+    return this.caller?.aborted === true;
+  }
+
+  /** The reply has begun (a whole reply's headers, a stream's first bytes): from now on silences count. */
+  begin(): void {
+    clearTimeout(this.firstByteTimer);
+    this.begun = true;
+  }
+
+  /**
+   * The body, read through the clocks: its first bytes begin the reply, and once it has begun a read that
+   * waits longer than the idle limit aborts the call. Only time spent waiting on the server counts, not
+   * time the consumer spends between reads.
+   */
+  watch(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const reader = body.getReader();
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          const idle = this.begun ? this.clock("idle", this.limits.idleTimeoutMs) : undefined;
+          try {
+            const { value, done } = await reader.read();
+            if (done) {
+              controller.close();
+              return;
+            }
+            this.begin();
+            controller.enqueue(value);
+          } finally {
+            clearTimeout(idle);
+          }
+        },
+        cancel: (reason) => reader.cancel(reason),
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** The error for the limit that ended the call, if one did: it names the source and the setting to change. */
+  timeoutError(source: string): ProviderTimeoutError | undefined {
+    const { firstByteTimeoutMs, idleTimeoutMs, callTimeoutMs } = this.limits;
+    switch (this.expired) {
+      case undefined:
+        return undefined;
+      case "first_byte":
+        return new ProviderTimeoutError("first_byte", `no response from ${source} within ${firstByteTimeoutMs} ms`);
+      case "idle":
+        return new ProviderTimeoutError(
+          "idle",
+          `${source} sent nothing for ${idleTimeoutMs} ms in the middle of its reply (core.llm.stream_idle_timeout)`,
+        );
+      case "call":
+        return new ProviderTimeoutError(
+          "call",
+          `${source} did not finish its reply within ${callTimeoutMs} ms (core.llm.call_timeout)`,
+        );
+    }
+  }
+
+  /** Ends the call: stops the clocks and drops the connection if it is still open. Safe to call twice. */
+  close(): void {
+    clearTimeout(this.firstByteTimer);
+    clearTimeout(this.callTimer);
+    this.caller?.removeEventListener("abort", this.onCallerAbort);
+    if (!this.own.signal.aborted) this.own.abort(new Error("call finished"));
+  }
+
+  // Config validation keeps durations within a timer's range; a direct caller might not, so clamp anyway.
+  private clock(limit: CallLimit, ms: number): NodeJS.Timeout | undefined {
+    if (!(ms > 0)) return undefined;
+    return setTimeout(
+      () => {
+        if (this.own.signal.aborted) return;
+        this.expired = limit;
+        this.own.abort(new Error(`${limit} limit reached`));
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The size limit of one streamed reply (`core.llm.max_response_bytes`). The text of a stream — content,
+ * reasoning and tool-call arguments — is counted as it arrives; the chunk that crosses the limit is cut to
+ * what still fits, and the stream ends with a note saying so and finish_reason "length", so the user keeps
+ * what came and knows why it stops.
+ */
+import { formatBytes } from "../util/bytes.js";
+import type { StreamChunk } from "./provider.js";
+
+export class ReplyBudget {
+  /** True once a chunk did not fit; the stream must end with notice(). */
+  cut = false;
+  private left: number;
+
+  constructor(readonly maxBytes: number) {
+    this.left = maxBytes;
+  }
+
+  /**
+   * The chunk, or once the limit is crossed, its reasoning and content up to the limit. Tool-call fragments
+   * of the crossing chunk are dropped: a call whose arguments are cut must never look complete.
+   */
+  take(chunk: StreamChunk): StreamChunk {
+    const size = sizeOf(chunk);
+    if (size <= this.left) {
+      this.left -= size;
+      return chunk;
+    }
+    this.cut = true;
+    const reasoning = prefix(chunk.reasoning_content, this.left);
+    const content = prefix(chunk.content, this.left - Buffer.byteLength(reasoning));
+    this.left = 0;
+    return { content, reasoning_content: reasoning, done: false, usage: null, tool_calls: [] };
+  }
+
+  notice(): StreamChunk {
+    return {
+      content: `\n\n[reply cut: larger than ${formatBytes(this.maxBytes)} (core.llm.max_response_bytes)]`,
+      reasoning_content: "",
+      done: true,
+      finish_reason: "length",
+      usage: null,
+      tool_calls: [],
+    };
+  }
+}
+
+function sizeOf(chunk: StreamChunk): number {
+  let size = Buffer.byteLength(chunk.content) + Buffer.byteLength(chunk.reasoning_content);
+  for (const call of chunk.tool_calls) size += Buffer.byteLength(call.name) + Buffer.byteLength(call.raw_arguments);
+  return size;
+}
+
+/** The longest start of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
+function prefix(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return "";
+  const { read } = new TextEncoder().encodeInto(text, new Uint8Array(maxBytes));
+  return text.slice(0, read);
+}

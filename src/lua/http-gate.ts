@@ -1,0 +1,100 @@
+/**
+ * The main-thread half of Lua's http_get / http_post. The Lua worker cannot reach the network itself: it
+ * posts each request here and waits (blocking only its own thread) for the answer. Everything the sandbox
+ * promises about HTTP is decided here, on the thread scripts cannot touch: which hosts, which schemes, how
+ * big an answer, how long all the requests of one call may take together. Redirects are not followed, since
+ * one could lead to a host the script may not reach; the script sees the 3xx instead.
+ */
+import { causeOf } from "../util/errors.js";
+
+export interface LuaHttpRequest {
+  script: string;
+  method: "GET" | "POST";
+  url: string;
+  body?: string;
+  headers: Record<string, string>;
+}
+
+/** What the prelude's http_call expects back: an answer for any HTTP status, or why there is none. */
+export type LuaHttpReply = { status: number; headers: Record<string, string>; body: string } | { error: string };
+
+export const HTTP_MAX_BYTES = 1024 * 1024;
+
+export interface HttpGateOptions {
+  /** What the scripts are, for messages. */
+  kind: string;
+  /** `host[:port]` values (as in `new URL(u).host`) that may be reached. */
+  allowedHosts: readonly string[];
+  /** The most one call may spend waiting on HTTP, all its requests together, in ms. */
+  budgetMs: number;
+}
+
+export class HttpGate {
+  private readonly allowed: Set<string>;
+  private spentMs = 0;
+
+  constructor(private readonly opts: HttpGateOptions) {
+    this.allowed = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
+  }
+
+  /** A new call starts with the whole budget. */
+  resetBudget(): void {
+    this.spentMs = 0;
+  }
+
+  /** Performs one request if the policy allows it; never throws. `signal` aborts it (the worker is gone). */
+  async request(req: LuaHttpRequest, signal: AbortSignal): Promise<LuaHttpReply> {
+    const fn = req.method === "GET" ? "http_get" : "http_post";
+    let target: URL;
+    try {
+      target = new URL(req.url);
+    } catch {
+      return { error: `${fn}: invalid URL ${JSON.stringify(req.url)}` };
+    }
+    if (target.protocol !== "http:" && target.protocol !== "https:") {
+      return { error: `${fn}: only http and https URLs can be fetched, not ${target.protocol}` };
+    }
+    if (!this.allowed.has(target.host.toLowerCase())) {
+      const allowed = [...this.allowed].join(", ") || "none";
+      return {
+        error: `${fn}: host ${target.host} is not allowed for ${this.opts.kind} ${req.script} (allowed: ${allowed})`,
+      };
+    }
+    const left = this.opts.budgetMs - this.spentMs;
+    if (left <= 0) return { error: `${fn}: the ${this.opts.budgetMs} ms HTTP budget of this call is used up` };
+    const started = performance.now();
+    try {
+      return await fetchCapped(req, AbortSignal.any([signal, AbortSignal.timeout(left)]));
+    } catch (err) {
+      const why = isAbort(err) ? `no complete response within ${left} ms` : causeOf(err);
+      return { error: `${fn} ${target.origin}${target.pathname}: ${why}` };
+    } finally {
+      this.spentMs += performance.now() - started;
+    }
+  }
+}
+
+async function fetchCapped(req: LuaHttpRequest, signal: AbortSignal): Promise<LuaHttpReply> {
+  const res = await fetch(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    redirect: "manual",
+    signal,
+  });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (res.body) {
+    for await (const chunk of res.body) {
+      size += chunk.byteLength;
+      // Leaving the loop by a throw cancels the body, so the rest is never downloaded.
+      if (size > HTTP_MAX_BYTES) throw new Error(`the response is larger than ${HTTP_MAX_BYTES} bytes`);
+      chunks.push(chunk);
+    }
+  }
+  return { status: res.status, headers: Object.fromEntries(res.headers), body: Buffer.concat(chunks).toString("utf8") };
+}
+
+function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+}

@@ -1,0 +1,160 @@
+/**
+ * The thread one Lua state lives in: worker-pool.ts starts it, worker-host.ts explains why and drives it.
+ * Plain JavaScript, not TypeScript: the same file then runs from src/ under tsx (tests) and from dist/
+ * (production, copied there by scripts/copy-assets.mjs) with no loader inside the worker. The Lua text it
+ * runs (the prelude, the json module) comes from the host in workerData, so the sandbox itself stays in one
+ * typed place.
+ *
+ * Host → worker: {op: "load", id, name, source, label, globals, libraries, timeoutMs, httpWaitMs},
+ * {op: "call", id, name, fn, args, timeoutMs, httpWaitMs}, {op: "unload", name}.
+ * Worker → host: {op: "ready"}, {op: "done", id, ok, value | error, timedOut}, {op: "log", script, level,
+ * message}, {op: "http", id, request}. The answer to "http" arrives on httpPort, announced by a bump of
+ * httpFlag[0]: this thread is inside a Lua call then and cannot run its event loop.
+ */
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+import { LuaFactory } from "wasmoon";
+
+const { prelude, jsonSource, memoryLimitBytes, httpPort, httpFlag, functionMark } = workerData;
+
+/** Log lines are posted to the host without waiting: a script must not flood its memory with them. */
+const LOG_LINES_PER_CALL = 1000;
+const LOG_LINE_CHARS = 8192;
+
+/** When the running call's Lua time is up; moved on by the time spent waiting on HTTP. */
+let deadline = Number.POSITIVE_INFINITY;
+let expired = false;
+/** The running call's bound on one HTTP wait. */
+let httpWaitMs = 0;
+let httpSeq = 0;
+let logLines = 0;
+/** Script name → (library name → source) it may import(). */
+const libraries = new Map();
+
+const engine = await new LuaFactory().createEngine({
+  enableProxy: false,
+  injectObjects: false,
+  traceAllocations: true,
+});
+engine.global.setMemoryMax(memoryLimitBytes);
+engine.global.set("__ha_expired", () => {
+  if (performance.now() > deadline) expired = true;
+  return expired;
+});
+engine.global.set("__ha_log", (script, level, message) => {
+  logLines++;
+  if (logLines > LOG_LINES_PER_CALL + 1) return;
+  if (logLines > LOG_LINES_PER_CALL) {
+    parentPort.postMessage({
+      op: "log",
+      script,
+      level: "warn",
+      message: `more than ${LOG_LINES_PER_CALL} log lines in one call; the rest of this call's are dropped`,
+    });
+    return;
+  }
+  const text =
+    message.length > LOG_LINE_CHARS
+      ? `${message.slice(0, LOG_LINE_CHARS)}… (cut at ${LOG_LINE_CHARS} characters)`
+      : message;
+  parentPort.postMessage({ op: "log", script, level, message: text });
+});
+engine.global.set("__ha_http", (script, method, url, body, headers) =>
+  JSON.stringify(
+    http({
+      script,
+      method: method === "POST" ? "POST" : "GET",
+      url,
+      body: typeof body === "string" ? body : undefined,
+      headers: JSON.parse(headers),
+    }),
+  ),
+);
+engine.global.set("__ha_library", (script, lib) => libraries.get(script)?.get(lib));
+engine.global.set("__ha_library_names", (script) => [...(libraries.get(script)?.keys() ?? [])].sort().join(", "));
+engine.global.set("__ha_json_source", jsonSource);
+const runner = engine.doStringSync(prelude);
+
+/**
+ * Hands the request to the host and sleeps until it answers. The host bounds the request by the call's
+ * HTTP budget; httpWaitMs only guards against a host that never answers at all.
+ */
+function http(request) {
+  const id = ++httpSeq;
+  let seen = Atomics.load(httpFlag, 0);
+  const started = performance.now();
+  parentPort.postMessage({ op: "http", id, request });
+  try {
+    for (;;) {
+      const answer = receiveMessageOnPort(httpPort)?.message;
+      if (answer?.id === id) return answer.reply;
+      if (answer) continue; // the answer to a request whose wait gave up earlier
+      const left = started + httpWaitMs - performance.now();
+      if (left <= 0) return { error: `${request.method} ${request.url}: no answer from the host` };
+      Atomics.wait(httpFlag, 0, seen, left);
+      seen = Atomics.load(httpFlag, 0);
+    }
+  } finally {
+    deadline += performance.now() - started;
+  }
+}
+
+function load({ name, source, label, globals, libraries: libs }) {
+  const before = libraries.get(name);
+  libraries.set(name, new Map(Object.entries(libs)));
+  try {
+    return runner.load(name, source, label, globals);
+  } catch (err) {
+    if (before) libraries.set(name, before);
+    else libraries.delete(name);
+    throw err;
+  }
+}
+
+/**
+ * What Lua returned, made fit for postMessage: functions (an adapter's table holds them) become a marker
+ * the host turns back into a stub, anything else that is not plain data becomes its string form.
+ */
+function cloneable(value, seen = new Map()) {
+  if (typeof value === "function") return { [functionMark]: true };
+  if (typeof value === "symbol") return String(value);
+  if (value === null || typeof value !== "object") return value;
+  if (seen.has(value)) return seen.get(value);
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) return String(value);
+  const out = Array.isArray(value) ? [] : {};
+  seen.set(value, out);
+  for (const [k, v] of Object.entries(value)) out[k] = cloneable(v, seen);
+  return out;
+}
+
+// wasmoon appends the traceback of its own call thread, which only ever shows the host call.
+function luaMessage(err) {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/\s*stack traceback:[\s\S]*$/, "");
+}
+
+function run(msg) {
+  expired = false;
+  logLines = 0;
+  httpWaitMs = msg.httpWaitMs;
+  deadline = performance.now() + msg.timeoutMs;
+  let value;
+  try {
+    value = cloneable(msg.op === "load" ? load(msg) : runner.call(msg.name, msg.fn, ...msg.args));
+  } catch (err) {
+    return { op: "done", id: msg.id, ok: false, error: luaMessage(err), timedOut: expired };
+  } finally {
+    deadline = Number.POSITIVE_INFINITY;
+  }
+  return { op: "done", id: msg.id, ok: true, value };
+}
+
+parentPort.on("message", (msg) => {
+  if (msg.op === "unload") {
+    runner.unload(msg.name);
+    libraries.delete(msg.name);
+    return;
+  }
+  parentPort.postMessage(run(msg));
+});
+parentPort.postMessage({ op: "ready" });
