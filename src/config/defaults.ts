@@ -23,7 +23,9 @@ const DAY = 24 * HOUR;
 
 const nameOrEmpty = (value: string) => (value === "" || isName(value) ? undefined : `must be a name: ${NAME_RULE}`);
 const timeZone = (value: string) =>
-  value === "" || isTimeZone(value) ? undefined : "is not a known IANA time zone (e.g. Europe/Paris, Asia/Shanghai, UTC)";
+  value === "" || isTimeZone(value)
+    ? undefined
+    : "is not a known IANA time zone (e.g. Europe/Paris, Asia/Shanghai, UTC)";
 const name = (value: string) => (isName(value) ? undefined : `must be a name: ${NAME_RULE}`);
 
 /** Path keys default to "" because their real default depends on the data dir chosen at start (`--data`). */

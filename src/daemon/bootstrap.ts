@@ -2,7 +2,7 @@
  * Assembles the daemon: config center, logging, LLM sources, memory, retrieval, kernel, plugins. `stop()` takes it
  * down in reverse order; every piece is closed even if an earlier one fails to.
  */
-import type { KernelStatus, LlmAPI, Logger } from "@homeagent/sdk";
+import type { KernelStatus, Logger } from "@homeagent/sdk";
 import { builtinPlugins } from "../builtins/index.js";
 import { ConfigRegistry } from "../config/registry.js";
 import { EmbeddingRegistry } from "../embedding/spi.js";

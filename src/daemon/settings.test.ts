@@ -115,7 +115,10 @@ test("a config.db full of bad values starts, serves defaults and reports each pr
   // The daemon itself said so at start, once per bad value, and keeps listing them in its status.
   assert.equal(d.logs.filter((l) => l.includes("(in config.db)")).length, 6);
   assert.deepEqual(
-    d.status().configProblems.map((p) => p.key).sort(),
+    d
+      .status()
+      .configProblems.map((p) => p.key)
+      .sort(),
     [
       "core.agent.max_tool_turns",
       "core.llm.first_byte_timeout",

@@ -227,4 +227,3 @@ export class Agent {
     return `req_${Date.now().toString(36)}_${this.seq}`;
   }
 }
-

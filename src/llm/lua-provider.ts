@@ -44,6 +44,7 @@ import { type CallLimits, CallWatch, DEFAULT_CALL_LIMITS } from "./call-watch.js
 import { LineTooLongError } from "./lines.js";
 import { ndjsonLines } from "./ndjson.js";
 import {
+  ADAPTER_REQUEST_FAILED,
   type CallOptions,
   type CompletionRequest,
   type CompletionResponse,
@@ -283,7 +284,8 @@ export class LuaAdaptedProvider implements Provider {
     } catch (err) {
       const seen = fn === "transform_request" ? "" : `; received: ${snippet(input)}`;
       const message = `${this.label()} could not ${step}: ${this.redact(messageOf(err) + seen)}`;
-      throw new ProviderError(message, "fatal", { cause: err });
+      const code = fn === "transform_request" ? ADAPTER_REQUEST_FAILED : "llm_fatal";
+      throw new ProviderError(message, "fatal", { cause: err, code });
     }
     if (typeof out !== "string") {
       throw new ProviderError(`${this.label()}: ${fn} returned ${typeof out}, expected a JSON string`, "fatal");

@@ -20,6 +20,7 @@ import type { LlmSourceStatus, Logger } from "@homeagent/sdk";
 import { NO_SOURCE_CONFIGURED } from "../config/sources.js";
 import { errorMessage } from "../util/errors.js";
 import {
+  ADAPTER_REQUEST_FAILED,
   type CallOptions,
   type CompletionRequest,
   type CompletionResponse,
@@ -256,6 +257,7 @@ export class ProviderManager {
     } catch (err) {
       // An HTTP error answers for the source as a whole; asking again without streaming would only repeat it.
       if (isAbort(err, opts.signal) || (err instanceof ProviderError && err.status !== undefined)) throw err;
+      if (err instanceof ProviderError && err.code === ADAPTER_REQUEST_FAILED) throw err;
       if (acc.hasContent()) {
         this.log?.warn(
           `LLM source ${provider.name}: stream broke after content, keeping the partial reply: ${errorMessage(err)}`,

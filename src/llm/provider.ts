@@ -98,6 +98,12 @@ export interface ProviderErrorOptions {
   code?: string;
 }
 
+/**
+ * ProviderError code: the adapter could not even build the request. Asking again (say, without streaming)
+ * would run the same transform_request into the same failure, or tie up a hanging script's worker again.
+ */
+export const ADAPTER_REQUEST_FAILED = "llm_adapter_request_failed";
+
 /** A failed provider call, classified so the ProviderManager can decide: retry, skip, or give up. */
 export class ProviderError extends HomeAgentError {
   readonly status?: number;

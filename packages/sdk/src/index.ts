@@ -84,7 +84,8 @@ export interface StageContext {
   errors: Array<{ plugin: string; stage: Stage; message: string }>;
   /**
    * Aborted when this handler's deadline (`core.plugin.stage_timeout`) passes or the input is cancelled;
-   * the stage has then gone on without it. Pass it to anything slow the handler awaits.
+   * the stage has then gone on without it. Read it when the handler starts and pass it to anything slow
+   * the handler awaits.
    */
   signal: AbortSignal;
 }
