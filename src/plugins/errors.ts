@@ -59,3 +59,10 @@ export class PluginTimeoutError extends HomeAgentError {
     });
   }
 }
+
+/** A plugin named like the owner of the kernel's own tools. */
+export class PluginNameError extends HomeAgentError {
+  constructor(plugin: string, why: string) {
+    super({ code: "plugin_name_reserved", message: `plugin name ${JSON.stringify(plugin)} ${why}; rename the plugin` });
+  }
+}

@@ -201,3 +201,18 @@ test("plugin settings are scoped and auth checks the daemon key", async () => {
   assert.equal(sdk.auth.verify("k-123456789012"), true);
   assert.equal(sdk.auth.verify("wrong"), false);
 });
+
+test("plugins named kernel or with an invalid name fail alone, saying why; the others start", async () => {
+  await registry.startAll([
+    factory(registersEverything("kernel")),
+    factory(registersEverything("Bad Name")),
+    factory(registersEverything("good")),
+  ]);
+  const states = registry.states();
+  assert.equal(states[0].state, "failed");
+  assert.match(states[0].error ?? "", /"kernel" is reserved for the daemon's own tools/);
+  assert.equal(states[1].state, "failed");
+  assert.match(states[1].error ?? "", /invalid plugin name "Bad Name"/);
+  assert.equal(states[2].state, "running");
+  assert.ok(!t.harness.agent.tools.names().includes("kernel_tool"));
+});

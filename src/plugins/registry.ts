@@ -5,11 +5,13 @@
  * takes the daemon down or holds up its start.
  */
 import { type Capability, type Logger, PLUGIN_API_VERSION, type Plugin } from "@homeagent/sdk";
+import { requirePluginName } from "../config/plugin-settings.js";
 import type { ConfigRegistry } from "../config/registry.js";
+import { KERNEL_OWNER } from "../kernel/tools.js";
 import { errorMessage } from "../util/errors.js";
 import { withinTime } from "../util/time-limit.js";
 import { checkDeclared } from "./capabilities.js";
-import { PluginApiVersionError, PluginTimeoutError } from "./errors.js";
+import { PluginApiVersionError, PluginNameError, PluginTimeoutError } from "./errors.js";
 import { createPluginSDK, type PluginBinding, type PluginHost } from "./sdk-impl.js";
 
 export interface PluginFactory {
@@ -80,6 +82,7 @@ export class PluginRegistry {
       return;
     }
     try {
+      checkName(factory.name);
       checkDeclared(factory.name, factory.capabilities);
       const plugin = factory.create();
       if (plugin.apiVersion !== PLUGIN_API_VERSION) {
@@ -133,4 +136,10 @@ export class PluginRegistry {
       this.log.warn(`plugin "${entry.name}" failed to stop cleanly: ${errorMessage(err)}`);
     }
   }
+}
+
+/** Plugin names key settings and own tools; "kernel" owns the daemon's own tools, so no plugin may take it. */
+function checkName(name: string): void {
+  requirePluginName(name);
+  if (name === KERNEL_OWNER) throw new PluginNameError(name, "is reserved for the daemon's own tools");
 }
