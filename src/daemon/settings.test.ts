@@ -87,6 +87,15 @@ test("/settings set over the cli socket refuses a bad value with the reason and 
   }
 });
 
+const BAD_KEYS = [
+  "core.agent.max_tool_turns",
+  "core.llm.first_byte_timeout",
+  "core.llm.retry_delay",
+  "core.llm.sources.p.api_key",
+  "core.llm.sources.p.priority",
+  "core.llm.temperature",
+];
+
 test("a config.db full of bad values starts, serves defaults and reports each problem once", async () => {
   const dataDir = tempDir("ha-settings-");
   // The daemon creates its own config.db; write the bad rows into one made the same way beforehand.
@@ -119,14 +128,7 @@ test("a config.db full of bad values starts, serves defaults and reports each pr
       .status()
       .configProblems.map((p) => p.key)
       .sort(),
-    [
-      "core.agent.max_tool_turns",
-      "core.llm.first_byte_timeout",
-      "core.llm.retry_delay",
-      "core.llm.sources.p.api_key",
-      "core.llm.sources.p.priority",
-      "core.llm.temperature",
-    ],
+    BAD_KEYS,
   );
 
   const logs: string[] = [];
@@ -140,14 +142,7 @@ test("a config.db full of bad values starts, serves defaults and reports each pr
   const problems = reportConfig(d.config, log, (payload) => events.push(payload));
   assert.deepEqual(
     problems.map((p) => p.key),
-    [
-      "core.agent.max_tool_turns",
-      "core.llm.first_byte_timeout",
-      "core.llm.retry_delay",
-      "core.llm.sources.p.api_key",
-      "core.llm.sources.p.priority",
-      "core.llm.temperature",
-    ],
+    BAD_KEYS,
   );
   assert.equal(logs.filter((l) => l.startsWith("WARN ")).length, 6);
   assert.ok(logs.some((l) => l.includes('config core.llm.first_byte_timeout = "597h" (in config.db)')));
