@@ -252,6 +252,16 @@ export const CORE_DEFS: ConfigDef[] = [
     description: "IANA time zone of every date the model reads (e.g. Asia/Shanghai); empty = the system's.",
   },
   {
+    key: "core.agent.tool_timeout",
+    default: "10m",
+    type: "duration",
+    min: SECOND,
+    max: DAY,
+    category: "agent",
+    description:
+      "Deadline of one tool call; a tool still running then is abandoned and the model told it timed out. Tools with their own timeouts (commands, terminals) stop earlier.",
+  },
+  {
     key: "core.plugin.stage_timeout",
     default: "5s",
     type: "duration",

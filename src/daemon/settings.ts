@@ -17,6 +17,7 @@ export function agentSettings(config: ConfigRegistry): AgentSettings {
     temperature: () => config.getNumber("core.llm.temperature"),
     thinkingEnabled: () => config.getBool("core.llm.thinking_enabled"),
     stageTimeoutMs: () => config.getDuration("core.plugin.stage_timeout"),
+    toolTimeoutMs: () => config.getDuration("core.agent.tool_timeout"),
     timezone: () => config.get("core.agent.timezone") ?? "",
   };
 }

@@ -12,7 +12,7 @@ import { DeltaPublisher } from "./deltas.js";
 import { type InterruptQueue, interruptMessage } from "./interrupts.js";
 import { addUsage, toTokenUsage, toToolCall, toWireToolCall } from "./llm-shapes.js";
 import type { StageHost } from "./stages.js";
-import type { ToolRegistry } from "./tools.js";
+import type { ToolOutcome, ToolRegistry } from "./tools.js";
 import type { AgentSettings, LLMClient, MutableStageContext } from "./types.js";
 
 export interface LoopDeps {
@@ -240,10 +240,7 @@ async function runToolCall(
       name: call.name,
       arguments: edited.arguments,
     });
-    const outcome = await deps.tools.execute(
-      { ...edited, id: call.id, name: call.name },
-      { requestId: ctx.requestId, source: ctx.source, channel: ctx.channel, signal: control.stop },
-    );
+    const outcome = await executeWithin(deps, { ...edited, id: call.id, name: call.name }, ctx, control.stop);
     result = { toolCallId: call.id, name: call.name, ...outcome };
   }
   ctx.toolResults = [result];
@@ -253,4 +250,32 @@ async function runToolCall(
 
 function shortCircuit(ctx: MutableStageContext, usage: TokenUsage | null, toolsUsed: string[]): LoopResult {
   return { text: ctx.response ?? "", reasoning: "", usage, toolsUsed, shortCircuited: true };
+}
+
+/** One tool call bounded by `core.agent.tool_timeout` as well as by the turn's own stop signal. */
+async function executeWithin(
+  deps: LoopDeps,
+  call: ToolCall,
+  ctx: MutableStageContext,
+  stop: AbortSignal,
+): Promise<ToolOutcome> {
+  const ms = deps.settings.toolTimeoutMs();
+  const abort = new AbortController();
+  const unlink = linkAbort(abort, [stop]);
+  const timer = setTimeout(
+    () => abort.abort(new Error(`did not finish within ${ms} ms (core.agent.tool_timeout)`)),
+    ms,
+  );
+  try {
+    const { signal } = abort;
+    return await deps.tools.execute(call, {
+      requestId: ctx.requestId,
+      source: ctx.source,
+      channel: ctx.channel,
+      signal,
+    });
+  } finally {
+    clearTimeout(timer);
+    unlink();
+  }
 }

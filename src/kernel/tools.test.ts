@@ -125,3 +125,18 @@ test("a tool that ignores its abort signal is abandoned when the signal fires", 
     content: "error: tool stuck failed: the daemon is shutting down",
   });
 });
+
+test("a tool that never finishes is abandoned at core.agent.tool_timeout and the model is told", async () => {
+  const h = startAgent();
+  try {
+    h.settings.toolTimeout = 50;
+    h.agent.tools.register("p", def("stuck"), () => new Promise(() => {}));
+    h.llm.enqueue({ toolCalls: [{ name: "stuck", arguments: {} }] }, { text: "gave up on it" });
+    const reply = await h.agent.injectInputSync("cli", "cli", "run the stuck tool");
+    assert.equal(reply.content, "gave up on it");
+    const toolMessage = h.llm.requests[1].messages.find((m) => m.role === "tool");
+    assert.match(toolMessage?.content ?? "", /stuck failed: did not finish within 50 ms \(core\.agent\.tool_timeout\)/);
+  } finally {
+    await h.close();
+  }
+});

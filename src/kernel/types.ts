@@ -38,6 +38,8 @@ export interface AgentSettings {
   thinkingEnabled(): boolean;
   /** Deadline of one stage handler in ms (`core.plugin.stage_timeout`). */
   stageTimeoutMs(): number;
+  /** Deadline of one tool call in ms (`core.agent.tool_timeout`). */
+  toolTimeoutMs(): number;
   /** IANA zone of every time the model reads (`core.agent.timezone`); "" = the system's. */
   timezone(): string;
 }
