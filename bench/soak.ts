@@ -1,13 +1,15 @@
 /**
- * Soak: 3,000 turns through the real cli socket of a real `homed` subprocess against the fake LLM over
- * real HTTP (which answers at once), 1 turn in 10 with a tool call; even turns go over one long-lived
- * connection, odd turns each over a new connection. Watches the daemon's RSS and open file descriptors,
- * so leaks per turn or per connection show up. Prints one JSON line.
+ * Soak: 3,000 turns through the real cli socket of a real `homed` subprocess (the built daemon in dist/,
+ * as `npm start` runs it; `npm run bench:soak` builds first) against the fake LLM over real HTTP (which
+ * answers at once), 1 turn in 10 with a tool call; even turns go over one long-lived connection, odd turns
+ * each over a new connection. Watches the daemon's RSS and open file descriptors, so leaks per turn or per
+ * connection show up. Prints one JSON line.
  *
  * Also the cli round trip: p50 of a one-line message on the long-lived connection is the figure the
  * README quotes (what a client waits for a reply when the provider itself costs nothing).
  *
- * BENCH_TURNS overrides the number of turns.
+ * BENCH_TURNS overrides the number of turns; HOMED_NODE_ARGS adds node flags for the daemon (e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its time goes).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -66,6 +68,16 @@ function rssMb(pid: number): number {
 
 const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
+/** Least-squares slope of y over x. */
+function slope(points: Array<[number, number]>): number {
+  const n = points.length;
+  const mx = points.reduce((a, [x]) => a + x, 0) / n;
+  const my = points.reduce((a, [, y]) => a + y, 0) / n;
+  const sxy = points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0);
+  const sxx = points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  return sxx === 0 ? 0 : sxy / sxx;
+}
+
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] * 100) / 100;
 }
@@ -73,7 +85,7 @@ function percentile(sorted: number[], p: number): number {
 async function startHomed(dir: string, llmUrl: string): Promise<ChildProcess> {
   const proc = spawn(
     process.execPath,
-    ["--conditions=development", "--import", "tsx", "src/bin/homed.ts", "--data", dir],
+    [...(process.env.HOMED_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "dist/bin/homed.js", "--data", dir],
     {
       env: {
         ...process.env,
@@ -107,14 +119,18 @@ const longLived = await Client.connect(socketPath);
 const latencies = { long: [] as number[], fresh: [] as number[] };
 let rssStart = 0;
 let fdsStart = 0;
-let rssAfterFirstThousand = 0;
+let rssAfterFirstThird = 0;
+// RSS swings by ±10 MB with each garbage collection, so growth is the fitted slope over many samples,
+// not the difference of two readings that may each catch a different point of a GC cycle.
+const lateSamples: Array<[number, number]> = [];
 for (let i = 0; i < WARMUP + TURNS; i++) {
   const n = i - WARMUP;
   if (n === 0) {
     rssStart = rssMb(pid);
     fdsStart = fds(pid);
   }
-  if (n === Math.floor(TURNS / 3)) rssAfterFirstThousand = rssMb(pid);
+  if (n === Math.floor(TURNS / 3)) rssAfterFirstThird = rssMb(pid);
+  if (n >= Math.floor(TURNS / 3) && n % 50 === 0) lateSamples.push([n, rssMb(pid)]);
   if (i % 10 === 0) {
     fake.enqueue({ toolCalls: [{ name: "output_list_channels", arguments: {} }] }, { text: "listed" });
   }
@@ -145,9 +161,9 @@ console.log(
     long_lived_p50_ms: percentile(long, 0.5),
     new_connection_p50_ms: percentile(fresh, 0.5),
     rss_mb_start: rssStart,
-    rss_mb_after_first_third: rssAfterFirstThousand,
+    rss_mb_after_first_third: rssAfterFirstThird,
     rss_mb_end: rssEnd,
-    rss_growth_last_two_thirds_mb: Math.round((rssEnd - rssAfterFirstThousand) * 10) / 10,
+    rss_growth_last_two_thirds_fitted_mb: Math.round(slope(lateSamples) * (TURNS - Math.floor(TURNS / 3)) * 10) / 10,
     fds_start: fdsStart,
     fds_end: fdsEnd,
   }),
