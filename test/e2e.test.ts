@@ -3,12 +3,13 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { cliSocketPath } from "@homeagent/cli-protocol";
 import { WaiterClient } from "../src/bin/waiter-client.js";
 import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
+import { tempDir } from "./fixtures/temp-dir.js";
 import { waitFor } from "./fixtures/wait.js";
 
 const NODE_ARGS = ["--conditions=development", "--import", "tsx"];
@@ -22,7 +23,7 @@ interface Homed {
 }
 
 async function startHomed(env: Record<string, string>): Promise<Homed> {
-  const dir = mkdtempSync(join(tmpdir(), "ha-e2e-"));
+  const dir = tempDir("ha-e2e-");
   const proc = spawn(process.execPath, [...NODE_ARGS, "src/bin/homed.ts", "--data", dir], {
     // No local-first detection: a real Ollama on this machine must not change what the tests see.
     env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_LLM_BASE_URL: "", HOMEAGENT_OLLAMA_URL: "", ...env },
@@ -32,23 +33,22 @@ async function startHomed(env: Record<string, string>): Promise<Homed> {
   proc.stderr?.on("data", (d) => {
     err += d;
   });
-  const socket = join(dir, "cli.sock");
-  const deadline = Date.now() + 20_000;
-  while (!err.includes("ready")) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`homed did not start:\n${err}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const ready = () => err.includes("ready");
+  await waitFor(() => ready() || proc.exitCode !== null, "homed to say it is ready", { timeoutMs: 20_000 }).catch(
+    (cause) => {
+      proc.kill("SIGKILL");
+      throw new Error(`homed did not start:\n${err}`, { cause });
+    },
+  );
+  if (!ready()) throw new Error(`homed exited before it was ready:\n${err}`);
   return {
     proc,
     dir,
-    socket,
+    socket: cliSocketPath(dir),
     stderr: () => err,
     stop: () =>
       new Promise((resolve) => {
-        proc.once("exit", (code) => {
-          rmSync(dir, { recursive: true, force: true });
-          resolve(code);
-        });
+        proc.once("exit", resolve);
         proc.kill("SIGTERM");
       }),
   };
@@ -172,11 +172,7 @@ describe("homed + waiter + fake LLM", () => {
     );
     await fake.waitForRequests(before + 1, 15_000);
     proc.kill("SIGKILL");
-    const deadline = Date.now() + 5000;
-    while (!fake.requests[before].aborted) {
-      assert.ok(Date.now() < deadline, "the LLM request was not cancelled");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(() => fake.requests[before].aborted, "the LLM request to be cancelled");
   });
 
   test("the LLM API key never appears in the log", () => {
@@ -239,7 +235,7 @@ describe("homed stopping with messages in flight", () => {
 });
 
 test("waiter with no daemon exits 2 with a clear message", async () => {
-  const r = await waiter(["--socket", join(tmpdir(), "no-such-homed.sock"), "-c", "hi"]);
+  const r = await waiter(["--socket", cliSocketPath(tempDir("ha-e2e-nodaemon-")), "-c", "hi"]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /homed is not running/);
 });

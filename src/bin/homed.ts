@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { startDaemon } from "../daemon/bootstrap.js";
 import { resolveDataDir } from "../daemon/paths.js";
+import { errorMessage } from "../util/errors.js";
 import { VERSION } from "../version.js";
 
 const USAGE = `usage: homed [--data DIR]
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   try {
     args = parse();
   } catch (err) {
-    process.stderr.write(`homed: ${err instanceof Error ? err.message : err}\n${USAGE}\n`);
+    process.stderr.write(`homed: ${errorMessage(err)}\n${USAGE}\n`);
     process.exit(2);
   }
   if (args.values.help) return void process.stdout.write(`${USAGE}\n`);
@@ -67,6 +68,6 @@ function describe(err: unknown): string {
 }
 
 main().catch((err) => {
-  process.stderr.write(`homed: failed to start: ${err instanceof Error ? err.message : err}\n`);
+  process.stderr.write(`homed: failed to start: ${errorMessage(err)}\n`);
   process.exit(1);
 });

@@ -1,11 +1,14 @@
+/** waiter as a user meets it: the real binary against a stand-in daemon, and where it looks for the socket. */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { homedir, tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { cliSocketPath } from "@homeagent/cli-protocol";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
+import { nextEvent, waitFor } from "../../test/fixtures/wait.js";
 import { resolveSocketPath } from "./waiter-options.js";
 
 const WAITER = fileURLToPath(new URL("./waiter.ts", import.meta.url));
@@ -103,15 +106,14 @@ describe("waiter", () => {
   let daemon: FakeDaemon;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "hawt-"));
+    dir = tempDir("hawt-");
     home = join(dir, "home");
-    daemon = new FakeDaemon(join(dir, "cli.sock"));
+    daemon = new FakeDaemon(cliSocketPath(dir));
     await daemon.listen();
   });
 
   after(async () => {
     await daemon.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("exits 2 with a clear message when homed is not running", async () => {
@@ -178,30 +180,18 @@ describe("waiter", () => {
     });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    const until = async (cond: () => boolean) => {
-      const end = Date.now() + 15_000;
-      while (!cond()) {
-        assert.ok(Date.now() < end, `timed out; screen so far: ${out}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
-    await until(() => out.includes("> "));
-    child.stdin.write("hold\r");
-    await until(() => daemon.received.includes("hold"));
-    child.stdin.write("\x03");
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve(null);
-      }, 15_000);
-      child.on("close", (c) => {
-        clearTimeout(timer);
-        resolve(c);
+    const until = (cond: () => boolean, what: string) =>
+      waitFor(cond, what, { timeoutMs: 15_000 }).catch((cause) => {
+        throw new Error(`${cause.message}; screen so far: ${out}`, { cause });
       });
-    });
+    await until(() => out.includes("> "), "the prompt");
+    child.stdin.write("hold\r");
+    await until(() => daemon.received.includes("hold"), "the daemon to receive the message");
+    child.stdin.write("\x03");
+    const code = await nextEvent<number | null>(child, "close", 15_000).finally(() => child.kill("SIGKILL"));
     assert.equal(code, 130);
     assert.match(out, /cancelled/);
-    await until(() => daemon.abandoned === 1);
+    await until(() => daemon.abandoned === 1, "the daemon to see the connection dropped");
   });
 
   describe("with an API key", () => {
@@ -245,7 +235,7 @@ describe("resolveSocketPath", () => {
     const env = { HOMEAGENT_SOCKET: "/run/s.sock", HOMEAGENT_DATA: "/data" };
     assert.equal(resolveSocketPath("/flag.sock", env), "/flag.sock");
     assert.equal(resolveSocketPath(undefined, env), "/run/s.sock");
-    assert.equal(resolveSocketPath(undefined, { HOMEAGENT_DATA: "/data" }), "/data/cli.sock");
-    assert.equal(resolveSocketPath(undefined, {}), join(homedir(), ".homeagent", "cli.sock"));
+    assert.equal(resolveSocketPath(undefined, { HOMEAGENT_DATA: "/data" }), cliSocketPath("/data"));
+    assert.equal(resolveSocketPath(undefined, {}), cliSocketPath(join(homedir(), ".homeagent")));
   });
 });

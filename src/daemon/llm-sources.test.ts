@@ -4,20 +4,19 @@
  * state, and adapter files edited on disk.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { type FakeModelServer, startFakeModelServer } from "../../test/fixtures/fake-model-server.js";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
+import { waitFor } from "../../test/fixtures/wait.js";
 import { type Daemon, startDaemon } from "./bootstrap.js";
 
-const dirs: string[] = [];
 const daemons: Daemon[] = [];
 
 async function daemon(env: Record<string, string> = {}, ollamaUrl = ""): Promise<Daemon & { logs: string[] }> {
-  const dataDir = mkdtempSync(join(tmpdir(), "ha-llm-src-"));
-  dirs.push(dataDir);
+  const dataDir = tempDir("ha-llm-src-");
   const logs: string[] = [];
   const d = await startDaemon({ dataDir, env, plugins: [], ollamaUrl, logWrite: (l) => logs.push(l) });
   daemons.push(d);
@@ -26,17 +25,16 @@ async function daemon(env: Record<string, string> = {}, ollamaUrl = ""): Promise
 
 afterEach(async () => {
   for (const d of daemons.splice(0)) await d.stop();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 const req = { model: "", messages: [{ role: "user" as const, content: "hi" }] };
 
-async function waitFor(done: () => boolean, what: string): Promise<void> {
-  const until = Date.now() + 3000;
-  while (!done()) {
-    if (Date.now() > until) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** Sets a `core.llm.*` key and waits until the sources have been rebuilt from it (each rebuild logs them). */
+async function setAndRebuild(d: Daemon & { logs: string[] }, key: string, value: string): Promise<void> {
+  const rebuilds = () => d.logs.filter((l) => l.includes("LLM sources in order:")).length;
+  const before = rebuilds();
+  d.config.set(key, value);
+  await waitFor(() => rebuilds() > before, `the sources rebuilt after ${key} changed`);
 }
 
 describe("local-first", () => {
@@ -182,8 +180,7 @@ describe("sources, tools and the SDK", () => {
     const d = await twoSources();
     d.config.set("core.llm.provider", "b");
     await waitFor(() => d.llm.sources()[1].preferred, "b preferred");
-    d.config.set("core.llm.temperature", "0.5");
-    await new Promise((r) => setTimeout(r, 10));
+    await setAndRebuild(d, "core.llm.temperature", "0.5");
     assert.deepEqual(
       d.llm.sources().map((s) => s.preferred),
       [false, true],
@@ -242,8 +239,7 @@ describe("sources, tools and the SDK", () => {
 
   test("core.llm.first_byte_timeout reaches the providers", async () => {
     const d = await twoSources();
-    d.config.set("core.llm.first_byte_timeout", "200ms");
-    await new Promise((r) => setTimeout(r, 10));
+    await setAndRebuild(d, "core.llm.first_byte_timeout", "200ms");
     a.enqueue({ text: "late", delayMs: 1500 });
     b.enqueue({ text: "b in time" });
     const started = Date.now();

@@ -60,7 +60,7 @@ function ask(socket: Socket, line: string): Promise<Record<string, unknown>> {
 
 test("/settings set over the cli socket refuses a bad value with the reason and stores nothing", async () => {
   const d = await daemon({ plugins: builtinPlugins() });
-  const socket = createConnection(join(d.paths.root, "cli.sock"));
+  const socket = createConnection(d.paths.socket);
   try {
     const refused = async (line: string, reason: RegExp) => {
       const frame = await ask(socket, line);

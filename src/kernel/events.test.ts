@@ -21,6 +21,11 @@ beforeEach(() => {
 afterEach(() => h.close());
 
 const ofType = (type: AgentEvent["type"]) => events.filter((e) => e.type === type).map((e) => e.payload);
+/** The reasoning and content deltas in order, as `type:content`, with `:reset` on those that start over. */
+const deltas = () =>
+  events
+    .filter((e) => e.type === "reasoning_delta" || e.type === "content_delta")
+    .map((e) => `${e.type}:${e.payload.content}${e.payload.reset ? ":reset" : ""}`);
 
 test("tool_call is published when the tool starts and when its result is final", async () => {
   h.llm.enqueue({ toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] }, { text: "5" });
@@ -110,10 +115,7 @@ test("deltas that start over after an interruption are preceded by a reset, for 
   await waitFor(() => h.llm.requests.length === 1, "the first LLM call");
   h.agent.injectInterrupt("timer", "timer", "the kettle is boiling");
   await pending;
-  const deltas = events
-    .filter((e) => e.type === "reasoning_delta" || e.type === "content_delta")
-    .map((e) => `${e.type}:${e.payload.content}${e.payload.reset ? ":reset" : ""}`);
-  assert.deepEqual(deltas, [
+  assert.deepEqual(deltas(), [
     "reasoning_delta:thinking about essays",
     "content_delta:An essay",
     "reasoning_delta::reset",
@@ -131,10 +133,7 @@ test("a restart from the provider layer (stream→chat fallback) resets only wha
     reasoning: "whole thought",
   });
   await h.agent.injectInputSync("cli", "cli", "q");
-  const deltas = events
-    .filter((e) => e.type === "reasoning_delta" || e.type === "content_delta")
-    .map((e) => `${e.type}:${e.payload.content}${e.payload.reset ? ":reset" : ""}`);
-  assert.deepEqual(deltas, [
+  assert.deepEqual(deltas(), [
     "reasoning_delta:half a thought",
     "reasoning_delta::reset",
     "reasoning_delta:whole thought",

@@ -31,7 +31,7 @@ test("interrupts are served first, then kernel self-tasks, then waiting user inp
   );
   s.start();
   s.enqueue(task("u1"));
-  await new Promise((r) => setImmediate(r));
+  await waitFor(() => order.length === 1, "u1 to start");
   s.enqueue(task("u2"));
   s.enqueue(task("self", "self"));
   s.enqueue(task("int", "interrupt"));

@@ -1,8 +1,10 @@
+/** StageHost as the agent drives it: order, concurrent handlers, isolated failures, short circuits, tool stages. */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import type { Stage, StageContext } from "@homeagent/sdk";
 import { STAGES } from "@homeagent/sdk";
 import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
+import { waitFor } from "../../test/fixtures/wait.js";
 
 let h: Harness;
 beforeEach(() => {
@@ -33,19 +35,11 @@ test("stages run in the documented order, with post_action after every LLM round
 
 test("handlers of one stage run concurrently", async () => {
   let started = 0;
-  let release!: () => void;
-  const allStarted = new Promise<void>((r) => {
-    release = r;
-  });
   for (let i = 0; i < 3; i++) {
     h.agent.stages.register(`p${i}`, "pre_action", async (ctx) => {
       started++;
-      if (started === 3) release();
-      // A sequential host would wait here forever: the barrier opens only when all three have started.
-      await Promise.race([
-        allStarted,
-        new Promise((_, rej) => setTimeout(() => rej(new Error("not concurrent")), 2000)),
-      ]);
+      // A sequential host would wait here until this times out: all three start only if they run together.
+      await waitFor(() => started === 3, "all three handlers started", { timeoutMs: 2000 });
       ctx.contextMsgs.push({ role: "system", content: `from p${i}` });
     });
   }
@@ -56,12 +50,20 @@ test("handlers of one stage run concurrently", async () => {
 
 test("a throwing or rejecting handler is isolated and recorded in ctx.errors", async () => {
   let errors: StageContext["errors"] = [];
-  h.agent.stages.register("bad1", "pre_action", () => {
-    throw new Error("boom");
+  let failed = 0;
+  let bothFailed: () => void = () => {};
+  const afterBothFailed = new Promise<void>((resolve) => {
+    bothFailed = resolve;
   });
-  h.agent.stages.register("bad2", "pre_action", async () => Promise.reject(new Error("rejected")));
+  const fail = (err: Error): never => {
+    if (++failed === 2) bothFailed();
+    throw err;
+  };
+  h.agent.stages.register("bad1", "pre_action", () => fail(new Error("boom")));
+  h.agent.stages.register("bad2", "pre_action", async () => fail(new Error("rejected")));
+  // It finishes only after both others failed: their failures must not cut the stage short.
   h.agent.stages.register("good", "pre_action", async (ctx) => {
-    await new Promise((r) => setTimeout(r, 10));
+    await afterBothFailed;
     ctx.contextMsgs.push({ role: "system", content: "good ran" });
   });
   h.agent.stages.register("obs", "after_output", (ctx) => {

@@ -1,9 +1,14 @@
+/**
+ * LuaAdaptedProvider against the fake LLM over real HTTP: the request on the wire, replies and streams,
+ * error kinds, timeouts, aborts, adapter logs and what an adapter may fetch.
+ */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { after, before, beforeEach, test } from "node:test";
 import type { Logger } from "@homeagent/sdk";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
+import { waitFor } from "../../test/fixtures/wait.js";
 import { bundledAdapterLibraries } from "./adapters.js";
 import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
 import { type CompletionRequest, ProviderError, type StreamChunk } from "./provider.js";
@@ -185,11 +190,14 @@ test("a stream cut midway is a transient error", async () => {
 test("abort → kind aborted", async () => {
   fake.enqueue({ text: "late", delayMs: 2000 });
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 50);
-  const started = Date.now();
-  const err = await rejection(provider().chat(request, { signal: controller.signal }));
+  const call = rejection(provider().chat(request, { signal: controller.signal }));
+  // Aborted once the request is out, so the abort cuts a live HTTP call rather than the adapter's start.
+  await fake.waitForRequests(1);
+  const abortedAt = Date.now();
+  controller.abort();
+  const err = await call;
   assert.equal(err.kind, "aborted");
-  assert.ok(Date.now() - started < 1000);
+  assert.ok(Date.now() - abortedAt < 1000);
 });
 
 test("adapter log lines reach the logger with the key masked", async () => {
@@ -239,7 +247,7 @@ test("first-byte timeout: no headers in time → transient, and the request is c
   assert.equal(err.kind, "transient");
   assert.equal(err.message, "no response from main within 150 ms");
   assert.ok(Date.now() - started < 1500);
-  await waitUntil(() => fake.requests[0]?.aborted === true);
+  await waitFor(() => fake.requests[0]?.aborted === true, "the request to be cancelled", { timeoutMs: 2000 });
 });
 
 test("first-byte timeout: a stream whose headers came but whose body does not", async () => {
@@ -362,11 +370,3 @@ test("http_get from an adapter: other hosts are refused, naming host and adapter
   );
   assert.equal(fake.requests.length, 0);
 });
-
-async function waitUntil(done: () => boolean, timeoutMs = 2000) {
-  const until = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > until) assert.fail("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

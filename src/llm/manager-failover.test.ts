@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { waitFor } from "../../test/fixtures/wait.js";
 import { AllProvidersFailedError, ProviderManager, type SourceEntry } from "./manager.js";
 import {
   type CallOptions,
@@ -186,10 +187,14 @@ test("a context-length error goes straight back to the caller", async () => {
 test("max_concurrent: excess calls wait their turn, and a waiting call can be aborted", async () => {
   let running = 0;
   let peak = 0;
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const slow = () => async () => {
     running++;
     peak = Math.max(peak, running);
-    await new Promise((r) => setTimeout(r, 20));
+    await gate;
     running--;
     return reply("done");
   };
@@ -198,11 +203,12 @@ test("max_concurrent: excess calls wait their turn, and a waiting call can be ab
   const controller = new AbortController();
   const results = Promise.all([1, 2, 3, 4].map(() => m.chat(req)));
   const aborted = m.chat(req, { signal: controller.signal }).catch((e) => e);
-  await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => running === 2, "two calls running");
   assert.equal(m.sources()[0].inFlight, 2);
   controller.abort();
   const err = await aborted;
   assert.ok(err instanceof ProviderError && err.kind === "aborted");
+  release();
   assert.deepEqual(
     (await results).map((r) => r.content),
     ["done", "done", "done", "done"],

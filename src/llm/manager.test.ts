@@ -1,7 +1,9 @@
+/** ProviderManager over real HTTP: source order, retries and fallback, aborts, broken streams and their restarts. */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
+import { waitFor } from "../../test/fixtures/wait.js";
 import { LuaAdaptedProvider } from "./lua-provider.js";
 import { AllProvidersFailedError, NoSourceError, ProviderManager, type SourceEntry } from "./manager.js";
 import { type CompletionRequest, ProviderError, type StreamChunk } from "./provider.js";
@@ -148,7 +150,7 @@ test("abort during a delayed response stops at once: no retry, no fallback", asy
   const err = await m.stream(req, { signal: controller.signal }).catch((e) => e);
   assert.ok(err instanceof ProviderError && err.kind === "aborted", String(err));
   assert.ok(Date.now() - abortedAt < 1000, "abort took too long");
-  await waitUntil(() => x.requests[0]?.aborted === true);
+  await waitFor(() => x.requests[0]?.aborted === true, "the request to be cancelled", { timeoutMs: 2000 });
   assert.equal(x.requests.length, 1);
   assert.equal(y.requests.length, 0);
 });
@@ -187,14 +189,6 @@ test("a stream that breaks before any content falls back to a plain chat on the 
   );
   assert.equal(y.requests.length, 0);
 });
-
-async function waitUntil(done: () => boolean, timeoutMs = 2000) {
-  const until = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > until) assert.fail("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test("a hung first byte times out once and the next source answers", async () => {
   const [x, y] = await fresh();

@@ -1,25 +1,24 @@
+/** ReloadingProvider: an adapter or library edited on disk rebuilds the provider; a replaced one closes once idle. */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { installBundledAdapters } from "./adapters.js";
-import type { Provider } from "./provider.js";
+import { type Provider, ProviderError } from "./provider.js";
 import { ReloadingProvider } from "./reloading-provider.js";
 
 let dataDir: string;
 before(() => {
-  dataDir = mkdtempSync(join(tmpdir(), "homeagent-reload-"));
+  dataDir = tempDir("homeagent-reload-");
   installBundledAdapters(dataDir);
 });
-after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** A ReloadingProvider whose providers answer with the openai_compat library they were built with. */
-function reloading(logs: string[]) {
+function reloading(logs: string[], dir = dataDir) {
   let builds = 0;
   const provider = new ReloadingProvider({
-    dataDir,
+    dataDir: dir,
     adapter: "openai",
     log: { debug() {}, info: (m) => logs.push(m), warn() {}, error() {} },
     build: (_, libraries): Provider => {
@@ -55,6 +54,20 @@ test("editing or adding a library rebuilds the provider with the new text", asyn
   await p.answer();
   assert.equal(p.builds(), 3);
   assert.match(logs[1], /lib\/mine\.lua changed on disk/);
+});
+
+test("an adapter removed from disk fails the next call with the reason, keeping the read error as cause", async () => {
+  const dir = tempDir("homeagent-reload-gone-");
+  installBundledAdapters(dir);
+  const p = reloading([], dir);
+  rmSync(join(dir, "adapters", "openai.lua"));
+  await assert.rejects(p.answer(), (err: unknown) => {
+    assert.ok(err instanceof ProviderError && err.kind === "fatal", String(err));
+    assert.ok(err.cause instanceof Error, "the read error is kept, not only its text");
+    assert.match(err.cause.message, /^no adapter named openai in .*; put openai\.lua there/);
+    assert.equal(err.message, `adapter openai (source src): ${err.cause.message}`);
+    return true;
+  });
 });
 
 test("a replaced provider is closed once the calls it was serving have ended", async () => {

@@ -2,13 +2,8 @@
  * Adapter output → the unified TS shapes. Adapters are user-editable Lua, so their JSON is checked and
  * completed here (missing fields get their empty value) instead of trusted.
  */
+import { isObject } from "../util/object.js";
 import type { CompletionResponse, StreamChunk, UnifiedToolCall, UnifiedUsage } from "./provider.js";
-
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function str(v: unknown): string {
   return typeof v === "string" ? v : "";

@@ -3,9 +3,9 @@
  * connections, never read their replies, pipeline without end, or vanish mid-answer.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { cliSocketPath } from "@homeagent/cli-protocol";
 import { createMockSDK, type MockResponder, type MockSDK } from "@homeagent/sdk/test";
 import { RawCliClient } from "../../../test/fixtures/cli-client.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
@@ -35,7 +35,7 @@ async function setup(
   await plugin.start(sdk);
   const clients: RawCliClient[] = [];
   running.push({ plugin, clients });
-  const path = join(dir, "cli.sock");
+  const path = cliSocketPath(dir);
   return {
     sdk,
     plugin,

@@ -1,12 +1,12 @@
+/** The cli plugin against the mock SDK over its real Unix socket: framing, auth, commands, stale sockets. */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
-import { connect, type Socket } from "node:net";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { LINE_TOO_LONG, MAX_LINE_BYTES } from "@homeagent/cli-protocol";
+import { cliSocketPath, LINE_TOO_LONG, MAX_LINE_BYTES } from "@homeagent/cli-protocol";
 import type { LlmSourceStatus, Plugin } from "@homeagent/sdk";
 import { createMockSDK, type MockResponder, type MockSDK } from "@homeagent/sdk/test";
+import { RawCliClient } from "../../../test/fixtures/cli-client.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
 import { createCliPlugin } from "./plugin.js";
@@ -90,91 +90,31 @@ function mockSDK(dir: string): MockSDK {
   });
 }
 
+/** The mock kernel's own latency, so that requests on different connections overlap as they do for real. */
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
-
-type Frame = Record<string, unknown> & { type: string };
-
-/** A raw test client: collects frames, resolves when `count` of them arrived or the server closed. */
-class Client {
-  readonly frames: Frame[] = [];
-  closed = false;
-  private waiter: (() => void) | null = null;
-  private buffer = "";
-
-  private constructor(readonly socket: Socket) {
-    socket.setEncoding("utf8");
-    socket.on("data", (data: string) => {
-      this.buffer += data;
-      let nl = this.buffer.indexOf("\n");
-      while (nl !== -1) {
-        this.frames.push(JSON.parse(this.buffer.slice(0, nl)));
-        this.buffer = this.buffer.slice(nl + 1);
-        nl = this.buffer.indexOf("\n");
-      }
-      this.waiter?.();
-    });
-    socket.on("close", () => {
-      this.closed = true;
-      this.waiter?.();
-    });
-  }
-
-  static open(path: string): Promise<Client> {
-    return new Promise((resolve, reject) => {
-      const socket = connect(path, () => resolve(new Client(socket)));
-      socket.once("error", reject);
-    });
-  }
-
-  send(text: string): this {
-    this.socket.write(text);
-    return this;
-  }
-
-  /** Waits until `n` final frames (anything but progress frames) arrived. */
-  async finals(n: number): Promise<Frame[]> {
-    const finals = () => this.frames.filter((f) => !PROGRESS.has(f.type));
-    while (finals().length < n && !this.closed) {
-      await new Promise<void>((resolve) => {
-        this.waiter = resolve;
-      });
-    }
-    return finals();
-  }
-
-  async untilClosed(): Promise<void> {
-    while (!this.closed) {
-      await new Promise<void>((resolve) => {
-        this.waiter = resolve;
-      });
-    }
-  }
-}
-
-const PROGRESS = new Set(["content_delta", "reasoning_delta", "tool_call", "reasoning"]);
 
 describe("cli plugin", () => {
   let dir: string;
   let sdk: MockSDK;
   let plugin: Plugin;
   let sockPath: string;
-  const clients: Client[] = [];
+  const clients: RawCliClient[] = [];
 
   const open = async () => {
-    const c = await Client.open(sockPath);
+    const c = await RawCliClient.open(sockPath);
     clients.push(c);
     return c;
   };
 
   beforeEach(async () => {
     dir = tempDir("hacli-");
-    sockPath = join(dir, "cli.sock");
+    sockPath = cliSocketPath(dir);
     sdk = mockSDK(dir);
     plugin = createCliPlugin();
   });
 
   afterEach(async () => {
-    for (const c of clients.splice(0)) c.socket.destroy();
+    for (const c of clients.splice(0)) c.destroy();
     await plugin.stop();
   });
 
@@ -189,7 +129,7 @@ describe("cli plugin", () => {
     await plugin.start(sdk);
     const c = await open();
     c.send("hello\n");
-    await c.finals(1);
+    await c.waitForFinals(1);
     const signal = sdk.inputs[0].opts?.signal;
     assert.equal(signal?.aborted, false);
     c.socket.destroy();
@@ -203,8 +143,8 @@ describe("cli plugin", () => {
     const b = await open();
     a.send("hello\n");
     b.send("other\n");
-    const [reply] = await a.finals(1);
-    await b.finals(1);
+    const [reply] = await a.waitForFinals(1);
+    await b.waitForFinals(1);
     assert.deepEqual(reply, { type: "response", content: "echo: hello" });
     assert.deepEqual(
       a.frames.map((f) => f.type),
@@ -227,9 +167,10 @@ describe("cli plugin", () => {
     await plugin.start(sdk);
     const c = await open();
     c.send("one\r\ntw");
-    await tick();
+    // "one" reaching the kernel means the half line "tw" was read too, so the rest arrives as a new chunk.
+    await waitFor(() => sdk.inputs.length === 1, "the first line to reach the kernel");
     c.send("o\n\nfail\nthrow\nlast\n");
-    const finals = await c.finals(5);
+    const finals = await c.waitForFinals(5);
     assert.deepEqual(finals, [
       { type: "response", content: "echo: one" },
       { type: "response", content: "echo: two" },
@@ -242,11 +183,16 @@ describe("cli plugin", () => {
   it("keeps a multi-byte character that is split across chunks intact", async () => {
     await plugin.start(sdk);
     const c = await open();
-    const bytes = Buffer.from("你好\n");
-    c.socket.write(bytes.subarray(0, 2));
-    await tick();
-    c.socket.write(bytes.subarray(2));
-    assert.deepEqual(await c.finals(1), [{ type: "response", content: "echo: 你好" }]);
+    const bytes = Buffer.from("first\n你好\n");
+    const split = "first\n".length + 2;
+    c.socket.write(bytes.subarray(0, split));
+    // "first" reaching the kernel means the two bytes after it were read too, the character's third comes later.
+    await waitFor(() => sdk.inputs.length === 1, "the first line to reach the kernel");
+    c.socket.write(bytes.subarray(split));
+    assert.deepEqual(await c.waitForFinals(2), [
+      { type: "response", content: "echo: first" },
+      { type: "response", content: "echo: 你好" },
+    ]);
   });
 
   it("requires /auth <key> first when a key is configured", async () => {
@@ -255,17 +201,17 @@ describe("cli plugin", () => {
 
     const wrong = await open();
     wrong.send("/auth nope\nhello\n");
-    await wrong.untilClosed();
+    await wrong.waitForClose();
     assert.deepEqual(wrong.frames, [{ type: "error", error: "unauthorized" }]);
 
     const skipped = await open();
     skipped.send("hello\n");
-    await skipped.untilClosed();
+    await skipped.waitForClose();
     assert.deepEqual(skipped.frames, [{ type: "error", error: "unauthorized" }]);
 
     const right = await open();
     right.send("/auth s3cret\nhi\n");
-    const finals = await right.finals(2);
+    const finals = await right.waitForFinals(2);
     assert.deepEqual(finals, [
       { type: "response", content: "authenticated" },
       { type: "response", content: "echo: hi" },
@@ -277,14 +223,14 @@ describe("cli plugin", () => {
     await plugin.start(sdk);
     const c = await open();
     c.send("/auth anything\n");
-    assert.deepEqual(await c.finals(1), [{ type: "response", content: "authenticated" }]);
+    assert.deepEqual(await c.waitForFinals(1), [{ type: "response", content: "authenticated" }]);
   });
 
   it("serves /help, /status, /tools and unknown commands", async () => {
     await plugin.start(sdk);
     const c = await open();
     c.send("/help\n/status\n/tools\n/bogus\n");
-    const [help, status, tools, unknown] = await c.finals(4);
+    const [help, status, tools, unknown] = await c.waitForFinals(4);
     assert.match(help.content as string, /\/settings set <key> <value>/);
     assert.equal(status.type, "response");
     assert.match(status.content as string, /homed 0\.1\.0/);
@@ -298,7 +244,7 @@ describe("cli plugin", () => {
     await plugin.start(sdk);
     const c = await open();
     c.send("/settings core.agent\n/settings set core.agent.max_tool_turns 25\n/settings set nope 1\n/settings\n");
-    const [listed, set, bad, all] = await c.finals(4);
+    const [listed, set, bad, all] = await c.waitForFinals(4);
     assert.deepEqual(listed, {
       type: "settings",
       settings: [{ key: "core.agent.max_tool_turns", value: "10", type: "int", description: "tool rounds" }],
@@ -316,7 +262,7 @@ describe("cli plugin", () => {
     await plugin.start(sdk);
     const c = await open();
     c.send("/llm\n/llm use backup\n/llm use nope\n/llm\n/llm use auto\n/llm bogus\n");
-    const [before, use, unknown, afterUse, auto, bad] = await c.finals(6);
+    const [before, use, unknown, afterUse, auto, bad] = await c.waitForFinals(6);
     assert.deepEqual(before, {
       type: "response",
       content:
@@ -336,7 +282,7 @@ describe("cli plugin", () => {
     await plugin.start(sdk);
     const c = await open();
     c.send(`${"a".repeat(MAX_LINE_BYTES + 10)}\nafter\n`);
-    const finals = await c.finals(2);
+    const finals = await c.waitForFinals(2);
     assert.deepEqual(finals, [
       { type: "error", error: LINE_TOO_LONG },
       { type: "response", content: "echo: after" },
@@ -350,7 +296,7 @@ describe("cli plugin", () => {
     await plugin.start(sdk);
     const c = await open();
     c.send("hi\n");
-    assert.deepEqual(await c.finals(1), [{ type: "response", content: "echo: hi" }]);
+    assert.deepEqual(await c.waitForFinals(1), [{ type: "response", content: "echo: hi" }]);
   });
 
   it("refuses to start when a live daemon answers on the socket", async () => {

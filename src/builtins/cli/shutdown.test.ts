@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { it } from "node:test";
-import { SHUTTING_DOWN } from "@homeagent/cli-protocol";
+import { cliSocketPath, SHUTTING_DOWN } from "@homeagent/cli-protocol";
 import { createMockSDK, type MockResponder } from "@homeagent/sdk/test";
 import { RawCliClient } from "../../../test/fixtures/cli-client.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
@@ -24,7 +23,7 @@ it("stop() delivers pending answers and a shutdown notice to every client, then 
   const sdk = createMockSDK({ pluginName: "cli", daemonDataDir: dir, respond });
   const plugin = createCliPlugin({ closeGraceMs: 300 });
   await plugin.start(sdk);
-  const path = join(dir, "cli.sock");
+  const path = cliSocketPath(dir);
 
   const busy = await RawCliClient.open(path);
   busy.send("running\nqueued one\nqueued two\n");
