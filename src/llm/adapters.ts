@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { HomeAgentError } from "../util/errors.js";
 
 // Next to this module both under tsx (src/llm/adapters/) and compiled (dist/llm/adapters/, copied by the build).
 const BUNDLED_DIR = fileURLToPath(new URL("./adapters/", import.meta.url));
@@ -36,16 +37,21 @@ export function installBundledAdapters(dataDir: string): string[] {
 /** The text of `<dataDir>/adapters/<name>.lua`. */
 export function loadAdapterSource(dataDir: string, name: string): string {
   if (!ADAPTER_NAME.test(name)) {
-    throw new Error(`invalid adapter name ${JSON.stringify(name)}: use letters, digits, "-" and "_" only`);
+    throw new HomeAgentError({
+      code: "adapter_name_invalid",
+      message: `invalid adapter name ${JSON.stringify(name)}: use letters, digits, "-" and "_" only`,
+    });
   }
   const dir = adaptersDir(dataDir);
   const file = join(dir, `${name}.lua`);
   if (!existsSync(file)) {
     const available = luaNames(dir);
-    throw new Error(
-      `no adapter named ${name} in ${dir} (available: ${available.join(", ") || "none"}); ` +
+    throw new HomeAgentError({
+      code: "adapter_not_found",
+      message:
+        `no adapter named ${name} in ${dir} (available: ${available.join(", ") || "none"}); ` +
         `put ${name}.lua there or choose one of those`,
-    );
+    });
   }
   return readFileSync(file, "utf8");
 }
