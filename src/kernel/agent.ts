@@ -103,7 +103,7 @@ export class Agent {
    * nothing running the interrupt is simply a new input.
    */
   injectInterrupt(source: string, channel: string, text: string): void {
-    if (!text.trim()) throw new Error("an interrupt needs text");
+    if (!text.trim()) throw new HomeAgentError({ code: "input_empty", message: "an interrupt needs text" });
     const running = this.running;
     if (!running || running.task.kind === "self") {
       this.enqueue("interrupt", source, channel, text, { noMemory: true });
@@ -149,9 +149,10 @@ export class Agent {
     opts: InjectOptions,
     reply?: (r: InputReply) => void,
   ): InputTask {
-    if (typeof text !== "string" || !text.trim()) throw new Error("empty input: nothing to process");
+    if (typeof text !== "string" || !text.trim())
+      throw new HomeAgentError({ code: "input_empty", message: "empty input: nothing to process" });
     const signal = opts.signal;
-    if (signal?.aborted) throw new Error(stopMessage(signal.reason));
+    if (signal?.aborted) throw new HomeAgentError({ code: "input_cancelled", message: stopMessage(signal.reason) });
     const task: InputTask = {
       requestId: this.nextId(),
       kind,

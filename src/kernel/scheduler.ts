@@ -46,7 +46,8 @@ export class Scheduler {
   }
 
   enqueue(task: InputTask): void {
-    if (this.stopping) throw new Error("the agent is shutting down and takes no new input");
+    if (this.stopping)
+      throw new HomeAgentError({ code: "shutting_down", message: "homed is shutting down and takes no new input" });
     if (this.queued >= this.maxQueue) {
       this.stats.rejected++;
       throw new QueueFullError(this.maxQueue);

@@ -18,7 +18,7 @@
  */
 import type { LlmSourceStatus, Logger } from "@homeagent/sdk";
 import { NO_SOURCE_CONFIGURED } from "../config/sources.js";
-import { errorMessage } from "../util/errors.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
 import {
   ADAPTER_REQUEST_FAILED,
   type CallOptions,
@@ -163,7 +163,10 @@ export class ProviderManager {
   /** Tried before the priority order until changed; "" restores the priority order. */
   setPreferred(name: string): void {
     if (name && !this.find(name)) {
-      throw new Error(`no LLM source named "${name}"; the sources are: ${this.names().join(", ") || "none"}`);
+      throw new HomeAgentError({
+        code: "llm_unknown_source",
+        message: `no LLM source named "${name}"; the sources are: ${this.names().join(", ") || "none"}`,
+      });
     }
     this.preferred = name;
   }
@@ -367,7 +370,10 @@ export class ProviderManager {
     const serving = exact ? this.list.filter((s) => s.entry.provider.model === model) : this.list;
     if (exact && serving.length === 0) {
       const served = this.list.map((s) => `${s.entry.name} (${s.entry.provider.model || "default model"})`);
-      throw new Error(`no LLM source serves model "${model}"; the sources are: ${served.join(", ")}`);
+      throw new HomeAgentError({
+        code: "llm_unknown_model",
+        message: `no LLM source serves model "${model}"; the sources are: ${served.join(", ")}`,
+      });
     }
     const ordered = [
       ...serving.filter((s) => s.entry.name === this.preferred),
