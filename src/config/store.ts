@@ -1,7 +1,9 @@
 /**
  * The SQLite file behind the config center: raw key/value rows and the disabled-plugin list, nothing about
- * what the keys mean. Every write goes straight to the WAL (design principle 3) and reads go to the
- * database each time, so the file stays the single source of truth.
+ * what the keys mean. Every write goes straight to the WAL (design principle 3), so the file stays the
+ * single source of truth. Single values read are kept in memory (several settings are read on every turn,
+ * and a query each costs more than the rest of the read): this store is the only writer of its file, and
+ * it updates the copy with each write and drops it when a transaction is rolled back.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -19,7 +21,12 @@ export interface Row {
   value: string;
 }
 
+/** Values kept in memory at most; beyond it the copy starts again (a plugin may read any number of keys). */
+const CACHED_VALUES = 4096;
+
 export class ConfigStore {
+  /** Key → stored value, or undefined for a key known to have none. */
+  private readonly cache = new Map<string, string | undefined>();
   private readonly getStmt: Database.Statement;
   private readonly putStmt: Database.Statement;
   private readonly deleteStmt: Database.Statement;
@@ -46,21 +53,30 @@ export class ConfigStore {
   }
 
   get(key: string): string | undefined {
-    return (this.getStmt.get(key) as { value: string } | undefined)?.value;
+    if (this.cache.has(key)) return this.cache.get(key);
+    const value = (this.getStmt.get(key) as { value: string } | undefined)?.value;
+    this.remember(key, value);
+    return value;
   }
 
   put(key: string, value: string): void {
     this.putStmt.run(key, value);
+    this.remember(key, value);
   }
 
   /** Stores the value only when the key has none; true when it was stored. */
   putIfAbsent(key: string, value: string): boolean {
-    return this.db.prepare("INSERT OR IGNORE INTO config (key, value) VALUES (?, ?)").run(key, value).changes > 0;
+    const stored =
+      this.db.prepare("INSERT OR IGNORE INTO config (key, value) VALUES (?, ?)").run(key, value).changes > 0;
+    if (stored) this.remember(key, value);
+    return stored;
   }
 
   /** True when a row was removed. */
   delete(key: string): boolean {
-    return this.deleteStmt.run(key).changes > 0;
+    const removed = this.deleteStmt.run(key).changes > 0;
+    this.remember(key, undefined);
+    return removed;
   }
 
   /** Stored rows whose key starts with `prefix` (literally: LIKE would treat "_" as a wildcard), by key. */
@@ -73,7 +89,18 @@ export class ConfigStore {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      // Rolled back: the copy may hold values written inside it.
+      this.cache.clear();
+      throw err;
+    }
+  }
+
+  private remember(key: string, value: string | undefined): void {
+    if (this.cache.size >= CACHED_VALUES && !this.cache.has(key)) this.cache.clear();
+    this.cache.set(key, value);
   }
 
   /** Tables `config_<sanitised name>` of the old per-plugin storage, still to be migrated. */

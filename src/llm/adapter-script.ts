@@ -8,7 +8,7 @@
  * stream therefore runs on an instance of its own — the same source loaded again, so it has fresh upvalues —
  * and `begin_stream()` resets an instance before it is reused. Non-stream calls use the first instance.
  */
-import type { CallLimits, LoadOptions, LuaVM } from "../lua/vm.js";
+import type { CallLimits, LoadOptions, LuaCall, LuaVM } from "../lua/vm.js";
 
 export type AuthScheme = "bearer" | "x-api-key" | "x-goog-api-key" | "none";
 export type StreamFormat = "sse" | "ndjson";
@@ -50,7 +50,8 @@ export class AdapterScript {
     private readonly source: string,
     private readonly environment: Pick<LoadOptions, "globals" | "libraries">,
     readonly spec: AdapterSpec,
-    private readonly resets: boolean,
+    /** Whether the script has begin_stream(). */
+    readonly resets: boolean,
   ) {}
 
   /** Loads and checks the script; rejects with LuaError for a broken script and Error for a contract violation. */
@@ -74,20 +75,25 @@ export class AdapterScript {
     return new AdapterScript(vm, name, source, environment, spec, typeof table.begin_stream === "function");
   }
 
-  /** An instance for one stream, reset by begin_stream(); hand it back with release() when the stream ends. */
+  /**
+   * An instance for one stream; run streamStart()'s calls on it first, and hand it back with release() when
+   * the stream ends.
+   */
   async acquire(limits: CallLimits): Promise<string> {
-    let instance = this.free.pop();
-    if (instance === undefined) {
-      instance = `${this.name}#${++this.instances}`;
-      await this.vm.loadScript(instance, this.source, { ...limits, ...this.environment, label: this.name });
-    }
-    try {
-      if (this.resets) await this.vm.call(instance, "begin_stream", [], limits);
-    } catch (err) {
-      this.release(instance);
-      throw err;
-    }
-    return instance;
+    const instance = this.free.pop();
+    if (instance !== undefined) return instance;
+    const fresh = `${this.name}#${++this.instances}`;
+    await this.vm.loadScript(fresh, this.source, { ...limits, ...this.environment, label: this.name });
+    return fresh;
+  }
+
+  /**
+   * The calls that start a stream, for one round trip to the worker: begin_stream() when the script has it
+   * (it resets a reused instance), then transform_request, whose value is the last.
+   */
+  streamStart(wireRequest: string): LuaCall[] {
+    const request: LuaCall = { fn: "transform_request", args: [wireRequest] };
+    return this.resets ? [{ fn: "begin_stream", args: [] }, request] : [request];
   }
 
   release(instance: string): void {

@@ -370,3 +370,29 @@ test("http_get from an adapter: other hosts are refused, naming host and adapter
   );
   assert.equal(fake.requests.length, 0);
 });
+
+test("a stream chunk the adapter fails on is quoted, even among chunks handed over together", async () => {
+  const picky = OPENAI.replace(
+    /return adapter\s*$/,
+    `local inner = adapter.transform_stream_chunk
+function adapter.transform_stream_chunk(line)
+  if line:find("boom", 1, true) then error("cannot take this one") end
+  return inner(line)
+end
+return adapter`,
+  );
+  fake.enqueue({ text: "fine words then boom", pieceChars: 5 });
+  const err = await rejection(drain(provider({ adapterSource: picky }).chatStream(request)));
+  assert.equal(err.kind, "fatal");
+  assert.match(err.message, /could not parse a stream chunk: .*cannot take this one; received: .*boom/);
+});
+
+test("a failing begin_stream is reported as such, not as the request", async () => {
+  const broken = OPENAI.replace(
+    /return adapter\s*$/,
+    `function adapter.begin_stream() error("no state") end\nreturn adapter`,
+  );
+  const err = await rejection(drain(provider({ adapterSource: broken }).chatStream(request)));
+  assert.equal(err.kind, "fatal");
+  assert.match(err.message, /^adapter openai \(source main\) could not begin a stream: .*no state/);
+});

@@ -42,7 +42,7 @@ import { AdapterScript, type AdapterSpec } from "./adapter-script.js";
 import { bundledAdapterLibraries } from "./adapters.js";
 import { type CallLimits, CallWatch, DEFAULT_CALL_LIMITS } from "./call-watch.js";
 import { LineTooLongError } from "./lines.js";
-import { ndjsonLines } from "./ndjson.js";
+import { ndjsonBatches } from "./ndjson.js";
 import {
   ADAPTER_REQUEST_FAILED,
   type CallOptions,
@@ -53,7 +53,7 @@ import {
   type StreamChunk,
 } from "./provider.js";
 import { ReplyBudget } from "./reply-budget.js";
-import { sseData } from "./sse.js";
+import { sseBatches } from "./sse.js";
 import { toResponse, toStreamChunks } from "./unified.js";
 import { httpError, snippet } from "./wire-errors.js";
 
@@ -146,12 +146,12 @@ export class LuaAdaptedProvider implements Provider {
     const call = this.startCall(opts.signal);
     try {
       const model = this.modelFor(req);
-      const wire = this.wireRequest(req, model, true);
-      const body = await this.transform(script, instance, "transform_request", wire, "build the request");
+      const body = await this.beginStream(script, instance, this.wireRequest(req, model, true));
       const res = await this.post(call, script.spec, model, body, true);
       if (!res.body) throw new ProviderError(`${this.label()}: streaming response has no body`, "transient");
-      const read = script.spec.streamFormat === "ndjson" ? ndjsonLines : sseData;
-      const payloads: AsyncGenerator<string, "done" | "eof"> = read(call.watch(res.body), {
+      const read = script.spec.streamFormat === "ndjson" ? ndjsonBatches : sseBatches;
+      // Payloads that arrived together go to the adapter in one round trip to its worker.
+      const batches: AsyncGenerator<string[], "done" | "eof"> = read(call.watch(res.body), {
         maxLineBytes: this.limits.maxLineBytes,
       });
       const budget = new ReplyBudget(this.limits.maxResponseBytes);
@@ -159,35 +159,31 @@ export class LuaAdaptedProvider implements Provider {
       let sentDone = false;
       try {
         for (;;) {
-          const next = await this.guardRead(call, () => payloads.next());
+          const next = await this.guardRead(call, () => batches.next());
           if (next.done) {
             finished ||= next.value === "done";
             break;
           }
-          const out = await this.transform(
-            script,
-            instance,
-            "transform_stream_chunk",
-            next.value,
-            "parse a stream chunk",
-          );
-          if (out === "") continue;
-          for (const chunk of this.decode(out, "transform_stream_chunk", toStreamChunks)) {
-            const kept = budget.take(chunk);
-            if (budget.cut) {
-              // What arrived is kept and the reply ends with a note; asking again would only repeat it.
-              this.opts.log?.warn(`${this.label()}: ${budget.notice().content.trim()}`);
-              yield kept;
-              yield budget.notice();
-              return;
+          const outs = await this.transformEach(script, instance, next.value);
+          for (const out of outs) {
+            if (out === "") continue;
+            for (const chunk of this.decode(out, "transform_stream_chunk", toStreamChunks)) {
+              const kept = budget.take(chunk);
+              if (budget.cut) {
+                // What arrived is kept and the reply ends with a note; asking again would only repeat it.
+                this.opts.log?.warn(`${this.label()}: ${budget.notice().content.trim()}`);
+                yield kept;
+                yield budget.notice();
+                return;
+              }
+              finished ||= chunk.done || Boolean(chunk.finish_reason);
+              sentDone ||= chunk.done;
+              yield chunk;
             }
-            finished ||= chunk.done || Boolean(chunk.finish_reason);
-            sentDone ||= chunk.done;
-            yield chunk;
           }
         }
       } finally {
-        await payloads.return("eof");
+        await batches.return("eof");
       }
       if (!finished) {
         throw new ProviderError(`${this.label()}: stream ended before the reply was complete`, "transient");
@@ -282,11 +278,52 @@ export class LuaAdaptedProvider implements Provider {
     try {
       out = await script.vm.call(instance, fn, [input], { timeoutMs: this.opts.timeoutMs });
     } catch (err) {
-      const seen = fn === "transform_request" ? "" : `; received: ${snippet(input)}`;
-      const message = `${this.label()} could not ${step}: ${this.redact(messageOf(err) + seen)}`;
-      const code = fn === "transform_request" ? ADAPTER_REQUEST_FAILED : "llm_fatal";
-      throw new ProviderError(message, "fatal", { cause: err, code });
+      throw this.transformFailure(fn, input, step, err);
     }
+    return this.jsonText(fn, out);
+  }
+
+  /** begin_stream() (if the adapter has it) and transform_request, in one round trip to the Lua worker. */
+  private async beginStream(script: AdapterScript, instance: string, wire: string): Promise<string> {
+    const calls = script.streamStart(wire);
+    let values: unknown[];
+    try {
+      values = await script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs });
+    } catch (err) {
+      // A failure that no call can be blamed for (the VM closed, say) is the first call's.
+      const failed = calls[err instanceof LuaError ? (err.callIndex ?? 0) : 0];
+      if (failed.fn !== "begin_stream") throw this.transformFailure(failed.fn, wire, "build the request", err);
+      const message = `${this.label()} could not begin a stream: ${this.redact(messageOf(err))}`;
+      throw new ProviderError(message, "fatal", { cause: err });
+    }
+    return this.jsonText("transform_request", values.at(-1));
+  }
+
+  /**
+   * transform_stream_chunk over payloads that arrived together, in one round trip to the Lua worker; a failure
+   * names the payload it failed on, like a single call's.
+   */
+  private async transformEach(script: AdapterScript, instance: string, payloads: string[]): Promise<string[]> {
+    const fn = "transform_stream_chunk";
+    const calls = payloads.map((payload) => ({ fn, args: [payload] }));
+    let values: unknown[];
+    try {
+      values = await script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs });
+    } catch (err) {
+      const payload = payloads[err instanceof LuaError ? (err.callIndex ?? 0) : 0];
+      throw this.transformFailure(fn, payload, "parse a stream chunk", err);
+    }
+    return values.map((out) => this.jsonText(fn, out));
+  }
+
+  private transformFailure(fn: string, input: string, step: string, err: unknown): ProviderError {
+    const seen = fn === "transform_request" ? "" : `; received: ${snippet(input)}`;
+    const message = `${this.label()} could not ${step}: ${this.redact(messageOf(err) + seen)}`;
+    const code = fn === "transform_request" ? ADAPTER_REQUEST_FAILED : "llm_fatal";
+    return new ProviderError(message, "fatal", { cause: err, code });
+  }
+
+  private jsonText(fn: string, out: unknown): string {
     if (typeof out !== "string") {
       throw new ProviderError(`${this.label()}: ${fn} returned ${typeof out}, expected a JSON string`, "fatal");
     }

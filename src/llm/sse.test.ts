@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LineTooLongError } from "./lines.js";
-import { sseData } from "./sse.js";
+import { sseBatches, sseData } from "./sse.js";
 
 function body(...parts: Array<string | Uint8Array>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -100,4 +100,18 @@ test("an event built of many short data lines is capped as a whole; a line at th
     data: ["z".repeat(8 * 1024 - 6)],
     end: "eof",
   });
+});
+
+test("payloads completed by one read come as one batch; those before [DONE] still come", async () => {
+  const batches: string[][] = [];
+  const events = sseBatches(body("data: 1\n\ndata: 2\n\ndata: 3", "\n\n", "data: 4\n\ndata: [DONE]\n\ndata: 5\n\n"));
+  for (;;) {
+    const next = await events.next();
+    if (next.done) {
+      assert.equal(next.value, "done");
+      break;
+    }
+    batches.push(next.value);
+  }
+  assert.deepEqual(batches, [["1", "2"], ["3"], ["4"]]);
 });

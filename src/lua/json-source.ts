@@ -116,29 +116,38 @@ function json.encode(v)
   return table.concat(out)
 end
 
+local byte, find, sub, match = string.byte, string.find, string.sub, string.match
+
 local function fail(pos, msg) error(string.format("json.decode: %s at position %d", msg, pos), 0) end
 
-local function skip(str, pos) return str:find("[^ \t\r\n]", pos) or #str + 1 end
+-- The byte test first: compact JSON has no whitespace, and a pattern search costs far more than a compare.
+local function skip(str, pos)
+  local b = byte(str, pos)
+  if b ~= 32 and b ~= 9 and b ~= 10 and b ~= 13 then return b and pos or #str + 1 end
+  return find(str, "[^ \t\r\n]", pos) or #str + 1
+end
 
 local unescapes = { ['"'] = '"', ['\\'] = '\\', ['/'] = '/', b = '\b', f = '\f', n = '\n', r = '\r', t = '\t' }
 
 local function codepoint_at(str, pos)
-  local hex = str:match("^%x%x%x%x", pos)
+  local hex = match(str, "^%x%x%x%x", pos)
   if not hex then fail(pos, "bad \\u escape") end
   return tonumber(hex, 16)
 end
 
 local function decode_string(str, pos)
+  local s = find(str, '["\\]', pos + 1)
+  -- Most strings have no escapes: one substring, no pieces to join.
+  if s and byte(str, s) == 34 then return sub(str, pos + 1, s - 1), s + 1 end
   local parts, i = {}, pos + 1
   while true do
-    local s = str:find('["\\]', i)
     if not s then fail(pos, "unterminated string") end
-    parts[#parts + 1] = str:sub(i, s - 1)
-    if str:byte(s) == 34 then return table.concat(parts), s + 1 end
-    local c = str:sub(s + 1, s + 1)
+    parts[#parts + 1] = sub(str, i, s - 1)
+    if byte(str, s) == 34 then return table.concat(parts), s + 1 end
+    local c = sub(str, s + 1, s + 1)
     if c == "u" then
       local cp, after = codepoint_at(str, s + 2), s + 6
-      if cp >= 0xD800 and cp <= 0xDBFF and str:sub(after, after + 1) == "\\u" then
+      if cp >= 0xD800 and cp <= 0xDBFF and sub(str, after, after + 1) == "\\u" then
         local lo = codepoint_at(str, after + 2)
         if lo >= 0xDC00 and lo <= 0xDFFF then
           cp, after = 0x10000 + (cp - 0xD800) * 0x400 + (lo - 0xDC00), after + 6
@@ -153,6 +162,7 @@ local function decode_string(str, pos)
       parts[#parts + 1] = u
       i = s + 2
     end
+    s = find(str, '["\\]', i)
   end
 end
 
@@ -161,14 +171,14 @@ local decode_value
 local function decode_array(str, pos, depth)
   local t, n = setmetatable({}, ARRAY), 0
   pos = skip(str, pos + 1)
-  if str:byte(pos) == 93 then return t, pos + 1 end
+  if byte(str, pos) == 93 then return t, pos + 1 end
   while true do
     local v
     v, pos = decode_value(str, pos, depth + 1)
     n = n + 1
     t[n] = v
     pos = skip(str, pos)
-    local c = str:byte(pos)
+    local c = byte(str, pos)
     if c == 93 then return t, pos + 1 end
     if c ~= 44 then fail(pos, "expected ',' or ']'") end
     pos = skip(str, pos + 1)
@@ -179,20 +189,20 @@ local function decode_object(str, pos, depth)
   local order = {}
   local t = setmetatable({}, { __jsontype = "object", __jsonorder = order })
   pos = skip(str, pos + 1)
-  if str:byte(pos) == 125 then return t, pos + 1 end
+  if byte(str, pos) == 125 then return t, pos + 1 end
   while true do
-    if str:byte(pos) ~= 34 then fail(pos, "expected a string key") end
+    if byte(str, pos) ~= 34 then fail(pos, "expected a string key") end
     local k, v
     k, pos = decode_string(str, pos)
     pos = skip(str, pos)
-    if str:byte(pos) ~= 58 then fail(pos, "expected ':'") end
+    if byte(str, pos) ~= 58 then fail(pos, "expected ':'") end
     v, pos = decode_value(str, skip(str, pos + 1), depth + 1)
     if v ~= null then
       if t[k] == nil then order[#order + 1] = k end
       t[k] = v
     end
     pos = skip(str, pos)
-    local c = str:byte(pos)
+    local c = byte(str, pos)
     if c == 125 then return t, pos + 1 end
     if c ~= 44 then fail(pos, "expected ',' or '}'") end
     pos = skip(str, pos + 1)
@@ -203,14 +213,15 @@ local literals = { ["true"] = true, ["false"] = false, ["null"] = null }
 
 function decode_value(str, pos, depth)
   if depth > MAX_DEPTH then fail(pos, "nesting deeper than 200") end
-  local c = str:sub(pos, pos)
-  if c == "{" then return decode_object(str, pos, depth) end
-  if c == "[" then return decode_array(str, pos, depth) end
-  if c == '"' then return decode_string(str, pos) end
-  local num = str:match("^-?%d+%.?%d*[eE][-+]?%d+", pos) or str:match("^-?%d+%.?%d*", pos)
+  local b = byte(str, pos)
+  if b == 123 then return decode_object(str, pos, depth) end
+  if b == 91 then return decode_array(str, pos, depth) end
+  if b == 34 then return decode_string(str, pos) end
+  local num = match(str, "^-?%d+%.?%d*[eE][-+]?%d+", pos) or match(str, "^-?%d+%.?%d*", pos)
   if num then return tonumber(num), pos + #num end
-  local word = str:match("^%a+", pos)
+  local word = match(str, "^%a+", pos)
   if word and literals[word] ~= nil then return literals[word], pos + #word end
+  local c = sub(str, pos, pos)
   fail(pos, c == "" and "unexpected end of input" or "unexpected character '" .. c .. "'")
 end
 

@@ -22,6 +22,8 @@ export interface LuaErrorOptions {
   detail: string;
   code?: LuaErrorCode;
   cause?: unknown;
+  /** For a failure inside LuaVM.callEach: the position of the call that failed. */
+  callIndex?: number;
 }
 
 /**
@@ -33,8 +35,9 @@ export class LuaError extends HomeAgentError {
   readonly script: string;
   readonly detail: string;
   readonly timedOut: boolean;
+  readonly callIndex?: number;
 
-  constructor({ kind, script, detail, code = "lua_error", cause }: LuaErrorOptions) {
+  constructor({ kind, script, detail, code = "lua_error", cause, callIndex }: LuaErrorOptions) {
     const timedOut = code === "lua_timeout";
     super({
       code,
@@ -45,5 +48,6 @@ export class LuaError extends HomeAgentError {
     this.script = script;
     this.detail = detail;
     this.timedOut = timedOut;
+    if (callIndex !== undefined) this.callIndex = callIndex;
   }
 }

@@ -6,15 +6,17 @@
  * typed place.
  *
  * Host → worker: {op: "load", id, name, source, label, globals, libraries, timeoutMs, httpWaitMs},
- * {op: "call", id, name, fn, args, timeoutMs, httpWaitMs}, {op: "unload", name}.
- * Worker → host: {op: "ready"}, {op: "done", id, ok, value | error, timedOut}, {op: "log", script, level,
- * message}, {op: "http", id, request}. The answer to "http" arrives on httpPort, announced by a bump of
+ * {op: "call", id, name, fn, args, timeoutMs, httpWaitMs}, {op: "calls", id, name, calls: [{fn, args}],
+ * timeoutMs, httpWaitMs} (several calls in one round trip, answered with the array of their values; the
+ * first failure ends the batch and is answered with its index), {op: "unload", name}.
+ * Worker → host: {op: "ready"}, {op: "done", id, ok, value | error, timedOut, index}, {op: "log", script,
+ * level, message}, {op: "http", id, request}. The answer to "http" arrives on httpPort, announced by a bump of
  * httpFlag[0]: this thread is inside a Lua call then and cannot run its event loop.
  */
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { LuaFactory } from "wasmoon";
 
-const { prelude, jsonSource, memoryLimitBytes, httpPort, httpFlag, functionMark } = workerData;
+const { prelude, jsonSource, memoryLimitBytes, httpPort, httpFlag, progress, functionMark } = workerData;
 
 /** Log lines are posted to the host without waiting: a script must not flood its memory with them. */
 const LOG_LINES_PER_CALL = 1000;
@@ -133,16 +135,39 @@ function luaMessage(err) {
   return text.replace(/\s*stack traceback:[\s\S]*$/, "");
 }
 
+/** The calls of one batch in order, under one deadline; the index of the running one is in progress[0]. */
+function callEach({ name, calls }) {
+  const values = [];
+  for (let i = 0; i < calls.length; i++) {
+    Atomics.store(progress, 0, i);
+    values.push(cloneable(runner.call(name, calls[i].fn, ...calls[i].args)));
+  }
+  return values;
+}
+
+function execute(msg) {
+  switch (msg.op) {
+    case "load":
+      return cloneable(load(msg));
+    case "calls":
+      return callEach(msg);
+    default:
+      return cloneable(runner.call(msg.name, msg.fn, ...msg.args));
+  }
+}
+
 function run(msg) {
   expired = false;
   logLines = 0;
   httpWaitMs = msg.httpWaitMs;
   deadline = performance.now() + msg.timeoutMs;
+  Atomics.store(progress, 0, 0);
   let value;
   try {
-    value = cloneable(msg.op === "load" ? load(msg) : runner.call(msg.name, msg.fn, ...msg.args));
+    value = execute(msg);
   } catch (err) {
-    return { op: "done", id: msg.id, ok: false, error: luaMessage(err), timedOut: expired };
+    const index = msg.op === "calls" ? Atomics.load(progress, 0) : undefined;
+    return { op: "done", id: msg.id, ok: false, error: luaMessage(err), timedOut: expired, index };
   } finally {
     deadline = Number.POSITIVE_INFINITY;
   }

@@ -180,3 +180,14 @@ test("a script that cannot be loaded again into the new worker is reported as lo
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+test("a batch whose worker is terminated still names the call that ran away", async () => {
+  const calls = [
+    { fn: "attack", args: ["none"] },
+    { fn: "attack", args: ["find"] },
+  ];
+  await vm.loadScript("hostile-batch", HOSTILE.replace("attacks[name]()", "if attacks[name] then attacks[name]() end"));
+  const err = await vm.callEach("hostile-batch", calls).catch((e: unknown) => e);
+  assert.ok(err instanceof LuaError && err.timedOut, String(err));
+  assert.equal(err.callIndex, 1);
+});

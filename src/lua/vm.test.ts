@@ -172,3 +172,44 @@ test("error objects are shown through their __tostring", async () => {
     /^LuaError: lua: adapter errobj: custom failure$/,
   );
 });
+
+test("callEach runs several calls in one round trip and returns every value in order", async () => {
+  await vm.loadScript("batch", `local n = 0; return { add = function(x) n = n + x; return n end }`);
+  const values = await vm.callEach(
+    "batch",
+    [1, 2, 3].map((x) => ({ fn: "add", args: [x] })),
+  );
+  assert.deepEqual(values, [1, 3, 6]);
+});
+
+test("a failing call ends its batch and is named by its index", async () => {
+  await vm.loadScript(
+    "picky",
+    `local seen = {}
+     return {
+       take = function(s) if s == "bad" then error("cannot use " .. s) end; seen[#seen + 1] = s; return s end,
+       seen = function() return table.concat(seen, ",") end,
+     }`,
+  );
+  const calls = ["a", "bad", "c"].map((s) => ({ fn: "take", args: [s] }));
+  const err = await vm.callEach("picky", calls).catch((e: unknown) => e);
+  assert.ok(err instanceof LuaError);
+  assert.equal(err.callIndex, 1);
+  assert.match(err.message, /cannot use bad/);
+  assert.equal(await vm.call("picky", "seen"), "a", "the calls after the failing one did not run");
+});
+
+test("a batch shares one time limit, and the call that ran past it is named", async () => {
+  await vm.loadScript(
+    "slow",
+    `return { spin = function(ms) local t = 0; for i = 1, ms * 20000 do t = t + i end; return t end }`,
+  );
+  const { err } = await timed(() =>
+    vm.callEach(
+      "slow",
+      [0, 0, 1e6].map((ms) => ({ fn: "spin", args: [ms] })),
+    ),
+  );
+  assert.ok(err instanceof LuaError && err.timedOut, String(err));
+  assert.equal(err.callIndex, 2);
+});

@@ -8,10 +8,10 @@
  */
 import { errorMessage } from "../util/errors.js";
 import { LuaError } from "./lua-error.js";
-import { type LuaLogLevel, LuaWorker, type LuaWorkerOptions, type WorkerRequest } from "./worker-host.js";
+import { type LuaCall, type LuaLogLevel, LuaWorker, type LuaWorkerOptions, type WorkerRequest } from "./worker-host.js";
 
 export { LuaError } from "./lua-error.js";
-export type { LuaLogLevel } from "./worker-host.js";
+export type { LuaCall, LuaLogLevel } from "./worker-host.js";
 
 export interface LuaVMOptions {
   /** Limit of one loadScript/call, in ms of Lua time (HTTP waits excluded). Default 2000. */
@@ -116,13 +116,32 @@ export class LuaVM {
     const label = this.labels.get(script) ?? script;
     const timeoutMs = limits?.timeoutMs ?? this.timeoutMs;
     return this.enqueue(label, async (worker) => {
-      // Known only once the worker it runs on has been started, scripts loaded again.
-      const lost = this.lost.get(script);
-      if (lost) {
-        const detail = `was lost when its Lua worker was restarted (${lost.detail}); load it again`;
-        throw new LuaError({ kind: this.kind, script: label, detail, code: "lua_worker", cause: lost });
-      }
+      this.checkNotLost(script, label);
       return worker.run({ op: "call", name: script, fn, args: [...args], timeoutMs }, label);
+    });
+  }
+
+  // Known only once the worker a call runs on has been started, scripts loaded again.
+  private checkNotLost(script: string, label: string): void {
+    const lost = this.lost.get(script);
+    if (lost) {
+      const detail = `was lost when its Lua worker was restarted (${lost.detail}); load it again`;
+      throw new LuaError({ kind: this.kind, script: label, detail, code: "lua_worker", cause: lost });
+    }
+  }
+
+  /**
+   * Several calls of one script in one round trip to the worker (each round trip costs a thread wake-up on
+   * both sides), in order; resolves to their values. The limit applies to the batch as a whole. The first
+   * failure ends the batch: the LuaError's `callIndex` says which call it was, and later calls do not run.
+   */
+  callEach(script: string, calls: readonly LuaCall[], limits?: CallLimits): Promise<unknown[]> {
+    const label = this.labels.get(script) ?? script;
+    const timeoutMs = limits?.timeoutMs ?? this.timeoutMs;
+    return this.enqueue(label, async (worker) => {
+      this.checkNotLost(script, label);
+      const values = await worker.run({ op: "calls", name: script, calls: [...calls], timeoutMs }, label);
+      return values as unknown[];
     });
   }
 

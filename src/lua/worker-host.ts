@@ -28,7 +28,14 @@ export type WorkerRequest =
       libraries: Readonly<Record<string, string>>;
       timeoutMs: number;
     }
-  | { op: "call"; name: string; fn: string; args: unknown[]; timeoutMs: number };
+  | { op: "call"; name: string; fn: string; args: unknown[]; timeoutMs: number }
+  /** Several calls of one script in one round trip, under one limit; answered with the array of their values. */
+  | { op: "calls"; name: string; calls: LuaCall[]; timeoutMs: number };
+
+export interface LuaCall {
+  fn: string;
+  args: unknown[];
+}
 
 export interface LuaWorkerOptions {
   kind: string;
@@ -42,13 +49,15 @@ export interface LuaWorkerOptions {
 
 type WorkerMessage =
   | { op: "done"; id: number; ok: true; value: unknown }
-  | { op: "done"; id: number; ok: false; error: string; timedOut: boolean }
+  | { op: "done"; id: number; ok: false; error: string; timedOut: boolean; index?: number }
   | { op: "log"; script: string; level: string; message: string }
   | { op: "http"; id: number; request: LuaHttpRequest };
 
 interface Pending {
   id: number;
   script: string;
+  /** A batch ("calls"): its failures name the call that failed. */
+  batch: boolean;
   limitMs: number;
   started: number;
   /** Time spent waiting on HTTP so far, and when the request now out was sent. */
@@ -112,6 +121,7 @@ export class LuaWorker {
       const pending: Pending = {
         id,
         script,
+        batch: req.op === "calls",
         limitMs: req.timeoutMs,
         started: performance.now(),
         httpWaited: 0,
@@ -163,7 +173,10 @@ export class LuaWorker {
         if (!pending) return;
         if (msg.ok) pending.resolve(revive(msg.value));
         else if (msg.timedOut) pending.reject(this.timeout(pending));
-        else pending.reject(new LuaError({ kind: this.opts.kind, script: pending.script, detail: msg.error }));
+        else {
+          const { kind } = this.opts;
+          pending.reject(new LuaError({ kind, script: pending.script, detail: msg.error, callIndex: msg.index }));
+        }
         return;
       }
       case "log":
@@ -204,7 +217,8 @@ export class LuaWorker {
         (crash as { code?: string } | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY"
           ? "its Lua worker ran out of memory and was restarted"
           : `its Lua worker stopped (${crash?.message ?? `exit code ${code}`}) and was restarted`;
-      pending.reject(this.failure(pending.script, why, crash));
+      const err = this.failure(pending.script, why, crash, this.callIndex(pending));
+      pending.reject(err);
     }
     this.opts.onExit?.();
   }
@@ -224,11 +238,17 @@ export class LuaWorker {
       script: pending.script,
       detail: `exceeded ${pending.limitMs} ms`,
       code: "lua_timeout",
+      callIndex: this.callIndex(pending),
     });
   }
 
-  private failure(script: string, detail: string, cause?: unknown): LuaError {
-    return new LuaError({ kind: this.opts.kind, script, detail, code: "lua_worker", cause });
+  /** The call of a batch the worker was running, read where it left it (it may be stuck and unable to say). */
+  private callIndex(pending: Pending): number | undefined {
+    return pending.batch ? Atomics.load(this.thread.progress, 0) : undefined;
+  }
+
+  private failure(script: string, detail: string, cause?: unknown, callIndex?: number): LuaError {
+    return new LuaError({ kind: this.opts.kind, script, detail, code: "lua_worker", cause, callIndex });
   }
 }
 

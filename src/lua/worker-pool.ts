@@ -16,6 +16,11 @@ export interface LuaThread {
   readonly httpPort: MessagePort;
   /** Bumped after each answer is posted, to wake the worker from Atomics.wait. */
   readonly httpFlag: Int32Array;
+  /**
+   * [0]: which call of a batch the worker is running, so that a batch whose worker had to be terminated
+   * still names the call that ran away (the worker cannot be asked then).
+   */
+  readonly progress: Int32Array;
   /** The uncaught error the thread reported before it stopped (out of memory included). */
   crash?: Error;
   exited: boolean;
@@ -49,6 +54,7 @@ export async function takeThread(memoryLimitBytes: number): Promise<LuaThread> {
 
 function bootThread(memoryLimitBytes: number, reserve: boolean): Promise<LuaThread> {
   const httpFlag = new Int32Array(new SharedArrayBuffer(4));
+  const progress = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_URL, {
     // The parent's flags would load tsx into the worker: slower, and not needed by plain JS.
@@ -59,6 +65,7 @@ function bootThread(memoryLimitBytes: number, reserve: boolean): Promise<LuaThre
       memoryLimitBytes,
       httpPort: port2,
       httpFlag,
+      progress,
       functionMark: FUNCTION_MARK,
     },
     transferList: [port2],
@@ -66,7 +73,7 @@ function bootThread(memoryLimitBytes: number, reserve: boolean): Promise<LuaThre
     // runaway allocation kills this worker and never the daemon.
     resourceLimits: { maxOldGenerationSizeMb: Math.max(64, 3 * Math.ceil(memoryLimitBytes / MIB)) },
   });
-  const thread: LuaThread = { worker, httpPort: port1, httpFlag, exited: false };
+  const thread: LuaThread = { worker, httpPort: port1, httpFlag, progress, exited: false };
   worker.on("error", (err) => {
     thread.crash = err;
   });
