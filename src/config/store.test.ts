@@ -1,4 +1,4 @@
-/** The store's in-memory copy of single values: it must never answer differently from the file. */
+/** The config store: its in-memory copy never answers differently from the file, and every value reads as text. */
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
@@ -42,4 +42,23 @@ test("a rolled-back transaction leaves no value behind in memory", () => {
   const raw = new Database(file);
   assert.deepEqual(raw.prepare("SELECT value FROM config WHERE key = 'k'").get(), { value: "before" });
   raw.close();
+});
+
+test("values a hand edit stored as BLOB or number are read as text, so validation can judge them", () => {
+  const { store: first, file } = open();
+  first.close();
+  const raw = new Database(file);
+  raw.prepare("INSERT INTO config (key, value) VALUES (?, ?)").run("core.agent.max_context_size", Buffer.from("10"));
+  raw
+    .prepare("INSERT INTO config (key, value) VALUES (?, ?)")
+    .run("core.agent.max_tool_turns", Buffer.from([0xff, 0xfe]));
+  raw.close();
+  const store = ConfigStore.open(file);
+  try {
+    assert.equal(store.get("core.agent.max_context_size"), "10");
+    assert.equal(typeof store.get("core.agent.max_tool_turns"), "string");
+    assert.ok(store.rows("core.").every((r) => typeof r.key === "string" && typeof r.value === "string"));
+  } finally {
+    store.close();
+  }
 });

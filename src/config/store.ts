@@ -24,6 +24,12 @@ export interface Row {
 /** Values kept in memory at most; beyond it the copy starts again (a plugin may read any number of keys). */
 const CACHED_VALUES = 4096;
 
+/**
+ * A hand-edited row may hold a BLOB or a number where text belongs; read every value as text so that
+ * validation, not a TypeError deep in a consumer, decides what to do with it.
+ */
+const AS_TEXT = (column: string) => `CAST(${column} AS TEXT) AS ${column}`;
+
 export class ConfigStore {
   /** Key → stored value, or undefined for a key known to have none. */
   private readonly cache = new Map<string, string | undefined>();
@@ -32,7 +38,7 @@ export class ConfigStore {
   private readonly deleteStmt: Database.Statement;
 
   private constructor(private readonly db: Database.Database) {
-    this.getStmt = db.prepare("SELECT value FROM config WHERE key = ?");
+    this.getStmt = db.prepare(`SELECT ${AS_TEXT("value")} FROM config WHERE key = ?`);
     this.putStmt = db.prepare(
       "INSERT INTO config (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     );
@@ -81,7 +87,9 @@ export class ConfigStore {
 
   /** Stored rows whose key starts with `prefix` (literally: LIKE would treat "_" as a wildcard), by key. */
   rows(prefix = ""): Row[] {
-    return this.db.prepare("SELECT key, value FROM config WHERE instr(key, ?) = 1 ORDER BY key").all(prefix) as Row[];
+    return this.db
+      .prepare(`SELECT ${AS_TEXT("key")}, ${AS_TEXT("value")} FROM config WHERE instr(key, ?) = 1 ORDER BY key`)
+      .all(prefix) as Row[];
   }
 
   count(prefix: string): number {
@@ -112,7 +120,9 @@ export class ConfigStore {
   }
 
   tableRows(table: string): Row[] {
-    return this.db.prepare(`SELECT key, value FROM "${quoted(table)}" ORDER BY key`).all() as Row[];
+    return this.db
+      .prepare(`SELECT ${AS_TEXT("key")}, ${AS_TEXT("value")} FROM "${quoted(table)}" ORDER BY key`)
+      .all() as Row[];
   }
 
   dropTable(table: string): void {

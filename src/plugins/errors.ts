@@ -60,9 +60,13 @@ export class PluginTimeoutError extends HomeAgentError {
   }
 }
 
-/** A plugin named like the owner of the kernel's own tools. */
+/** A plugin whose name cannot be used: the owner name of the kernel's own tools, or one already taken. */
 export class PluginNameError extends HomeAgentError {
-  constructor(plugin: string, why: string) {
-    super({ code: "plugin_name_reserved", message: `plugin name ${JSON.stringify(plugin)} ${why}; rename the plugin` });
+  constructor(
+    plugin: string,
+    why: string,
+    code: "plugin_name_reserved" | "plugin_name_taken" = "plugin_name_reserved",
+  ) {
+    super({ code, message: `plugin name ${JSON.stringify(plugin)} ${why}; rename the plugin` });
   }
 }

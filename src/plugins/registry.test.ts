@@ -216,3 +216,13 @@ test("plugins named kernel or with an invalid name fail alone, saying why; the o
   assert.equal(states[2].state, "running");
   assert.ok(!t.harness.agent.tools.names().includes("kernel_tool"));
 });
+
+test("a second plugin of a name already taken fails alone and leaves the first one's registrations alone", async () => {
+  await registry.startAll([factory(registersEverything("dup")), factory(registersEverything("dup", true))]);
+  const states = registry.states();
+  assert.deepEqual(states[0], { name: "dup", state: "running" });
+  assert.equal(states[1].state, "failed");
+  assert.match(states[1].error ?? "", /"dup" is already taken by another plugin/);
+  assert.ok(t.harness.agent.tools.names().includes("dup_tool"));
+  assert.equal(t.harness.agent.stages.count("on_input"), 1);
+});

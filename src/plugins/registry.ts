@@ -83,6 +83,11 @@ export class PluginRegistry {
     }
     try {
       checkName(factory.name);
+      // Tools, stages, settings and files are keyed by plugin name: a second plugin of one name would share
+      // them, and its failure would detach the first one's registrations.
+      if (this.entries.some((e) => e !== entry && e.name === factory.name)) {
+        throw new PluginNameError(factory.name, "is already taken by another plugin", "plugin_name_taken");
+      }
       checkDeclared(factory.name, factory.capabilities);
       const plugin = factory.create();
       if (plugin.apiVersion !== PLUGIN_API_VERSION) {
