@@ -4,8 +4,11 @@
  * Each definition also carries the rules its values must meet (validate.ts applies them; bounds not given
  * here fall back to per-type defaults there, so every key is bounded).
  */
+
+import { isAbsolute } from "node:path";
 import type { SettingDef } from "@homeagent/sdk";
 import { isTimeZone } from "../util/time-zone.js";
+import { parseDuration } from "./duration.js";
 import { isName, NAME_RULE } from "./validate.js";
 
 export interface ConfigDef extends SettingDef {
@@ -26,29 +29,20 @@ const timeZone = (value: string) =>
   value === "" || isTimeZone(value)
     ? undefined
     : "is not a known IANA time zone (e.g. Europe/Paris, Asia/Shanghai, UTC)";
+// Below a second no real provider can answer: such a limit would fail every call at once.
+const zeroOrAtLeastASecond = (value: string) => {
+  const ms = parseDuration(value);
+  return ms === 0 || ms >= SECOND ? undefined : "must be 0 (no limit) or at least 1s";
+};
 const name = (value: string) => (isName(value) ? undefined : `must be a name: ${NAME_RULE}`);
 
-/** Path keys default to "" because their real default depends on the data dir chosen at start (`--data`). */
+/**
+ * Only what the daemon reads is a setting: a key that is accepted and then ignored misleads. The memory
+ * loops' intervals, a plugin folder and a log file come back with the features that read them.
+ *
+ * Path keys default to "" because their real default depends on the data dir chosen at start (`--data`). */
 export const CORE_DEFS: ConfigDef[] = [
   // daemon
-  {
-    key: "core.daemon.heartbeat_interval",
-    default: "15s",
-    type: "duration",
-    min: SECOND,
-    max: HOUR,
-    category: "daemon",
-    description: "How often the daemon runs its heartbeat (background memory work, health).",
-  },
-  {
-    key: "core.daemon.check_interval",
-    default: "30s",
-    type: "duration",
-    min: SECOND,
-    max: DAY,
-    category: "daemon",
-    description: "How often plugin and provider health is checked.",
-  },
   {
     key: "core.daemon.log_level",
     default: "info",
@@ -118,6 +112,7 @@ export const CORE_DEFS: ConfigDef[] = [
     type: "duration",
     min: 0,
     max: HOUR,
+    check: zeroOrAtLeastASecond,
     category: "llm",
     description:
       "Give up on a source (and try the next) when its reply has not started within this time; 0 = no limit.",
@@ -284,42 +279,6 @@ export const CORE_DEFS: ConfigDef[] = [
     category: "agent",
     description: "Persona text added to the system prompt.",
   },
-  {
-    key: "core.agent.distill_interval",
-    default: "30m",
-    type: "duration",
-    min: MINUTE,
-    max: 7 * DAY,
-    category: "agent",
-    description: "How often recent conversation is distilled into memories.",
-  },
-  {
-    key: "core.agent.archive_interval",
-    default: "60m",
-    type: "duration",
-    min: MINUTE,
-    max: 7 * DAY,
-    category: "agent",
-    description: "How often old context is archived.",
-  },
-  {
-    key: "core.agent.review_interval",
-    default: "120m",
-    type: "duration",
-    min: MINUTE,
-    max: 7 * DAY,
-    category: "agent",
-    description: "How often stored memories are reviewed.",
-  },
-  {
-    key: "core.agent.merge_interval",
-    default: "120m",
-    type: "duration",
-    min: MINUTE,
-    max: 7 * DAY,
-    category: "agent",
-    description: "How often duplicate memories are merged.",
-  },
 
   // embedding: which vector tier retrieval uses (unified space → word vectors → lexical)
   {
@@ -408,35 +367,12 @@ export const CORE_DEFS: ConfigDef[] = [
 
   // paths
   {
-    key: "core.daemon.data_dir",
-    default: "",
-    type: "string",
-    category: "paths",
-    description: "Data directory; empty = the one the daemon was started with (--data, default ~/.homeagent).",
-    placeholder: "~/.homeagent",
-  },
-  {
-    key: "core.plugin.dir",
-    default: "",
-    type: "string",
-    category: "paths",
-    description: "Plugin directory; empty = <data>/plugins.",
-    placeholder: "<data>/plugins",
-  },
-  {
     key: "core.knowledge.path",
     default: "",
     type: "string",
     category: "paths",
-    description: "Knowledge base directory; empty = <data>/knowledge.",
+    description: "Knowledge base directory (an absolute path); empty = <data>/knowledge.",
     placeholder: "<data>/knowledge",
-  },
-  {
-    key: "core.log.path",
-    default: "",
-    type: "string",
-    category: "paths",
-    description: "Log directory; empty = <data>/log.",
-    placeholder: "<data>/log",
+    check: (value) => (value === "" || isAbsolute(value) ? undefined : "must be an absolute path (or empty)"),
   },
 ];

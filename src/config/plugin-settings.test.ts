@@ -158,3 +158,15 @@ test("rows of old config_<name> tables move to plugin.<name>.* keys on open, onc
   assert.deepEqual(again.startupNotes(), []);
   assert.equal(again.get("plugin.weather.city"), "Paris");
 });
+
+test("an undeclared plugin setting named like a credential is masked in lists and known to the log masker", () => {
+  const file = dbFile();
+  const raw = new Database(file);
+  raw.exec("CREATE TABLE IF NOT EXISTS config (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  raw.prepare("INSERT INTO config (key, value) VALUES (?, ?)").run("plugin.foo.api_key", "sk-PLUGINSECRET-ABCDEF-4321");
+  raw.close();
+  const reg = openReg(file);
+  const [entry] = reg.list("plugin.foo.");
+  assert.deepEqual([entry.key, entry.value, entry.type], ["plugin.foo.api_key", "****4321", "password"]);
+  assert.ok(reg.secrets().includes("sk-PLUGINSECRET-ABCDEF-4321"));
+});

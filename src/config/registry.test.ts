@@ -32,8 +32,8 @@ afterEach(() => {
 
 test("defaults come from the core definitions", () => {
   const reg = openReg();
-  assert.equal(reg.getDuration("core.daemon.heartbeat_interval"), 15_000);
-  assert.equal(reg.getDuration("core.daemon.check_interval"), 30_000);
+  assert.equal(reg.getDuration("core.plugin.stage_timeout"), 5_000);
+  assert.equal(reg.getDuration("core.llm.call_timeout"), 10 * 60_000);
   assert.equal(reg.get("core.daemon.log_level"), "info");
   assert.equal(reg.get("core.daemon.api_key"), "");
   assert.equal(reg.getNumber("core.llm.temperature"), 0.7);
@@ -42,8 +42,7 @@ test("defaults come from the core definitions", () => {
   assert.equal(reg.getDuration("core.llm.retry_delay"), 2_000);
   assert.equal(reg.getInt("core.agent.max_tool_turns"), 10);
   assert.equal(reg.getInt("core.agent.max_context_size"), 30);
-  assert.equal(reg.getDuration("core.agent.distill_interval"), 30 * 60_000);
-  assert.equal(reg.getDuration("core.agent.merge_interval"), 120 * 60_000);
+  assert.equal(reg.getDuration("core.agent.tool_timeout"), 10 * 60_000);
   assert.equal(reg.get("core.agent.system_prompt"), "");
   assert.equal(reg.get("core.nothing.here"), undefined);
   assert.throws(() => reg.getInt("core.nothing.here"), /core\.nothing\.here is not set/);
@@ -60,13 +59,13 @@ test("set values survive close and reopen", () => {
   const file = tmpDb();
   const reg = openReg(file);
   reg.set("core.agent.max_tool_turns", "25");
-  reg.set("core.agent.distill_interval", "1h30m");
+  reg.set("core.agent.tool_timeout", "1h30m");
   reg.pluginSettings("timer").set("default_zone", "UTC");
   reg.close();
 
   const again = openReg(file);
   assert.equal(again.getInt("core.agent.max_tool_turns"), 25);
-  assert.equal(again.getDuration("core.agent.distill_interval"), 90 * 60_000);
+  assert.equal(again.getDuration("core.agent.tool_timeout"), 90 * 60_000);
   assert.equal(again.get("plugin.timer.default_zone"), "UTC");
   again.unset("core.agent.max_tool_turns");
   assert.equal(again.getInt("core.agent.max_tool_turns"), 10);
@@ -92,8 +91,8 @@ test("set validates values by type and names the key", () => {
   const cases: Array<[string, string, RegExp]> = [
     ["core.agent.max_tool_turns", "ten", /core\.agent\.max_tool_turns: "ten" is not an integer/],
     ["core.llm.thinking_enabled", "yes", /core\.llm\.thinking_enabled: "yes" must be true or false/],
-    ["core.agent.distill_interval", "abc", /core\.agent\.distill_interval: "abc" is not valid: invalid duration/],
-    ["core.agent.distill_interval", "-5m", /"-5m" is out of range \(allowed: 1m to 168h\)/],
+    ["core.agent.tool_timeout", "abc", /core\.agent\.tool_timeout: "abc" is not valid: invalid duration/],
+    ["core.agent.tool_timeout", "-5m", /"-5m" is out of range \(allowed: 1s to 24h\)/],
     ["core.daemon.log_level", "verbose", /must be one of debug, info, warn, error/],
     ["core.llm.sources.local.priority", "high", /core\.llm\.sources\.local\.priority: "high" is not an integer/],
   ];

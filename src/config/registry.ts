@@ -34,7 +34,7 @@ import {
   sourceNames,
 } from "./sources.js";
 import { ConfigStore, type DisabledPlugin } from "./store.js";
-import { requireValid, shownValue, valueProblem } from "./validate.js";
+import { isSecret, requireValid, shownValue, valueProblem } from "./validate.js";
 
 export { ConfigError } from "./errors.js";
 export { NO_SOURCE_CONFIGURED } from "./sources.js";
@@ -189,8 +189,8 @@ export class ConfigRegistry {
       const value = this.get(key) ?? "";
       entries.push({
         key,
-        value: def?.type === "password" ? maskSecret(value) : value,
-        type: def?.type ?? "string",
+        value: isSecret(def, key) ? maskSecret(value) : value,
+        type: def?.type ?? (isSecret(def, key) ? "password" : "string"),
         description: def?.description ?? "",
         category: def?.category ?? "plugins",
       });
@@ -226,7 +226,9 @@ export class ConfigRegistry {
   secrets(): string[] {
     const keys = new Set<string>([...this.defs.keys(), ...this.env.keys()]);
     for (const { key } of this.store.rows()) keys.add(key);
-    const values = [...keys].filter((key) => this.def(key)?.type === "password").map((key) => this.get(key) ?? "");
+    const values = [...keys]
+      .filter((key) => isSecret(this.def(key), key))
+      .map((key) => this.get(key) ?? this.store.get(key) ?? "");
     return [...new Set(values.filter(Boolean))];
   }
 
@@ -305,7 +307,7 @@ export class ConfigRegistry {
   private unreadable(key: string, value: string, what: string): ConfigError {
     return new ConfigError(
       "config_invalid",
-      `config ${key} = ${shownValue(this.def(key), value)} is not ${what}; fix it with: set ${key} <value>`,
+      `config ${key} = ${shownValue(this.def(key), value, key)} is not ${what}; fix it with: set ${key} <value>`,
     );
   }
 
@@ -350,7 +352,7 @@ function unknownKey(key: string): ConfigError {
 }
 
 function problem(key: string, def: ConfigDef | undefined, raw: string, origin: string, reason: string): ConfigProblem {
-  const value = shownValue(def, raw);
+  const value = shownValue(def, raw, key);
   const where = origin === "config.db" ? "in config.db" : `from ${origin}`;
   const message = def
     ? `config ${key} = ${value} (${where}) ${reason}; using the default ${shownValue(def, def.default)} ` +

@@ -118,3 +118,16 @@ test("sources are bounded in number and need a valid name", () => {
     (err: Error) => err instanceof ConfigError && err.code === "config_unknown_source",
   );
 });
+
+test("a leftover single-source key that holds a secret never shows it: not in problems, listed in secrets()", () => {
+  const file = dbFile();
+  storeRaw(file, [
+    ["core.llm.sources.default.base_url", "http://127.0.0.1:8080/v1"],
+    ["core.llm.api_key", "sk-LEGACYSECRETVALUE-9999"],
+  ]);
+  const reg = openReg(file);
+  const [p] = reg.problems();
+  assert.equal(p.key, "core.llm.api_key");
+  assert.ok(!JSON.stringify(p).includes("LEGACYSECRET"), JSON.stringify(p));
+  assert.ok(reg.secrets().includes("sk-LEGACYSECRETVALUE-9999"), "masked in logs too");
+});

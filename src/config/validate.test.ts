@@ -142,6 +142,8 @@ test("values from the issue are refused with their reasons; their neighbours in 
     ["core.llm.sources.p.priority", "99999999999999999999", /is out of range \(allowed: -1000000 to 1000000\)/],
     ["core.llm.first_byte_timeout", "597h", /a timer holds at most 2147483647 ms/],
     ["core.llm.first_byte_timeout", "2h", /is out of range \(allowed: 0 to 1h\)/],
+    ["core.llm.first_byte_timeout", "1ns", /must be 0 \(no limit\) or at least 1s/],
+    ["core.llm.first_byte_timeout", "900ms", /must be 0 \(no limit\) or at least 1s/],
     ["core.agent.max_tool_turns", "-5", /is out of range \(allowed: 1 to 1000\)/],
     ["core.agent.max_tool_turns", "0", /is out of range/],
     ["core.llm.temperature", "abc", /is not a number/],
@@ -187,7 +189,8 @@ test("bad values written straight into config.db are reported, served as default
     ["core.llm.sources.q.base_url", "file:///etc/passwd"],
     ["core.llm.sources.q.api_key", "sk-secret-value-1234\n"],
     ["core.llm.first_byte_timeout", "597h"],
-    ["core.daemon.heartbeat_interval", "soon"],
+    ["core.agent.tool_timeout", "soon"],
+    ["core.knowledge.path", "relative/dir"],
     ["core.agent.max_tool_turns", "-5"],
     ["core.agent.max_context_size", "lots"],
     ["core.llm.temperature", "1e308"],
@@ -206,7 +209,8 @@ test("bad values written straight into config.db are reported, served as default
   const reg = openReg(file);
   assert.equal(reg.getInt("core.llm.sources.p.priority"), 0);
   assert.equal(reg.getDuration("core.llm.first_byte_timeout"), 60_000);
-  assert.equal(reg.getDuration("core.daemon.heartbeat_interval"), 15_000);
+  assert.equal(reg.getDuration("core.agent.tool_timeout"), 10 * 60_000);
+  assert.equal(reg.get("core.knowledge.path"), "");
   assert.equal(reg.getInt("core.agent.max_tool_turns"), 10);
   assert.equal(reg.getInt("core.agent.max_context_size"), 30);
   assert.equal(reg.getNumber("core.llm.temperature"), 0.7);

@@ -149,9 +149,18 @@ export function requireValid(key: string, def: ConfigDef, value: string): void {
 }
 
 /** A value as it may appear in a message or log line: secrets masked, long values cut. */
-export function shownValue(def: ConfigDef | undefined, value: string): string {
-  if (def?.type === "password") return JSON.stringify(maskSecret(value));
+export function shownValue(def: ConfigDef | undefined, value: string, key = ""): string {
+  if (isSecret(def, key)) return JSON.stringify(maskSecret(value));
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+}
+
+// The last part of a key that holds a credential, for keys no definition describes (a plugin's undeclared
+// settings, a legacy row): better masked once too often than shown once.
+const SECRET_KEY = /((^|[._-])(api_?key|password|passwd|secret|token|credentials?)|[a-z0-9]_key)$/i;
+
+/** Whether a value must be masked wherever it is shown: a password setting, or an undeclared key named like one. */
+export function isSecret(def: ConfigDef | undefined, key: string): boolean {
+  return def ? def.type === "password" : SECRET_KEY.test(key);
 }
 
 /** 90_000 → "1m30s": bounds in messages read like the values users type. */

@@ -239,12 +239,10 @@ describe("sources, tools and the SDK", () => {
 
   test("core.llm.first_byte_timeout reaches the providers", async () => {
     const d = await twoSources();
-    await setAndRebuild(d, "core.llm.first_byte_timeout", "200ms");
-    a.enqueue({ text: "late", delayMs: 1500 });
+    await setAndRebuild(d, "core.llm.first_byte_timeout", "1s");
+    a.enqueue({ text: "late", delayMs: 30_000 });
     b.enqueue({ text: "b in time" });
-    const started = Date.now();
     assert.equal((await d.llm.stream(req)).content, "b in time");
-    assert.ok(Date.now() - started < 1200);
-    assert.match(d.llm.sources()[0].lastError ?? "", /within 200 ms/);
+    assert.match(d.llm.sources()[0].lastError ?? "", /within 1000 ms/);
   });
 });
