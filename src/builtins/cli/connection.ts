@@ -2,6 +2,10 @@
  * One client connection of the cli socket: the authentication gate, then an ordered queue of lines
  * answered strictly in arrival order, so a client can pipeline messages and match replies by position.
  *
+ * The end of a client's input means "no more lines", not "gone": a client may half-close after sending
+ * (`printf 'msg\n' | socat - UNIX:cli.sock`), and every line it sent is answered before this side ends.
+ * Only a client that is really gone (the socket closes or errors) cancels what it asked for.
+ *
  * It holds only what the limits allow: reading pauses while the queue is full or while the client is not
  * taking its replies (backpressure), the next line is not answered until the socket has drained, and when
  * the client goes everything it left behind (queue, partial lines, event routing, its running message) is
@@ -38,10 +42,22 @@ export interface ConnectionStats {
 type Task = () => Promise<FinalFrame> | FinalFrame;
 
 const SHUTDOWN_FRAME: FinalFrame = { type: "error", error: SHUTTING_DOWN };
+/** Completes a last line the client sent without its newline. */
+const NEWLINE = Buffer.from("\n");
+/**
+ * A zero-byte write sends nothing, yet fails with EPIPE once the client has closed entirely, which is
+ * how a half-closed client that is still listening is told apart from one that has gone.
+ */
+const PROBE = Buffer.alloc(0);
 
 export class CliConnection {
   private authenticated: boolean;
   private closed = false;
+  /** The client has half-closed: no more lines will come. */
+  private inputEnded = false;
+  private peerCheck: NodeJS.Timeout | undefined;
+  /** When the client last sent something or was last answered (performance.now()). */
+  private lastActive = performance.now();
   /** Closing: no new line is taken; queued ones are answered with the shutdown error. */
   private stopping = false;
   private readonly queue: Task[] = [];
@@ -70,6 +86,7 @@ export class CliConnection {
     this.closedPromise = new Promise((resolve) => socket.once("close", () => resolve()));
     socket.on("data", this.onData);
     socket.on("drain", this.onDrain);
+    socket.once("end", this.onEnd);
     socket.once("close", this.onClose);
     // A client that vanishes mid-write surfaces as EPIPE/ECONNRESET here; it must never reach the daemon.
     socket.on("error", () => {});
@@ -86,6 +103,21 @@ export class CliConnection {
       bufferedInputBytes: this.splitter.bufferedBytes,
       readingPaused: this.splitter.isPaused,
     };
+  }
+
+  /**
+   * Since when this connection has been idle (nothing asked and unanswered, nothing unread), as a
+   * performance.now() time; undefined while it is busy or closing.
+   */
+  idleSince(): number | undefined {
+    const busy =
+      this.serving || this.queue.length > 0 || this.splitter.bufferedBytes > 0 || this.socket.writableLength > 0;
+    return busy || this.closed || this.stopping ? undefined : this.lastActive;
+  }
+
+  /** Closes the connection with `notice` as its last frame; only meant for an idle connection. */
+  evict(notice: string): void {
+    this.refuse(notice);
   }
 
   /**
@@ -106,15 +138,43 @@ export class CliConnection {
   }
 
   private readonly onData = (chunk: Buffer): void => {
+    this.lastActive = performance.now();
     // While closing, input is read only to be dropped, so the client's last lines cannot stall the close.
     if (!this.stopping) this.splitter.push(chunk);
   };
 
-  private readonly onDrain = (): void => this.updateFlow();
+  private readonly onEnd = (): void => {
+    if (this.closed || this.stopping) return;
+    this.inputEnded = true;
+    this.splitter.push(NEWLINE);
+    this.checkPeer();
+    this.peerCheck = setInterval(this.checkPeer, this.limits.peerCheckMs);
+    this.peerCheck.unref();
+    this.endIfAnswered();
+  };
+
+  /** A client that has gone entirely makes this fail, which closes the socket and cancels its work. */
+  private readonly checkPeer = (): void => {
+    if (!this.socket.writableEnded && !this.socket.destroyed) this.socket.write(PROBE);
+  };
+
+  /** After a half-close: once every line has been answered, this side ends too. */
+  private endIfAnswered(): void {
+    if (!this.inputEnded || this.stopping || this.closed || this.serving) return;
+    if (this.queue.length > 0 || this.splitter.bufferedBytes > 0) return;
+    this.stopTaking();
+    this.socket.end();
+  }
+
+  private readonly onDrain = (): void => {
+    this.updateFlow();
+    this.endIfAnswered();
+  };
 
   private readonly onClose = (): void => {
     this.closed = true;
     clearTimeout(this.authTimer);
+    clearInterval(this.peerCheck);
     this.queue.length = 0;
     this.splitter.clear();
     this.unwatch();
@@ -175,6 +235,8 @@ export class CliConnection {
     }
     // Cleared in the same synchronous step as the empty-queue check, so no enqueue() can be missed.
     this.serving = false;
+    this.lastActive = performance.now();
+    this.endIfAnswered();
   }
 
   private drainedOrClosed(): Promise<void> {
@@ -217,6 +279,7 @@ export class CliConnection {
   private stopTaking(): void {
     this.stopping = true;
     clearTimeout(this.authTimer);
+    clearInterval(this.peerCheck);
     this.splitter.clear();
   }
 

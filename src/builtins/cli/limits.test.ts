@@ -10,7 +10,7 @@ import { createMockSDK, type MockResponder, type MockSDK } from "@homeagent/sdk/
 import { RawCliClient } from "../../../test/fixtures/cli-client.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
-import { authTimeoutText, tooManyConnectionsText } from "./limits.js";
+import { authTimeoutText, idleEvictedText, tooManyConnectionsText } from "./limits.js";
 import { type CliPlugin, type CliPluginOptions, createCliPlugin } from "./plugin.js";
 
 const MiB = 1024 * 1024;
@@ -208,5 +208,102 @@ describe("cli limits: backpressure and release (defect 3)", () => {
     assert.deepEqual(plugin.stats(), { connections: [], watchers: 0 });
     assert.equal(sdk.inputs[0].opts?.signal?.aborted, true);
     assert.equal(sdk.inputs.length, 1, "queued lines of a gone client never reach the agent");
+  });
+});
+
+describe("cli limits: a client that half-closes after sending", () => {
+  it("gets an answer to every line it sent, the last one unterminated included, then the server ends", async () => {
+    const { sdk, plugin, open } = await setup({}, { apiKey: "k3y" });
+    const client = await open();
+    client.end("/auth k3y\nhello there\n/status\nlast words");
+    await client.waitForClose();
+    assert.deepEqual(
+      client.finals().map((f) => [f.type, f.content]),
+      [
+        ["response", "authenticated"],
+        ["response", "hello there"],
+        ["response", client.finals()[2]?.content],
+        ["response", "last words"],
+      ],
+    );
+    assert.ok(client.finals()[2]?.status, "/status is answered in its place");
+    assert.deepEqual(
+      sdk.inputs.map((i) => i.text),
+      ["hello there", "last words"],
+    );
+    await waitFor(() => plugin.stats().connections.length === 0, "the connection to be released");
+  });
+
+  it("keeps the queue and connection bounds while it answers a half-closed client", async () => {
+    const { held, respond } = heldReplies();
+    const { plugin, open } = await setup({ maxPendingLines: 2, maxConnections: 1, idleEvictAfterMs: 0 }, { respond });
+    const client = await open();
+    client.end(Array.from({ length: 10 }, (_, i) => `m${i}\n`).join(""));
+    await waitFor(() => held.length === 1 && plugin.stats().connections[0]?.readingPaused, "reading to pause");
+    await settle();
+    assert.equal(plugin.stats().connections[0].pendingLines, 2, "the queue holds no more than its cap");
+
+    const refused = await open();
+    await refused.waitForClose();
+    assert.deepEqual(refused.frames, [{ type: "error", error: tooManyConnectionsText(1) }], "it still holds its slot");
+
+    for (let i = 0; i < 10; i++) {
+      await waitFor(() => held.length === i + 1, `message ${i} to reach the agent`);
+      held[i](`r${i}`);
+    }
+    await client.waitForClose();
+    assert.deepEqual(
+      client.finals().map((f) => f.content),
+      Array.from({ length: 10 }, (_, i) => `r${i}`),
+    );
+  });
+
+  it("cancels what a half-closed client asked for once it goes away entirely", async () => {
+    const { held, respond } = heldReplies();
+    const { sdk, plugin, open } = await setup({ peerCheckMs: 20 }, { respond });
+    const client = await open();
+    client.end("hang\nqueued\n");
+    await waitFor(
+      () => held.length === 1 && plugin.stats().connections[0]?.pendingLines === 1,
+      "one running, one queued",
+    );
+    await settle();
+    assert.equal(sdk.inputs[0].opts?.signal?.aborted, false, "a half-close alone cancels nothing");
+
+    client.destroy();
+    await waitFor(() => plugin.stats().connections.length === 0, "the connection to be released");
+    assert.equal(sdk.inputs[0].opts?.signal?.aborted, true);
+    assert.equal(sdk.inputs.length, 1, "its queued line never reaches the agent");
+    assert.deepEqual(plugin.stats(), { connections: [], watchers: 0 });
+  });
+});
+
+describe("cli limits: idle connections at the cap", () => {
+  it("closes the connection idle the longest, with a notice, to make room for a new one", async () => {
+    let release = (_reply: string): void => {};
+    const respond: MockResponder = ({ text }) =>
+      text === "hang" ? new Promise<string>((resolve) => (release = resolve)) : text;
+    const { sdk, plugin, open } = await setup({ maxConnections: 3, idleEvictAfterMs: 0 }, { respond });
+    const [busy, stale, recent] = [await open(), await open(), await open()];
+    await waitFor(() => plugin.stats().connections.length === 3, "three connections");
+    busy.send("hang\n");
+    await waitFor(() => sdk.inputs.length === 1, "the busy connection's message to run");
+    stale.send("/help\n");
+    await stale.waitForFinals(1);
+    recent.send("/help\n");
+    await recent.waitForFinals(1);
+
+    // The busy one was active longest ago, but it waits for an answer: the stale one goes instead.
+    const newcomer = await open();
+    await stale.waitForClose();
+    assert.deepEqual(stale.finals().slice(1), [{ type: "error", error: idleEvictedText(3) }]);
+    assert.match(idleEvictedText(64), /idle the longest of 64 connections/);
+    newcomer.send("hello\n");
+    assert.deepEqual(await newcomer.waitForFinals(1), [{ type: "response", content: "hello" }]);
+    assert.ok(sdk.logs.some((l) => /closed the cli connection idle the longest/.test(l.msg)));
+
+    release("done");
+    assert.deepEqual((await busy.waitForFinals(1))[0], { type: "response", content: "done" });
+    assert.equal(busy.closed || recent.closed || newcomer.closed, false);
   });
 });

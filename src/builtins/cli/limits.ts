@@ -14,11 +14,22 @@ export interface ConnectionLimits {
   maxUnsentBytes: number;
   /** How long a closing connection may take to flush its last frames before it is cut off. */
   closeGraceMs: number;
+  /**
+   * After a client half-closes, how often the connection checks that the client is still there while its
+   * lines are being answered, so a client that went away entirely still cancels what it asked for.
+   */
+  peerCheckMs: number;
 }
 
 export interface CliLimits extends ConnectionLimits {
-  /** Open connections; one more gets an error frame and is closed. */
+  /**
+   * Open connections. At the cap, the connection idle the longest (nothing asked and unanswered, nothing
+   * sent or received for at least `idleEvictAfterMs`) is closed with a notice to make room; when none is
+   * idle that long, the new one gets an error frame and is closed.
+   */
   maxConnections: number;
+  /** How long a connection must have been idle before it may be closed to make room for a new one. */
+  idleEvictAfterMs: number;
 }
 
 export const DEFAULT_LIMITS: CliLimits = {
@@ -26,7 +37,9 @@ export const DEFAULT_LIMITS: CliLimits = {
   maxPendingLines: 32,
   maxUnsentBytes: 16 * 1024 * 1024,
   closeGraceMs: 2_000,
+  peerCheckMs: 1_000,
   maxConnections: 64,
+  idleEvictAfterMs: 60_000,
 };
 
 export function authTimeoutText(ms: number): string {
@@ -35,6 +48,10 @@ export function authTimeoutText(ms: number): string {
 
 export function tooManyConnectionsText(max: number): string {
   return `too many connections to homed (max ${max}): close an idle waiter, or try again later`;
+}
+
+export function idleEvictedText(max: number): string {
+  return `closed to make room: this connection was idle the longest of ${max} connections to homed; reconnect to go on`;
 }
 
 function formatSeconds(ms: number): string {

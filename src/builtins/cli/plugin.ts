@@ -9,7 +9,7 @@ import { definePlugin, type Plugin, type PluginSDK } from "@homeagent/sdk";
 import { closeWithFrame } from "./closing.js";
 import { CliConnection, type ConnectionStats } from "./connection.js";
 import { RequestEvents } from "./events.js";
-import { type CliLimits, DEFAULT_LIMITS, tooManyConnectionsText } from "./limits.js";
+import { type CliLimits, DEFAULT_LIMITS, idleEvictedText, tooManyConnectionsText } from "./limits.js";
 import { listenPrivate } from "./socket.js";
 
 export interface CliPluginOptions extends Partial<CliLimits> {
@@ -43,6 +43,7 @@ export function createCliPlugin(opts: CliPluginOptions = {}): CliPlugin {
   const accept = (sdk: PluginSDK, socket: Socket): void => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
+    if (connections.size >= limits.maxConnections) makeRoom(sdk);
     if (connections.size >= limits.maxConnections) {
       if (!atCapacity) sdk.log.warn(`cli: ${limits.maxConnections} connections open; refusing more until some close`);
       atCapacity = true;
@@ -61,12 +62,35 @@ export function createCliPlugin(opts: CliPluginOptions = {}): CliPlugin {
     });
   };
 
+  /**
+   * At the cap, the connection idle the longest makes room, so leftover idle connections (no key is needed
+   * to hold one) cannot lock every client out. A waiter at its prompt is only closed when the cap is
+   * reached and every other connection was active more recently; it then shows the notice.
+   */
+  const makeRoom = (sdk: PluginSDK): void => {
+    const now = performance.now();
+    let oldest: { connection: CliConnection; since: number } | undefined;
+    for (const connection of connections) {
+      const since = connection.idleSince();
+      if (since === undefined || now - since < limits.idleEvictAfterMs) continue;
+      if (!oldest || since < oldest.since) oldest = { connection, since };
+    }
+    if (!oldest) return;
+    // Out of the count at once; closeWithFrame bounds how long its socket may linger.
+    connections.delete(oldest.connection);
+    oldest.connection.evict(idleEvictedText(limits.maxConnections));
+    sdk.log.info(
+      `cli: ${limits.maxConnections} connections open; closed the cli connection idle the longest (${Math.round((now - oldest.since) / 1000)} s) to make room`,
+    );
+  };
+
   const plugin = definePlugin({
     name: "cli",
 
     async start(sdk: PluginSDK): Promise<void> {
       socketPath = configuredPath ?? cliSocketPath(sdk.daemonDataDir);
-      const listening = createServer((socket) => accept(sdk, socket));
+      // Half-open: a client that ends its input after sending still gets its answers.
+      const listening = createServer({ allowHalfOpen: true }, (socket) => accept(sdk, socket));
       await listenPrivate(listening, socketPath);
       server = listening;
       unsubscribe = sdk.subscribe("*", events.handle);
