@@ -47,6 +47,41 @@ test("core.llm.max_response_bytes applies from the next call", { timeout: 30_000
   assert.equal((await d.llm.stream(req)).content, "x".repeat(4096));
 });
 
+test("a reply cut at max_response_bytes runs none of its tool calls and ends the turn with its note", {
+  timeout: 30_000,
+}, async () => {
+  d.config.set("core.llm.max_response_bytes", "1024");
+  await settled();
+  let runs = 0;
+  d.agent.tools.register(
+    "test",
+    { name: "note_down", description: "notes something down", parameters: { type: "object" } },
+    () => {
+      runs++;
+      return "noted";
+    },
+  );
+  const asked = fake.requests.length;
+  try {
+    fake.enqueue({
+      text: "Saving it now.",
+      toolCalls: [
+        { name: "note_down", arguments: { x: 1 } },
+        { name: "note_down", arguments: { big: "a".repeat(3000) } },
+      ],
+    });
+    const reply = await d.agent.injectInputSync("test", "test", "note this down");
+    assert.equal(reply.error, undefined);
+    assert.equal(reply.content, "Saving it now.\n\n[reply cut: larger than 1 KiB (core.llm.max_response_bytes)]");
+    assert.equal(runs, 0, "no call of a cut reply runs, not even a complete one");
+    assert.equal(fake.requests.length - asked, 1, "the model is not asked again");
+  } finally {
+    d.agent.tools.unregisterPlugin("test");
+    d.config.set("core.llm.max_response_bytes", String(4 * 1024 * 1024));
+    await settled();
+  }
+});
+
 test("core.llm.stream_idle_timeout and core.llm.call_timeout reach the providers", { timeout: 30_000 }, async () => {
   d.config.set("core.llm.stream_idle_timeout", "1s");
   await settled();

@@ -32,6 +32,7 @@ export interface LlmSources {
   api: LlmAPI;
   /** Where ProviderManager notices go once the event bus exists; before that they are only logged. */
   announceTo(publish: (payload: Record<string, unknown>) => void): void;
+  /** Stops following the config and closes every provider (a busy one once its call has ended). */
   close(): void;
 }
 
@@ -68,11 +69,13 @@ export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSourc
 
   // Several keys usually change together (a source's base_url, model and key): rebuild once for all.
   let reloadQueued = false;
+  let closed = false;
   const off = config.onChange((key) => {
     if (!key.startsWith("core.llm.") || reloadQueued) return;
     reloadQueued = true;
     queueMicrotask(() => {
       reloadQueued = false;
+      if (closed) return;
       try {
         reload().catch((err) => log.warn(`probing LLM sources failed: ${errorMessage(err)}`));
       } catch (err) {
@@ -93,6 +96,10 @@ export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSourc
     announceTo: (publish) => {
       announce = publish;
     },
-    close: off,
+    close: () => {
+      closed = true;
+      off();
+      llm.close();
+    },
   };
 }

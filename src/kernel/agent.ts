@@ -62,6 +62,10 @@ export class Agent {
       onError: (plugin, stage, err) =>
         log.warn(`stage handler of plugin "${plugin}" failed in ${stage}: ${errorMessage(err)}`),
       onRun: (report) => this.bus.publish("stage", "kernel", { ...report }),
+      onLateWrite: (plugin, stage, field) =>
+        log.warn(
+          `stage handler of plugin "${plugin}" wrote ctx.${field} after its ${stage} run was over (timed out or stopped); that write and any later ones were ignored — finish the work within core.plugin.stage_timeout and stop at ctx.signal`,
+        ),
     });
     this.tools.addSource(this.outputs);
     this.scheduler = new Scheduler(

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import type { StageContext } from "@homeagent/sdk";
-import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
+import { type Harness, quietLog, startAgent } from "../../test/fixtures/kernel-harness.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 
 let h: Harness;
@@ -84,4 +84,71 @@ test("a handler that settles in time records nothing and sees an unaborted signa
   await h.agent.injectInputSync("cli", "cli", "hi");
   assert.equal(aborted, false);
   assert.deepEqual(errors, []);
+});
+
+test("a handler that writes after its timeout changes nothing in the turn (and is reported once)", {
+  timeout: 10_000,
+}, async () => {
+  const warnings: string[] = [];
+  await h.close();
+  h = startAgent({ log: { ...quietLog, warn: (m) => void warnings.push(m) } });
+  h.settings.stageTimeout = 50;
+  let go: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    go = resolve;
+  });
+  let lateDone: () => void = () => {};
+  const wrote = new Promise<void>((resolve) => {
+    lateDone = resolve;
+  });
+  let lateError: unknown;
+  h.agent.stages.register("late", "on_input", async (ctx) => {
+    const msgs = ctx.contextMsgs;
+    await released;
+    try {
+      ctx.response = "HIJACKED by a handler that timed out";
+      ctx.rawMessage = "rewritten late";
+      msgs.push({ role: "system", content: "pushed late through a saved reference" });
+      ctx.contextMsgs.push({ role: "system", content: "pushed late" });
+      ctx.extra.late = true;
+      ctx.errors.length = 0;
+    } catch (err) {
+      lateError = err;
+    }
+    lateDone();
+  });
+  // The late handler writes while pre_action runs, so every write lands before the turn reads those fields.
+  h.agent.stages.register("trigger", "pre_action", async () => {
+    go();
+    await wrote;
+  });
+  let seen: { extra: Record<string, unknown>; errors: number } | undefined;
+  h.agent.stages.register("obs", "after_output", (ctx) => {
+    seen = { extra: { ...ctx.extra }, errors: ctx.errors.length };
+  });
+  h.llm.enqueue({ text: "the model's real answer" });
+  const reply = await h.agent.injectInputSync("cli", "cli", "hello");
+  assert.equal(lateError, undefined, "a dropped write does not throw in the handler");
+  assert.equal(reply.content, "the model's real answer");
+  assert.equal(reply.shortCircuited, false);
+  const request = h.llm.requests[0].messages.map((m) => m.content);
+  assert.ok(!request.some((c) => c.includes("pushed late")), `late contextMsgs reached the LLM: ${request}`);
+  assert.equal(request.at(-1), "hello");
+  assert.equal(seen?.extra.late, undefined);
+  assert.equal(seen?.errors, 1, "the timeout stays recorded");
+  const late = warnings.filter((w) => w.includes('plugin "late" wrote'));
+  assert.equal(late.length, 1, `reported once: ${warnings.join("\n")}`);
+  assert.match(late[0], /ctx\.response after its on_input run was over/);
+});
+
+test("writes through a view count while the stage runs, also into what the handler reads", async () => {
+  h.agent.stages.register("edit", "before_toolcall", (ctx) => {
+    const call = ctx.toolCalls[0];
+    if (call) call.arguments.x = 2;
+  });
+  h.agent.tools.register("demo", { name: "echo", description: "echo", parameters: { type: "object" } }, (a) => a);
+  h.llm.enqueue({ toolCalls: [{ name: "echo", arguments: { x: 1 } }] }, { text: "done" });
+  await h.agent.injectInputSync("cli", "cli", "hi");
+  const tool = h.llm.requests[1].messages.find((m) => m.role === "tool");
+  assert.deepEqual(JSON.parse(tool?.content ?? "null"), { x: 2 });
 });

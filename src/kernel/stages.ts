@@ -3,12 +3,14 @@
  * isolated and bounded: a throw or rejection is recorded in `ctx.errors`, and so is a handler still running
  * at its deadline (`core.plugin.stage_timeout`) — the stage then goes on without it and its `ctx.signal`
  * is aborted. A stopped turn (cancel, shutdown) ends the stage at once, so no handler can hold up input
- * or `stop()`.
+ * or `stop()`. Each handler gets a view of the context of its own (stage-view.ts) whose writes stop counting
+ * when the stage run is over, so a handler left behind cannot change the turn after all.
  */
 import type { Stage, StageContext, StageHandler, StageScope, TokenUsage } from "@homeagent/sdk";
 import { STAGES } from "@homeagent/sdk";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { stopMessage } from "./cancel.js";
+import { handlerView, type LateWriteReport, type StageGate } from "./stage-view.js";
 import type { MutableStageContext } from "./types.js";
 
 interface Registration {
@@ -32,6 +34,8 @@ export interface StageHostOptions {
   timeoutMs: () => number;
   onError?: (plugin: string, stage: Stage, err: unknown) => void;
   onRun?: (report: StageRunReport) => void;
+  /** A handler wrote to its context after its stage run was over; the write was dropped. Once per handler run. */
+  onLateWrite?: LateWriteReport;
 }
 
 export interface StageRunOptions {
@@ -113,12 +117,13 @@ export class StageHost {
     if (regs.length > 0) {
       signal?.renew();
       const timeoutMs = Math.min(MAX_TIMER_MS, Math.max(1, this.opts.timeoutMs()));
+      const gate: StageGate = { open: true };
       const settled = await settleWithin(
-        regs.map((r) => r.handler),
-        ctx,
+        regs.map((r) => () => r.handler(handlerView(ctx, gate, r.plugin, stage, this.opts.onLateWrite))),
         timeoutMs,
         opts.stop,
       );
+      gate.open = false;
       regs.forEach((reg, i) => {
         const outcome = settled[i];
         if (outcome?.ok) return;
@@ -145,8 +150,7 @@ export class StageHost {
  * result has one entry per handler; a hole means it had not settled by then.
  */
 async function settleWithin(
-  handlers: StageHandler[],
-  ctx: StageContext,
+  handlers: Array<() => void | Promise<void>>,
   timeoutMs: number,
   stop: AbortSignal | undefined,
 ): Promise<Array<Settled | undefined>> {
@@ -154,7 +158,7 @@ async function settleWithin(
   const all = Promise.all(
     handlers.map(async (handler, i) => {
       try {
-        await handler(ctx);
+        await handler();
         settled[i] = { ok: true };
       } catch (err) {
         settled[i] = { ok: false, err };

@@ -1,7 +1,7 @@
 /**
  * runToolLoop(): the LLM/tool loop of one input. post_action → [before_toolcall → execute → after_toolcall]
  * → next LLM round, until the model stops calling tools, every call is refused, a handler answers
- * instead, or `core.agent.max_tool_turns` is reached.
+ * instead, a reply was cut at its size limit, or `core.agent.max_tool_turns` is reached.
  */
 import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
 import type { EventBus } from "../events/bus.js";
@@ -75,7 +75,8 @@ export async function runToolLoop(
     ctx.llmText = reply.content;
     ctx.reasoningContent = reply.reasoning_content;
     ctx.tokenUsage = roundUsage;
-    ctx.toolCalls = reply.tool_calls.map(toToolCall);
+    // A reply cut at its size limit ends the turn with its text and the note: its calls may be cut too.
+    ctx.toolCalls = reply.cut ? [] : reply.tool_calls.map(toToolCall);
     ctx.phase = "intermediate";
     await deps.stages.run("post_action", ctx, { stop: control.stop });
     control.stop.throwIfAborted();
@@ -94,7 +95,7 @@ export async function runToolLoop(
     if (ctx.reasoningContent) {
       deps.bus.publish("reasoning", "kernel", { requestId: ctx.requestId, content: ctx.reasoningContent });
     }
-    if (calls.length === 0) {
+    if (calls.length === 0 || reply.cut) {
       return { text: ctx.llmText, reasoning: ctx.reasoningContent, usage, toolsUsed, shortCircuited: false };
     }
 

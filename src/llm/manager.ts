@@ -10,11 +10,15 @@
  * - a time limit (no first byte, a silence mid-reply, the whole-call deadline) → no second try there (it
  *   would double the wait): the source cools down and the next one is tried; a stream stopped by a limit
  *   after text arrived keeps that text and ends with a note naming the limit. A reply cut at its size
- *   limit is a success (the provider ends it with its own note);
+ *   limit is a success (the provider ends it with its own note), marked `cut` so its tool calls never run;
  * - other 4xx → the next source, no state change (the request, not the source, is at fault);
  * - "context_length" → thrown to the caller at once, which prunes the request and asks again.
  * Cooling sources are skipped, but tried once each as a last resort before giving up, so a single local
  * server that blinked is not refused for a minute. The caller's abort ends everything at once.
+ *
+ * A source that setSources replaces (or close() ends) is retired: its provider is closed as soon as its last
+ * call in flight has ended — counted by the source's own slot semaphore — rather than left to the garbage
+ * collector, and a call that was between two attempts on it goes on with its successor.
  */
 import type { LlmSourceStatus, Logger } from "@homeagent/sdk";
 import { NO_SOURCE_CONFIGURED } from "../config/sources.js";
@@ -112,6 +116,9 @@ interface Source {
   lastError?: string;
   info: SourceInfo;
   toolsNoticeSent: boolean;
+  /** Replaced or closed: no new call starts on it, and its provider is closed once its calls have ended. */
+  retired: boolean;
+  providerClosed: boolean;
 }
 
 export class ProviderManager {
@@ -136,6 +143,7 @@ export class ProviderManager {
   /** Replaces the sources. One whose fingerprint is unchanged keeps its provider and state. */
   setSources(entries: SourceEntry[]): void {
     const old = new Map(this.list.map((s) => [s.entry.name, s]));
+    const previous = this.list;
     this.list = entries
       .map((entry, order) => ({ entry, order }))
       .sort((a, b) => a.entry.priority - b.entry.priority || a.order - b.order)
@@ -150,8 +158,18 @@ export class ProviderManager {
           cooldownUntil: 0,
           info: {},
           toolsNoticeSent: false,
+          retired: false,
+          providerClosed: false,
         };
       });
+    for (const source of previous) if (!this.list.includes(source)) this.retire(source);
+  }
+
+  /** Retires every source: idle providers are closed now, busy ones when their last call ends. */
+  close(): void {
+    const sources = this.list;
+    this.list = [];
+    for (const source of sources) this.retire(source);
   }
 
   /** Records what the server said about a source's model (context window, tool support). */
@@ -251,12 +269,14 @@ export class ProviderManager {
   ): Promise<CompletionResponse> {
     const { provider } = source.entry;
     const acc = new StreamAccumulator();
+    let cut = false;
     try {
       for await (const chunk of provider.chatStream({ ...req, stream: true }, { signal: opts.signal })) {
         acc.add(chunk);
+        cut ||= chunk.cut === true;
         opts.onChunk?.(chunk);
       }
-      return acc.result();
+      return cut ? { ...acc.result(), cut: true } : acc.result();
     } catch (err) {
       // An HTTP error answers for the source as a whole; asking again without streaming would only repeat it.
       if (isAbort(err, opts.signal) || (err instanceof ProviderError && err.status !== undefined)) throw err;
@@ -299,11 +319,17 @@ export class ProviderManager {
     if (this.list.length === 0) throw new NoSourceError();
     const { first, lastResort, skipped } = this.candidates(req.model);
     const failures = [...skipped];
-    for (const source of [...first, ...lastResort]) {
-      const attempts = lastResort.includes(source) ? 1 : ATTEMPTS_PER_SOURCE;
-      const sourceReq = this.requestFor(source, req);
+    for (const candidate of [...first, ...lastResort]) {
+      const attempts = lastResort.includes(candidate) ? 1 : ATTEMPTS_PER_SOURCE;
+      let source = candidate;
       for (let attempt = 1; attempt <= attempts; attempt++) {
         if (signal?.aborted) throw abortError();
+        if (source.retired) {
+          const successor = this.find(source.entry.name);
+          if (!successor) break;
+          source = successor;
+        }
+        const sourceReq = this.requestFor(source, req);
         try {
           const response = await this.withSlot(source, signal, () => call(source, sourceReq));
           this.markHealthy(source);
@@ -419,7 +445,28 @@ export class ProviderManager {
       return await fn();
     } finally {
       release();
+      if (source.retired) this.closeIfIdle(source);
     }
+  }
+
+  private retire(source: Source): void {
+    source.retired = true;
+    this.closeIfIdle(source);
+  }
+
+  private closeIfIdle(source: Source): void {
+    if (source.gate.inFlight > 0 || source.providerClosed) return;
+    source.providerClosed = true;
+    const { name, provider } = source.entry;
+    try {
+      Promise.resolve(provider.close?.()).catch((err) => this.warnClose(name, err));
+    } catch (err) {
+      this.warnClose(name, err);
+    }
+  }
+
+  private warnClose(name: string, err: unknown): void {
+    this.log?.warn(`LLM source ${name}: closing its replaced provider failed: ${errorMessage(err)}`);
   }
 
   private supportsTools(s: Source): boolean | undefined {

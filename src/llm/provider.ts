@@ -62,6 +62,11 @@ export interface CompletionResponse {
   finish_reason: string;
   token_usage: UnifiedUsage | null;
   tool_calls: UnifiedToolCall[];
+  /**
+   * The reply was cut at `core.llm.max_response_bytes`: its content ends with a note saying so, and its tool
+   * calls may be cut too, so none of them is to run.
+   */
+  cut?: true;
 }
 
 /** One streamed piece; tool-call fragments carry the upstream `stream_index` they belong to. */
@@ -72,6 +77,8 @@ export interface StreamChunk {
   finish_reason?: string;
   usage: UnifiedUsage | null;
   tool_calls: Array<{ id: string; name: string; raw_arguments: string; stream_index: number }>;
+  /** The note that ends a reply cut at its size limit (reply-budget.ts). */
+  cut?: true;
 }
 
 export interface CallOptions {
@@ -83,6 +90,8 @@ export interface Provider {
   readonly model: string;
   chat(req: CompletionRequest, opts?: CallOptions): Promise<CompletionResponse>;
   chatStream(req: CompletionRequest, opts?: CallOptions): AsyncIterable<StreamChunk>;
+  /** Frees what the provider holds (its Lua worker). ProviderManager calls it once, with no call in flight. */
+  close?(): unknown;
 }
 
 export type ProviderErrorKind = "auth" | "transient" | "fatal" | "aborted" | "context_length";

@@ -114,3 +114,37 @@ test("a replaced provider is closed once the calls it was serving have ended", a
   assert.equal((await provider.chat({ model: "", messages: [] })).content, "v3");
   assert.deepEqual(closed, [1, 2], "an idle version is closed as soon as it is replaced");
 });
+
+test("close() closes the current version once its calls have ended", async () => {
+  const dir = tempDir("homeagent-reload-close-");
+  installBundledAdapters(dir);
+  const closed: number[] = [];
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const provider = new ReloadingProvider({
+    dataDir: dir,
+    adapter: "openai",
+    build: () =>
+      ({
+        name: "src",
+        model: "m",
+        chat: async () => {
+          throw new Error("not used");
+        },
+        async *chatStream() {
+          yield { content: "v1", reasoning_content: "", done: false, usage: null, tool_calls: [] };
+          await gate;
+        },
+        close: () => closed.push(1),
+      }) as Provider,
+  });
+  const stream = provider.chatStream({ model: "", messages: [] })[Symbol.asyncIterator]();
+  await stream.next();
+  provider.close();
+  assert.deepEqual(closed, [], "still streaming");
+  release();
+  assert.equal((await stream.next()).done, true);
+  assert.deepEqual(closed, [1]);
+});

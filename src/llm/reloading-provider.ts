@@ -46,6 +46,7 @@ export class ReloadingProvider implements Provider {
   private stamps: Stamps;
   /** Calls in flight per provider, so that a replaced one is closed only when it is idle. */
   private readonly inFlight = new Map<Closable, number>();
+  private closed = false;
 
   /** Throws when the adapter cannot be read, so a source with a missing adapter is never set up. */
   constructor(private readonly opts: ReloadingProviderOptions) {
@@ -91,7 +92,13 @@ export class ReloadingProvider implements Provider {
       return;
     }
     this.inFlight.delete(provider);
-    if (provider !== this.provider) this.retire(provider);
+    if (provider !== this.provider || this.closed) this.retire(provider);
+  }
+
+  /** Closes the current version once its calls have ended (ProviderManager: the source was replaced). */
+  close(): void {
+    this.closed = true;
+    if (!this.inFlight.has(this.provider)) this.retire(this.provider);
   }
 
   private retire(provider: Closable): void {

@@ -2,7 +2,8 @@
  * The size limit of one streamed reply (`core.llm.max_response_bytes`). The text of a stream — content,
  * reasoning and tool-call arguments — is counted as it arrives; the chunk that crosses the limit is cut to
  * what still fits, and the stream ends with a note saying so and finish_reason "length", so the user keeps
- * what came and knows why it stops.
+ * what came and knows why it stops. The note is marked `cut`, and so is the reply it ends (manager.ts): the
+ * tool loop then ends the turn with that text instead of running tool calls that may be cut as well.
  */
 import { formatBytes } from "../util/bytes.js";
 import type { StreamChunk } from "./provider.js";
@@ -41,6 +42,7 @@ export class ReplyBudget {
       finish_reason: "length",
       usage: null,
       tool_calls: [],
+      cut: true,
     };
   }
 }
