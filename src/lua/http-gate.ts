@@ -63,13 +63,37 @@ export class HttpGate {
     const left = this.opts.budgetMs - this.spentMs;
     if (left <= 0) return { error: `${fn}: the ${this.opts.budgetMs} ms HTTP budget of this call is used up` };
     const started = performance.now();
+    const where = `${fn} ${target.origin}${target.pathname}`;
+    // A timer held here, not AbortSignal.timeout: a timeout signal nothing references strongly can be
+    // collected before it fires, and the script would then wait on a silent server with no end.
+    const abort = new AbortController();
+    const onStop = () => abort.abort();
+    if (signal.aborted) abort.abort();
+    else signal.addEventListener("abort", onStop, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<LuaHttpReply>((resolve) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        resolve({ error: `${where}: no complete response within ${Math.round(left)} ms` });
+      }, left);
+    });
     try {
-      return await fetchCapped(req, AbortSignal.any([signal, AbortSignal.timeout(left)]));
-    } catch (err) {
-      const why = isAbort(err) ? `no complete response within ${left} ms` : causeOf(err);
-      return { error: `${fn} ${target.origin}${target.pathname}: ${why}` };
+      // The answer goes back at the budget even if the request does not notice its abort.
+      return await Promise.race([this.fetchReply(req, where, abort.signal), expired]);
     } finally {
+      clearTimeout(timer);
+      abort.abort();
+      signal.removeEventListener("abort", onStop);
       this.spentMs += performance.now() - started;
+    }
+  }
+
+  private async fetchReply(req: LuaHttpRequest, where: string, signal: AbortSignal): Promise<LuaHttpReply> {
+    try {
+      return await fetchCapped(req, signal);
+    } catch (err) {
+      const why = isAbort(err) ? "the request was stopped" : causeOf(err);
+      return { error: `${where}: ${why}` };
     }
   }
 }

@@ -9,14 +9,20 @@
  * {op: "call", id, name, fn, args, timeoutMs, httpWaitMs}, {op: "calls", id, name, calls: [{fn, args}],
  * timeoutMs, httpWaitMs} (several calls in one round trip, answered with the array of their values; the
  * first failure ends the batch and is answered with its index), {op: "unload", name}.
- * Worker → host: {op: "ready"}, {op: "done", id, ok, value | error, timedOut, index}, {op: "log", script,
+ * Worker → host: {op: "ready"}, {op: "done", id, ok, value | error, timedOut, broken, index}, {op: "log", script,
  * level, message}, {op: "http", id, request}. The answer to "http" arrives on httpPort, announced by a bump of
  * httpFlag[0]: this thread is inside a Lua call then and cannot run its event loop.
  */
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { LuaFactory } from "wasmoon";
 
-const { prelude, jsonSource, memoryLimitBytes, httpPort, httpFlag, progress, functionMark } = workerData;
+const { prelude, jsonSource, memoryLimitBytes, httpPort, httpFlag, progress, functionMark, maxValueDepth } = workerData;
+
+/** A returned value with more table entries than this, all its tables together, is refused. */
+const MAX_VALUE_ENTRIES = 1_000_000;
+/** Stack slots one level of a value needs while it is copied (key, value, and what reading them pushes). */
+const SLOTS_PER_LEVEL = 8;
+const LUA_TABLE = 5;
 
 /** Log lines are posted to the host without waiting: a script must not flood its memory with them. */
 const LOG_LINES_PER_CALL = 1000;
@@ -29,6 +35,8 @@ let expired = false;
 let httpWaitMs = 0;
 let httpSeq = 0;
 let logLines = 0;
+/** Set once a request failed in a way that may have left the Lua state inconsistent; see run(). */
+let broken;
 /** Script name → (library name → source) it may import(). */
 const libraries = new Map();
 
@@ -38,6 +46,23 @@ const engine = await new LuaFactory().createEngine({
   traceAllocations: true,
 });
 engine.global.setMemoryMax(memoryLimitBytes);
+engine.global.registerTypeExtension(2, {
+  isType: (_thread, _index, type) => type === LUA_TABLE,
+  getValue: (thread, index, context) => readTable(thread, index, context ?? newReadContext()),
+  // null becomes nil (wasmoon's extensions fail on it). Any other object is left to wasmoon, with room made
+  // for it first: wasmoon's own pushes of nested objects do not, and write past the end of the Lua stack.
+  pushValue: (thread, { target }) => {
+    if (target === null) {
+      thread.lua.lua_pushnil(thread.address);
+      return true;
+    }
+    if (!thread.lua.lua_checkstack(thread.address, SLOTS_PER_LEVEL)) {
+      throw new Error("the value is too deep for the Lua stack");
+    }
+    return false;
+  },
+  close() {},
+});
 engine.global.set("__ha_expired", () => {
   if (performance.now() > deadline) expired = true;
   return expired;
@@ -112,6 +137,52 @@ function load({ name, source, label, globals, libraries: libs }) {
   }
 }
 
+function newReadContext() {
+  return { seen: new Map(), depth: 0, entries: 0 };
+}
+
+/**
+ * A Lua table as a JS object or array, read like wasmoon reads it but within bounds: wasmoon's own reader
+ * recurses without making room on the Lua stack, so a table nested ~25 deep wrote past its end and broke
+ * the state. Here each level first makes room, and a value nested deeper than maxValueDepth or with more
+ * than MAX_VALUE_ENTRIES entries is refused with an error the script's caller sees.
+ */
+function readTable(thread, index, context) {
+  const L = thread.address;
+  const lua = thread.lua;
+  const at = lua.lua_absindex(L, index);
+  const pointer = lua.lua_topointer(L, at);
+  const known = context.seen.get(pointer);
+  if (known) return known;
+  if (context.depth >= maxValueDepth) {
+    throw new Error(`the returned value is nested too deep (more than ${maxValueDepth} tables inside each other)`);
+  }
+  if (!lua.lua_checkstack(L, SLOTS_PER_LEVEL)) throw new Error("the returned value is too deep for the Lua stack");
+  const keys = [];
+  lua.lua_pushnil(L);
+  while (lua.lua_next(L, at)) {
+    keys.push(thread.indexToString(-2));
+    thread.pop();
+    if (++context.entries > MAX_VALUE_ENTRIES) {
+      throw new Error(`the returned value has more than ${MAX_VALUE_ENTRIES} table entries`);
+    }
+  }
+  const sequential = keys.length > 0 && keys.every((key, i) => key === String(i + 1));
+  const table = sequential ? [] : {};
+  context.seen.set(pointer, table);
+  context.depth++;
+  lua.lua_pushnil(L);
+  while (lua.lua_next(L, at)) {
+    const key = thread.indexToString(-2);
+    const value = thread.getValue(-1, undefined, context);
+    if (sequential) table.push(value);
+    else table[key] = value;
+    thread.pop();
+  }
+  context.depth--;
+  return table;
+}
+
 /**
  * What Lua returned, made fit for postMessage: functions (an adapter's table holds them) become a marker
  * the host turns back into a stub, anything else that is not plain data becomes its string form.
@@ -140,7 +211,7 @@ function callEach({ name, calls }) {
   const values = [];
   for (let i = 0; i < calls.length; i++) {
     Atomics.store(progress, 0, i);
-    values.push(cloneable(runner.call(name, calls[i].fn, ...calls[i].args)));
+    values.push(cloneable(runner.call(name, calls[i].fn, calls[i].args, calls[i].args.length)));
   }
   return values;
 }
@@ -152,11 +223,21 @@ function execute(msg) {
     case "calls":
       return callEach(msg);
     default:
-      return cloneable(runner.call(msg.name, msg.fn, ...msg.args));
+      return cloneable(runner.call(msg.name, msg.fn, msg.args, msg.args.length));
   }
 }
 
+/**
+ * Lua errors reach JS as plain Errors (wasmoon builds them so), the state intact. Anything else (a wasm
+ * trap such as "memory access out of bounds", an abort, a JS error from outside Lua) may have left the
+ * state half-changed, so nothing more runs in it: the host terminates this worker and starts a new one.
+ */
+function breaksState(err) {
+  return !(err instanceof Error) || err.constructor !== Error || err instanceof WebAssembly.RuntimeError;
+}
+
 function run(msg) {
+  if (broken) return { op: "done", id: msg.id, ok: false, error: broken, timedOut: false, broken: true };
   expired = false;
   logLines = 0;
   httpWaitMs = msg.httpWaitMs;
@@ -167,7 +248,8 @@ function run(msg) {
     value = execute(msg);
   } catch (err) {
     const index = msg.op === "calls" ? Atomics.load(progress, 0) : undefined;
-    return { op: "done", id: msg.id, ok: false, error: luaMessage(err), timedOut: expired, index };
+    if (breaksState(err)) broken = luaMessage(err);
+    return { op: "done", id: msg.id, ok: false, error: luaMessage(err), timedOut: expired, broken: !!broken, index };
   } finally {
     deadline = Number.POSITIVE_INFINITY;
   }
@@ -176,6 +258,7 @@ function run(msg) {
 
 parentPort.on("message", (msg) => {
   if (msg.op === "unload") {
+    if (broken) return;
     runner.unload(msg.name);
     libraries.delete(msg.name);
     return;

@@ -24,7 +24,7 @@
  * The chunk expects the globals __ha_expired(), __ha_log(script, level, msg), __ha_http(script, method,
  * url, body, headers_json) → reply_json, __ha_library(script, name) → source or nil,
  * __ha_library_names(script) → "a, b" and __ha_json_source (the json module's text) and returns the
- * runner table { load, call, unload } that the host calls into.
+ * runner table { load, call(name, fn, args, n), unload } that the host calls into.
  */
 export const PRELUDE_LUA = String.raw`
 local HOOK_COUNT = 10000
@@ -194,12 +194,14 @@ function runner.load(name, source, label, globals)
   return value
 end
 
-function runner.call(name, fname, ...)
+-- The arguments come as one table and their count: unpack makes room on the stack for them, which the
+-- host's pushes of separate arguments would not.
+function runner.call(name, fname, args, n)
   local s = scripts[name]
   if not s then error("no script named " .. name .. " is loaded", 0) end
   local f = type(s.value) == "table" and s.value[fname] or s.env[fname]
   if type(f) ~= "function" then error(s.label .. " has no function " .. tostring(fname), 0) end
-  return guarded(f, ...)
+  return guarded(f, unpack(args, 1, n))
 end
 
 function runner.unload(name) scripts[name] = nil end

@@ -7,7 +7,9 @@
  * their globals and libraries, so that later calls keep working.
  */
 import { errorMessage } from "../util/errors.js";
+import { DEFAULT_LOG_RATE, LogLimiter, type LogRate } from "./log-limit.js";
 import { LuaError } from "./lua-error.js";
+import { MAX_VALUE_DEPTH, nestedDeeperThan } from "./value-limits.js";
 import { type LuaCall, type LuaLogLevel, LuaWorker, type LuaWorkerOptions, type WorkerRequest } from "./worker-host.js";
 
 export { LuaError } from "./lua-error.js";
@@ -22,6 +24,8 @@ export interface LuaVMOptions {
   kind?: string;
   /** Receives `log(level, msg)` and `print(...)` from scripts. */
   log?: (level: LuaLogLevel, script: string, message: string) => void;
+  /** How much the scripts of this VM may log over time (see log-limit.ts). Default DEFAULT_LOG_RATE. */
+  logRate?: Partial<LogRate>;
   /**
    * `host[:port]` values (as in `new URL(u).host`) that http_get/http_post may reach; every other host is
    * refused. Default: none.
@@ -59,6 +63,7 @@ export class LuaVM {
   private readonly timeoutMs: number;
   private readonly defaultLibraries: Readonly<Record<string, string>>;
   private readonly workerOptions: LuaWorkerOptions;
+  private readonly logLimiter: LogLimiter;
   /** Scripts to load again into a replacement worker, in load order. */
   private readonly loaded = new Map<string, LoadRequest>();
   /** Scripts that failed to load again into a replacement worker, with why. */
@@ -73,12 +78,14 @@ export class LuaVM {
     this.kind = opts.kind ?? "script";
     this.timeoutMs = opts.timeoutMs ?? 2000;
     this.defaultLibraries = opts.libraries ?? {};
+    const log = opts.log ?? (() => {});
+    this.logLimiter = new LogLimiter({ ...DEFAULT_LOG_RATE, ...opts.logRate }, log);
     this.workerOptions = {
       kind: this.kind,
       memoryLimitBytes: opts.memoryLimitBytes ?? 64 * 1024 * 1024,
       httpAllowedHosts: opts.httpAllowedHosts ?? [],
       httpTimeoutMs: opts.httpTimeoutMs ?? 10_000,
-      log: opts.log ?? (() => {}),
+      log: (level, script, message) => this.logLimiter.write(level, script, message),
       onExit: () => this.replace(),
     };
   }
@@ -115,10 +122,19 @@ export class LuaVM {
   call(script: string, fn: string, args: readonly unknown[] = [], limits?: CallLimits): Promise<unknown> {
     const label = this.labels.get(script) ?? script;
     const timeoutMs = limits?.timeoutMs ?? this.timeoutMs;
+    const refused = this.checkArgs(label, [args]);
+    if (refused) return Promise.reject(refused);
     return this.enqueue(label, async (worker) => {
       this.checkNotLost(script, label);
       return worker.run({ op: "call", name: script, fn, args: [...args], timeoutMs }, label);
     });
+  }
+
+  // Checked here, before the worker copies them into Lua.
+  private checkArgs(label: string, argLists: readonly (readonly unknown[])[]): LuaError | undefined {
+    if (!argLists.some((args) => args.some((arg) => nestedDeeperThan(arg, MAX_VALUE_DEPTH)))) return undefined;
+    const detail = `an argument is nested more than ${MAX_VALUE_DEPTH} deep (or holds a cycle); pass flatter data`;
+    return new LuaError({ kind: this.kind, script: label, detail });
   }
 
   // Known only once the worker a call runs on has been started, scripts loaded again.
@@ -138,6 +154,11 @@ export class LuaVM {
   callEach(script: string, calls: readonly LuaCall[], limits?: CallLimits): Promise<unknown[]> {
     const label = this.labels.get(script) ?? script;
     const timeoutMs = limits?.timeoutMs ?? this.timeoutMs;
+    const refused = this.checkArgs(
+      label,
+      calls.map((c) => c.args),
+    );
+    if (refused) return Promise.reject(refused);
     return this.enqueue(label, async (worker) => {
       this.checkNotLost(script, label);
       const values = await worker.run({ op: "calls", name: script, calls: [...calls], timeoutMs }, label);
@@ -158,6 +179,7 @@ export class LuaVM {
     this.closed = true;
     await this.worker?.terminate((script) => this.closedError(script));
     this.worker = undefined;
+    this.logLimiter.flush();
   }
 
   /**

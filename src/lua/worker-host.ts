@@ -49,7 +49,7 @@ export interface LuaWorkerOptions {
 
 type WorkerMessage =
   | { op: "done"; id: number; ok: true; value: unknown }
-  | { op: "done"; id: number; ok: false; error: string; timedOut: boolean; index?: number }
+  | { op: "done"; id: number; ok: false; error: string; timedOut: boolean; broken: boolean; index?: number }
   | { op: "log"; script: string; level: string; message: string }
   | { op: "http"; id: number; request: LuaHttpRequest };
 
@@ -151,19 +151,30 @@ export class LuaWorker {
   }
 
   /**
-   * (Re)sets the hard deadline: the request's Lua time so far (HTTP waits excluded) against its limit plus
-   * the grace. While a request is out the clock is stopped; the answer re-arms it.
+   * (Re)sets the hard deadline, which is always armed. Lua time: the request's time so far, HTTP waits
+   * excluded, against its limit plus the grace; the clock stops while a request is out and the answer
+   * re-arms it. Wall time: the limit plus the whole HTTP budget plus the graces, counted while requests
+   * are out too, so that nothing (an answer that never comes back included) can run unbounded.
    */
   private arm(pending: Pending): void {
     clearTimeout(pending.timer);
-    if (pending.httpSince !== undefined || this.pending !== pending) return;
-    const used = performance.now() - pending.started - pending.httpWaited;
-    const left = pending.limitMs + TERMINATE_GRACE_MS - used;
+    if (this.pending !== pending) return;
+    const now = performance.now();
+    const luaLeft =
+      pending.httpSince === undefined
+        ? pending.limitMs + TERMINATE_GRACE_MS - (now - pending.started - pending.httpWaited)
+        : Number.POSITIVE_INFINITY;
+    const wallLeft = pending.started + this.wallLimitMs(pending) - now;
+    const left = Math.min(luaLeft, wallLeft);
     if (left > 0) {
       pending.timer = setTimeout(() => this.arm(pending), left);
       return;
     }
     void this.terminate(() => this.timeout(pending));
+  }
+
+  private wallLimitMs(pending: Pending): number {
+    return pending.limitMs + this.opts.httpTimeoutMs + HTTP_WAIT_GRACE_MS + TERMINATE_GRACE_MS;
   }
 
   private onMessage(msg: WorkerMessage): void {
@@ -173,6 +184,7 @@ export class LuaWorker {
         if (!pending) return;
         if (msg.ok) pending.resolve(revive(msg.value));
         else if (msg.timedOut) pending.reject(this.timeout(pending));
+        else if (msg.broken) this.discard(pending, msg.error, msg.index);
         else {
           const { kind } = this.opts;
           pending.reject(new LuaError({ kind, script: pending.script, detail: msg.error, callIndex: msg.index }));
@@ -193,7 +205,7 @@ export class LuaWorker {
     const since = performance.now();
     if (pending) {
       pending.httpSince = since;
-      clearTimeout(pending.timer);
+      this.arm(pending);
     }
     const reply = await this.gate.request(request, this.stopped.signal);
     if (this.terminating) return;
@@ -205,6 +217,17 @@ export class LuaWorker {
       pending.httpSince = undefined;
       this.arm(pending);
     }
+  }
+
+  /**
+   * The request failed in a way that may have left the Lua state inconsistent (a wasm trap, an abort, an
+   * error from outside Lua): nothing more may run in it. The worker is terminated, and a new one with the
+   * scripts loaded again serves later calls, as after a timeout.
+   */
+  private discard(pending: Pending, error: string, callIndex?: number): void {
+    const detail = `its Lua state broke (${error}); the Lua worker was restarted`;
+    pending.reject(this.failure(pending.script, detail, undefined, callIndex));
+    void this.terminate(() => this.failure(pending.script, detail));
   }
 
   private onExit(code: number): void {
@@ -233,10 +256,12 @@ export class LuaWorker {
   }
 
   private timeout(pending: Pending): LuaError {
+    const wall = performance.now() - pending.started >= this.wallLimitMs(pending);
+    const budget = wall ? ` of Lua time plus its ${this.opts.httpTimeoutMs} ms HTTP budget` : "";
     return new LuaError({
       kind: this.opts.kind,
       script: pending.script,
-      detail: `exceeded ${pending.limitMs} ms`,
+      detail: `exceeded ${pending.limitMs} ms${budget}`,
       code: "lua_timeout",
       callIndex: this.callIndex(pending),
     });

@@ -8,6 +8,7 @@ import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { JSON_LUA } from "./json-source.js";
 import { LuaError } from "./lua-error.js";
 import { PRELUDE_LUA } from "./prelude.js";
+import { MAX_VALUE_DEPTH } from "./value-limits.js";
 
 /** A booted worker thread with its Lua state ready, and the channel its HTTP answers travel on. */
 export interface LuaThread {
@@ -67,6 +68,7 @@ function bootThread(memoryLimitBytes: number, reserve: boolean): Promise<LuaThre
       httpFlag,
       progress,
       functionMark: FUNCTION_MARK,
+      maxValueDepth: MAX_VALUE_DEPTH,
     },
     transferList: [port2],
     // Lua's own heap is capped inside the state; this caps the JS side (values copied out of Lua), so a
