@@ -159,3 +159,21 @@ for (const attack of ["gc", "tostring", "find", "loop", "coroutine", "pcall"]) {
     await p.close();
   });
 }
+
+test("a caller that aborts stops waiting for an adapter stuck in Lua: aborted at once, not at the limit", async () => {
+  const logs: string[] = [];
+  const p = provider("hostile", fixture("hostile"), { timeoutMs: 60_000, log: logger(logs) });
+  const abort = new AbortController();
+  const events: string[] = [];
+  const stuck = p.chat(say("loop"), { signal: abort.signal }).catch((err: unknown) => {
+    events.push("call rejected");
+    return err;
+  });
+  await waitFor(() => logs.includes("adapter hostile: attack loop"), "the attack to start");
+  events.push("aborted");
+  abort.abort(new Error("homed is shutting down"));
+  const err = await stuck;
+  assert.deepEqual(events, ["aborted", "call rejected"]);
+  assert.ok(err instanceof ProviderError && err.kind === "aborted", String(err));
+  await p.close();
+});

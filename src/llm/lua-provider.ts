@@ -123,12 +123,19 @@ export class LuaAdaptedProvider implements Provider {
     const script = await this.loadAdapter();
     const model = this.modelFor(req);
     const wire = this.wireRequest(req, model, false);
-    const body = await this.transform(script, script.name, "transform_request", wire, "build the request");
+    const body = await this.transform(script, script.name, "transform_request", wire, "build the request", opts.signal);
     const call = this.startCall(opts.signal);
     try {
       const res = await this.post(call, script.spec, model, body, false);
       const text = await this.readWhole(call, res, this.limits.maxResponseBytes);
-      const out = await this.transform(script, script.name, "transform_response", text, "parse the response");
+      const out = await this.transform(
+        script,
+        script.name,
+        "transform_response",
+        text,
+        "parse the response",
+        opts.signal,
+      );
       return this.decode(out, "transform_response", toResponse);
     } finally {
       call.close();
@@ -146,7 +153,7 @@ export class LuaAdaptedProvider implements Provider {
     const call = this.startCall(opts.signal);
     try {
       const model = this.modelFor(req);
-      const body = await this.beginStream(script, instance, this.wireRequest(req, model, true));
+      const body = await this.beginStream(script, instance, this.wireRequest(req, model, true), opts.signal);
       const res = await this.post(call, script.spec, model, body, true);
       if (!res.body) throw new ProviderError(`${this.label()}: streaming response has no body`, "transient");
       const read = script.spec.streamFormat === "ndjson" ? ndjsonBatches : sseBatches;
@@ -164,7 +171,7 @@ export class LuaAdaptedProvider implements Provider {
             finished ||= next.value === "done";
             break;
           }
-          const outs = await this.transformEach(script, instance, next.value);
+          const outs = await this.transformEach(script, instance, next.value, opts.signal);
           for (const out of outs) {
             if (out === "") continue;
             for (const chunk of this.decode(out, "transform_stream_chunk", toStreamChunks)) {
@@ -273,10 +280,11 @@ export class LuaAdaptedProvider implements Provider {
     fn: string,
     input: string,
     step: string,
+    signal: AbortSignal | undefined,
   ): Promise<string> {
     let out: unknown;
     try {
-      out = await script.vm.call(instance, fn, [input], { timeoutMs: this.opts.timeoutMs });
+      out = await unlessAborted(script.vm.call(instance, fn, [input], { timeoutMs: this.opts.timeoutMs }), signal);
     } catch (err) {
       throw this.transformFailure(fn, input, step, err);
     }
@@ -284,11 +292,16 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   /** begin_stream() (if the adapter has it) and transform_request, in one round trip to the Lua worker. */
-  private async beginStream(script: AdapterScript, instance: string, wire: string): Promise<string> {
+  private async beginStream(
+    script: AdapterScript,
+    instance: string,
+    wire: string,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
     const calls = script.streamStart(wire);
     let values: unknown[];
     try {
-      values = await script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs });
+      values = await unlessAborted(script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs }), signal);
     } catch (err) {
       // A failure that no call can be blamed for (the VM closed, say) is the first call's.
       const failed = calls[err instanceof LuaError ? (err.callIndex ?? 0) : 0];
@@ -303,12 +316,17 @@ export class LuaAdaptedProvider implements Provider {
    * transform_stream_chunk over payloads that arrived together, in one round trip to the Lua worker; a failure
    * names the payload it failed on, like a single call's.
    */
-  private async transformEach(script: AdapterScript, instance: string, payloads: string[]): Promise<string[]> {
+  private async transformEach(
+    script: AdapterScript,
+    instance: string,
+    payloads: string[],
+    signal: AbortSignal | undefined,
+  ): Promise<string[]> {
     const fn = "transform_stream_chunk";
     const calls = payloads.map((payload) => ({ fn, args: [payload] }));
     let values: unknown[];
     try {
-      values = await script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs });
+      values = await unlessAborted(script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs }), signal);
     } catch (err) {
       const payload = payloads[err instanceof LuaError ? (err.callIndex ?? 0) : 0];
       throw this.transformFailure(fn, payload, "parse a stream chunk", err);
@@ -317,6 +335,7 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   private transformFailure(fn: string, input: string, step: string, err: unknown): ProviderError {
+    if (err instanceof ProviderError && err.kind === "aborted") return err;
     const seen = fn === "transform_request" ? "" : `; received: ${snippet(input)}`;
     const message = `${this.label()} could not ${step}: ${this.redact(messageOf(err) + seen)}`;
     const code = fn === "transform_request" ? ADAPTER_REQUEST_FAILED : "llm_fatal";
@@ -472,4 +491,18 @@ function wholeAsChunk(res: CompletionResponse): StreamChunk {
 function messageOf(err: unknown): string {
   if (err instanceof LuaError && !err.timedOut) return err.detail;
   return errorMessage(err);
+}
+
+/**
+ * A Lua call the caller stops waiting for once it aborts (the user cancelled, the daemon is stopping): the
+ * worker finishes the call, or is cut at its limit, on its own, but no turn and no shutdown waits for it.
+ */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ProviderError("request aborted", "aborted"));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
