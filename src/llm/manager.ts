@@ -24,17 +24,14 @@ import type { LlmSourceStatus, Logger } from "@homeagent/sdk";
 import { NO_SOURCE_CONFIGURED } from "../config/sources.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import {
-  ADAPTER_REQUEST_FAILED,
   type CallOptions,
   type CompletionRequest,
   type CompletionResponse,
   type Provider,
   ProviderError,
-  ProviderTimeoutError,
-  type StreamChunk,
 } from "./provider.js";
 import { Semaphore } from "./semaphore.js";
-import { StreamAccumulator } from "./stream-accumulator.js";
+import { isAbort, isTimeout, StreamAttempts, type StreamOptions } from "./stream-attempt.js";
 
 export interface SourceEntry {
   name: string;
@@ -63,16 +60,6 @@ export type SourceStatus = LlmSourceStatus;
 export interface SourceInfo {
   contextWindow?: number;
   supportsTools?: boolean;
-}
-
-export interface StreamOptions extends CallOptions {
-  /** Every chunk as it arrives (content and reasoning deltas for the UI). */
-  onChunk?: (chunk: StreamChunk) => void;
-  /**
-   * The chunks delivered so far are void: the reply starts again (a plain chat after a broken stream, or
-   * another attempt or source). Called only when something had been delivered.
-   */
-  onRestart?: () => void;
 }
 
 export interface ProviderManagerOptions {
@@ -236,79 +223,12 @@ export class ProviderManager {
   }
 
   /**
-   * Streams from the first source that works. A stream that breaks (not an HTTP error) before any text or
-   * tool call arrived is retried as a plain chat on the same source; one that dies after content returns
-   * what arrived, with finish_reason "interrupted", rather than asking again and repeating text the user
-   * has already seen.
+   * Streams from the first source that works; what one attempt does when its stream breaks is in
+   * stream-attempt.ts.
    */
   stream(req: CompletionRequest, opts: StreamOptions = {}): Promise<CompletionResponse> {
-    let delivered = false;
-    const tracked: StreamOptions = {
-      ...opts,
-      onChunk: (chunk) => {
-        delivered = true;
-        opts.onChunk?.(chunk);
-      },
-    };
-    const restart = () => {
-      if (!delivered) return;
-      delivered = false;
-      opts.onRestart?.();
-    };
-    return this.run(req, opts.signal, (source, r) => {
-      restart();
-      return this.streamFrom(source, r, tracked, restart);
-    });
-  }
-
-  private async streamFrom(
-    source: Source,
-    req: CompletionRequest,
-    opts: StreamOptions,
-    restart: () => void,
-  ): Promise<CompletionResponse> {
-    const { provider } = source.entry;
-    const acc = new StreamAccumulator();
-    let cut = false;
-    try {
-      for await (const chunk of provider.chatStream({ ...req, stream: true }, { signal: opts.signal })) {
-        acc.add(chunk);
-        cut ||= chunk.cut === true;
-        opts.onChunk?.(chunk);
-      }
-      return cut ? { ...acc.result(), cut: true } : acc.result();
-    } catch (err) {
-      // An HTTP error answers for the source as a whole; asking again without streaming would only repeat it.
-      if (isAbort(err, opts.signal) || (err instanceof ProviderError && err.status !== undefined)) throw err;
-      if (err instanceof ProviderError && err.code === ADAPTER_REQUEST_FAILED) throw err;
-      if (acc.hasContent()) {
-        this.log?.warn(
-          `LLM source ${provider.name}: stream broke after content, keeping the partial reply: ${errorMessage(err)}`,
-        );
-        if (err instanceof ProviderTimeoutError) {
-          // The reply ends here because of a limit the user can change: say so in the reply itself.
-          const note = cutNote(err);
-          acc.add(note);
-          opts.onChunk?.(note);
-        }
-        return acc.partial();
-      }
-      // A hung server would hang the plain request just as long.
-      if (isTimeout(err)) throw err;
-      this.log?.warn(`LLM source ${provider.name}: stream failed (${errorMessage(err)}), trying without streaming`);
-      const response = await provider.chat({ ...req, stream: false }, { signal: opts.signal });
-      restart();
-      // Listeners build the visible reply from chunks; the whole answer arrives as one.
-      opts.onChunk?.({
-        content: response.content,
-        reasoning_content: response.reasoning_content,
-        done: true,
-        finish_reason: response.finish_reason,
-        usage: response.token_usage,
-        tool_calls: [],
-      });
-      return response;
-    }
+    const attempts = new StreamAttempts(opts, this.log);
+    return this.run(req, opts.signal, (source, r) => attempts.next(source.entry.provider, r));
   }
 
   private async run(
@@ -485,25 +405,6 @@ export class ProviderManager {
   private names(): string[] {
     return this.list.map((s) => s.entry.name);
   }
-}
-
-function isAbort(err: unknown, signal: AbortSignal | undefined): boolean {
-  return Boolean(signal?.aborted) || (err instanceof ProviderError && err.kind === "aborted");
-}
-
-/** The provider gave up waiting for the server (no first byte, a silence mid-reply, or the call deadline). */
-function isTimeout(err: unknown): boolean {
-  return err instanceof ProviderTimeoutError;
-}
-
-function cutNote(err: ProviderTimeoutError): StreamChunk {
-  return {
-    content: `\n\n[reply cut: ${err.message}]`,
-    reasoning_content: "",
-    done: true,
-    usage: null,
-    tool_calls: [],
-  };
 }
 
 function abortError(): ProviderError {
