@@ -2,7 +2,7 @@
  * A Provider whose wire format is a Lua adapter script (inventory §4): unified request → transform_request
  * → POST base_url + endpoint → transform_response / transform_stream_chunk → unified shapes. The HTTP part,
  * authentication, timeouts, error classification and secret hygiene live here so that adapters stay pure
- * text transforms.
+ * text transforms; loading and calling the script is adapter-calls.ts.
  *
  * The adapter contract (also in adapters/README.md, for adapter authors). The script returns a table:
  *
@@ -32,19 +32,17 @@
  * the host of base_url (plus `httpAllowedHosts`).
  */
 import type { Logger } from "@homeagent/sdk";
-import { LuaError, LuaVM } from "../lua/vm.js";
+import type { LuaVM } from "../lua/vm.js";
 import { formatBytes } from "../util/bytes.js";
 import { BodyTooLargeError, readCappedText } from "../util/capped-body.js";
 import { causeOf, errorMessage } from "../util/errors.js";
-import { redactSecret } from "../util/secret.js";
 import { safeUrl, trimTrailingSlash } from "../util/url.js";
-import { AdapterScript, type AdapterSpec } from "./adapter-script.js";
-import { bundledAdapterLibraries } from "./adapters.js";
+import { AdapterCalls } from "./adapter-calls.js";
+import type { AdapterSpec } from "./adapter-script.js";
 import { type CallLimits, CallWatch, DEFAULT_CALL_LIMITS } from "./call-watch.js";
 import { LineTooLongError } from "./lines.js";
 import { ndjsonBatches } from "./ndjson.js";
 import {
-  ADAPTER_REQUEST_FAILED,
   type CallOptions,
   type CompletionRequest,
   type CompletionResponse,
@@ -100,15 +98,13 @@ const STREAM_TYPES: Record<AdapterSpec["streamFormat"], string> = {
 export class LuaAdaptedProvider implements Provider {
   readonly name: string;
   readonly model: string;
-  private adapter?: Promise<AdapterScript>;
-  /** The VM this provider created (and so closes), as opposed to one passed in the options. */
-  private ownedVM?: LuaVM;
-  private closed = false;
   private readonly limits: CallLimits;
+  private readonly lua: AdapterCalls;
 
   constructor(private readonly opts: LuaAdaptedProviderOptions) {
     this.name = opts.sourceName;
     this.model = opts.model;
+    this.lua = new AdapterCalls({ ...opts, label: this.label() });
     const d = DEFAULT_CALL_LIMITS;
     this.limits = {
       firstByteTimeoutMs: opts.firstByteTimeoutMs ?? d.firstByteTimeoutMs,
@@ -120,15 +116,15 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   async chat(req: CompletionRequest, opts: CallOptions = {}): Promise<CompletionResponse> {
-    const script = await this.loadAdapter();
+    const script = await this.lua.load();
     const model = this.modelFor(req);
     const wire = this.wireRequest(req, model, false);
-    const body = await this.transform(script, script.name, "transform_request", wire, "build the request", opts.signal);
+    const body = await this.lua.call(script, script.name, "transform_request", wire, "build the request", opts.signal);
     const call = this.startCall(opts.signal);
     try {
       const res = await this.post(call, script.spec, model, body, false);
       const text = await this.readWhole(call, res, this.limits.maxResponseBytes);
-      const out = await this.transform(
+      const out = await this.lua.call(
         script,
         script.name,
         "transform_response",
@@ -143,17 +139,17 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   async *chatStream(req: CompletionRequest, opts: CallOptions = {}): AsyncGenerator<StreamChunk> {
-    const script = await this.loadAdapter();
+    const script = await this.lua.load();
     if (!script.spec.streams) {
       // No transform_stream_chunk: the answer arrives whole, as one chunk.
       yield wholeAsChunk(await this.chat(req, opts));
       return;
     }
-    const instance = await this.acquire(script);
+    const instance = await this.lua.acquire(script);
     const call = this.startCall(opts.signal);
     try {
       const model = this.modelFor(req);
-      const body = await this.beginStream(script, instance, this.wireRequest(req, model, true), opts.signal);
+      const body = await this.lua.beginStream(script, instance, this.wireRequest(req, model, true), opts.signal);
       const res = await this.post(call, script.spec, model, body, true);
       if (!res.body) throw new ProviderError(`${this.label()}: streaming response has no body`, "transient");
       const read = script.spec.streamFormat === "ndjson" ? ndjsonBatches : sseBatches;
@@ -171,7 +167,7 @@ export class LuaAdaptedProvider implements Provider {
             finished ||= next.value === "done";
             break;
           }
-          const outs = await this.transformEach(script, instance, next.value, opts.signal);
+          const outs = await this.lua.chunks(script, instance, next.value, opts.signal);
           for (const out of outs) {
             if (out === "") continue;
             for (const chunk of this.decode(out, "transform_stream_chunk", toStreamChunks)) {
@@ -210,143 +206,13 @@ export class LuaAdaptedProvider implements Provider {
     return req.model && req.model !== "AUTO" ? req.model : this.model;
   }
 
-  // Loaded on first use because the VM is async to create; a broken script fails every call the same way.
-  private loadAdapter(): Promise<AdapterScript> {
-    this.adapter ??= this.createAdapter();
-    return this.adapter;
-  }
-
-  private async createAdapter(): Promise<AdapterScript> {
-    const { adapterName, adapterSource, libraries, timeoutMs, sourceName, baseUrl, model } = this.opts;
-    const globals = { source: { name: sourceName, base_url: baseUrl, model } };
-    try {
-      const vm = this.opts.vm ?? (await this.ownVM());
-      return await AdapterScript.load(vm, adapterName, adapterSource, {
-        timeoutMs,
-        globals,
-        libraries: libraries ?? bundledAdapterLibraries(),
-      });
-    } catch (err) {
-      const what = err instanceof LuaError ? " failed to load: " : ": ";
-      throw new ProviderError(this.label() + what + this.redact(messageOf(err)), "fatal", { cause: err });
-    }
-  }
-
-  private async ownVM(): Promise<LuaVM> {
-    // The log callback lives as long as the Lua state, so it must not hold the provider (see ownedVMs).
-    const { log, apiKey } = this.opts;
-    const vm = await LuaVM.create({
-      kind: "adapter",
-      timeoutMs: this.opts.timeoutMs,
-      httpAllowedHosts: [...hostOf(this.opts.baseUrl), ...(this.opts.httpAllowedHosts ?? [])],
-      log: (level, script, message) => log?.[level](`adapter ${script}: ${redactSecret(message, apiKey)}`),
-    });
-    ownedVMs.register(this, vm);
-    this.ownedVM = vm;
-    if (this.closed) await vm.close();
-    return vm;
-  }
-
-  /**
-   * Stops the Lua worker this provider created (a VM given in the options is the caller's to close): a
-   * call still running fails, later ones are refused. A provider never closed has its worker stopped when
-   * it is collected.
-   */
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.ownedVM?.close();
-  }
-
-  private async acquire(script: AdapterScript): Promise<string> {
-    try {
-      return await script.acquire({ timeoutMs: this.opts.timeoutMs });
-    } catch (err) {
-      const message = `${this.label()} could not begin a stream: ${this.redact(messageOf(err))}`;
-      throw new ProviderError(message, "fatal", { cause: err });
-    }
+  /** Stops the Lua worker this provider created; see AdapterCalls.close. */
+  close(): Promise<void> {
+    return this.lua.close();
   }
 
   private wireRequest(req: CompletionRequest, model: string, stream: boolean): string {
     return JSON.stringify({ ...req, model, stream });
-  }
-
-  /**
-   * Runs one adapter function; any Lua failure is fatal for this source and names adapter, source and step.
-   * What the provider sent is quoted in the message, since that is what the adapter choked on.
-   */
-  private async transform(
-    script: AdapterScript,
-    instance: string,
-    fn: string,
-    input: string,
-    step: string,
-    signal: AbortSignal | undefined,
-  ): Promise<string> {
-    let out: unknown;
-    try {
-      out = await unlessAborted(script.vm.call(instance, fn, [input], { timeoutMs: this.opts.timeoutMs }), signal);
-    } catch (err) {
-      throw this.transformFailure(fn, input, step, err);
-    }
-    return this.jsonText(fn, out);
-  }
-
-  /** begin_stream() (if the adapter has it) and transform_request, in one round trip to the Lua worker. */
-  private async beginStream(
-    script: AdapterScript,
-    instance: string,
-    wire: string,
-    signal: AbortSignal | undefined,
-  ): Promise<string> {
-    const calls = script.streamStart(wire);
-    let values: unknown[];
-    try {
-      values = await unlessAborted(script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs }), signal);
-    } catch (err) {
-      // A failure that no call can be blamed for (the VM closed, say) is the first call's.
-      const failed = calls[err instanceof LuaError ? (err.callIndex ?? 0) : 0];
-      if (failed.fn !== "begin_stream") throw this.transformFailure(failed.fn, wire, "build the request", err);
-      const message = `${this.label()} could not begin a stream: ${this.redact(messageOf(err))}`;
-      throw new ProviderError(message, "fatal", { cause: err });
-    }
-    return this.jsonText("transform_request", values.at(-1));
-  }
-
-  /**
-   * transform_stream_chunk over payloads that arrived together, in one round trip to the Lua worker; a failure
-   * names the payload it failed on, like a single call's.
-   */
-  private async transformEach(
-    script: AdapterScript,
-    instance: string,
-    payloads: string[],
-    signal: AbortSignal | undefined,
-  ): Promise<string[]> {
-    const fn = "transform_stream_chunk";
-    const calls = payloads.map((payload) => ({ fn, args: [payload] }));
-    let values: unknown[];
-    try {
-      values = await unlessAborted(script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs }), signal);
-    } catch (err) {
-      const payload = payloads[err instanceof LuaError ? (err.callIndex ?? 0) : 0];
-      throw this.transformFailure(fn, payload, "parse a stream chunk", err);
-    }
-    return values.map((out) => this.jsonText(fn, out));
-  }
-
-  private transformFailure(fn: string, input: string, step: string, err: unknown): ProviderError {
-    if (err instanceof ProviderError && err.kind === "aborted") return err;
-    const seen = fn === "transform_request" ? "" : `; received: ${snippet(input)}`;
-    const message = `${this.label()} could not ${step}: ${this.redact(messageOf(err) + seen)}`;
-    const code = fn === "transform_request" ? ADAPTER_REQUEST_FAILED : "llm_fatal";
-    return new ProviderError(message, "fatal", { cause: err, code });
-  }
-
-  private jsonText(fn: string, out: unknown): string {
-    if (typeof out !== "string") {
-      throw new ProviderError(`${this.label()}: ${fn} returned ${typeof out}, expected a JSON string`, "fatal");
-    }
-    return out;
   }
 
   private decode<T>(out: string, fn: string, convert: (value: unknown) => T): T {
@@ -354,7 +220,7 @@ export class LuaAdaptedProvider implements Provider {
       return convert(JSON.parse(out));
     } catch (err) {
       throw new ProviderError(
-        `${this.label()}: ${fn} returned unusable JSON (${messageOf(err)}): ${snippet(out)}`,
+        `${this.label()}: ${fn} returned unusable JSON (${errorMessage(err)}): ${snippet(out)}`,
         "fatal",
         { cause: err },
       );
@@ -447,28 +313,13 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   private redact(text: string): string {
-    return redactSecret(text, this.opts.apiKey);
+    return this.lua.redact(text);
   }
 }
-
-/**
- * Sources are rebuilt on every LLM config change and the old providers dropped; the Lua worker a provider
- * created (a thread and its wasm heap, which JS GC cannot see) is terminated when the provider is collected.
- * The worker is unref'd while idle, so it never keeps the daemon alive in the meantime.
- */
-const ownedVMs = new FinalizationRegistry<LuaVM>((vm) => vm.close());
 
 function authHeader(auth: AdapterSpec["auth"], key: string | undefined): Record<string, string> {
   if (!key || auth === "none") return {};
   return auth === "bearer" ? { authorization: `Bearer ${key}` } : { [auth]: key };
-}
-
-function hostOf(url: string): string[] {
-  try {
-    return [new URL(url).host];
-  } catch {
-    return [];
-  }
 }
 
 function wholeAsChunk(res: CompletionResponse): StreamChunk {
@@ -485,24 +336,4 @@ function wholeAsChunk(res: CompletionResponse): StreamChunk {
       stream_index: i,
     })),
   };
-}
-
-// Lua errors repeat the script name the provider's label already gives; a timeout keeps its full text.
-function messageOf(err: unknown): string {
-  if (err instanceof LuaError && !err.timedOut) return err.detail;
-  return errorMessage(err);
-}
-
-/**
- * A Lua call the caller stops waiting for once it aborts (the user cancelled, the daemon is stopping): the
- * worker finishes the call, or is cut at its limit, on its own, but no turn and no shutdown waits for it.
- */
-function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ProviderError("request aborted", "aborted"));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
