@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MAX_TIMER_MS, parseDuration } from "./duration.js";
+import { MAX_TIMER_MS } from "../util/time-limit.js";
+import { parseDuration } from "./duration.js";
 import { ConfigError } from "./errors.js";
 
 test("parseDuration reads Go duration syntax", () => {

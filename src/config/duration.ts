@@ -3,10 +3,8 @@
  * format so existing settings and documentation carry over unchanged. Every duration ends up in a Node
  * timer, so parsing refuses what a timer cannot hold instead of letting it fire at once later.
  */
+import { MAX_TIMER_MS } from "../util/time-limit.js";
 import { ConfigError } from "./errors.js";
-
-/** Node clamps a longer setTimeout delay to 1 ms: 2^31 − 1 ms (about 24.8 days) is the longest real one. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,

@@ -5,6 +5,7 @@
 import type { KernelStatus, Logger } from "@homeagent/sdk";
 import { builtinPlugins } from "../builtins/index.js";
 import { ConfigRegistry } from "../config/registry.js";
+import { isSecret } from "../config/validate.js";
 import { EmbeddingRegistry } from "../embedding/spi.js";
 import { registerBuiltinEmbedders } from "../embedding/tiers.js";
 import { Agent } from "../kernel/agent.js";
@@ -55,9 +56,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const env = opts.env ?? process.env;
   const config = ConfigRegistry.open(paths.configDb, { env });
   const write = opts.logWrite ?? ((line: string) => process.stderr.write(line));
-  let secrets = knownSecrets(config);
-  config.onChange(() => {
-    secrets = knownSecrets(config);
+  let secrets = config.secrets();
+  // Recomputing scans every setting: only when a secret changed.
+  config.onChange((key) => {
+    if (isSecret(config.def(key), key)) secrets = config.secrets();
   });
   const sink = {
     level: () => (config.get("core.daemon.log_level") ?? "info") as LogLevel,
@@ -151,8 +153,4 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       config.close();
     },
   };
-}
-
-function knownSecrets(config: ConfigRegistry): string[] {
-  return config.secrets();
 }

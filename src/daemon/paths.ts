@@ -6,13 +6,11 @@
 import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { cliSocketPath } from "@homeagent/cli-protocol";
 
 export interface DataPaths {
   root: string;
   configDb: string;
   memoryDb: string;
-  socket: string;
   adapters: string;
   plugins: string;
 }
@@ -40,7 +38,6 @@ export function prepareDataDir(root: string): PreparedDataDir {
     root,
     configDb: join(root, "config.db"),
     memoryDb: join(root, "memory.db"),
-    socket: cliSocketPath(root),
     adapters: join(root, "adapters"),
     plugins: join(root, "plugins"),
   };

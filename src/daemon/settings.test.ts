@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createConnection, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
+import { cliSocketPath } from "@homeagent/cli-protocol";
 import type { Logger } from "@homeagent/sdk";
 import Database from "better-sqlite3";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
@@ -60,7 +61,7 @@ function ask(socket: Socket, line: string): Promise<Record<string, unknown>> {
 
 test("/settings set over the cli socket refuses a bad value with the reason and stores nothing", async () => {
   const d = await daemon({ plugins: builtinPlugins() });
-  const socket = createConnection(d.paths.socket);
+  const socket = createConnection(cliSocketPath(d.paths.root));
   try {
     const refused = async (line: string, reason: RegExp) => {
       const frame = await ask(socket, line);

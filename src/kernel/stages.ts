@@ -9,6 +9,7 @@
 import type { Stage, StageContext, StageHandler, StageScope, TokenUsage } from "@homeagent/sdk";
 import { STAGES } from "@homeagent/sdk";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { MAX_TIMER_MS } from "../util/time-limit.js";
 import { stopMessage } from "./cancel.js";
 import { handlerView, type LateWriteReport, type StageGate } from "./stage-view.js";
 import type { MutableStageContext } from "./types.js";
@@ -50,7 +51,6 @@ export class StageTimeoutError extends HomeAgentError {}
 
 const TOOL_STAGES: ReadonlySet<Stage> = new Set(["before_toolcall", "after_toolcall"]);
 /** setTimeout fires at once beyond this (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The `ctx.signal` of the stage run in progress, made on first read: an AbortController costs ~9 µs in

@@ -8,7 +8,9 @@
  */
 import type { ToolCall, ToolCallStatus, ToolContext, ToolDef, ToolHandler } from "@homeagent/sdk";
 import type { ToolSpec } from "../llm/provider.js";
+import { untilAborted } from "../util/abort.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { isObject } from "../util/object.js";
 import { stopMessage } from "./cancel.js";
 import { validateArguments } from "./tool-args.js";
 
@@ -144,23 +146,16 @@ export class ToolRegistry {
     const invalid = validateArguments(tool.def.parameters, call.arguments);
     if (invalid) return { status: "error", content: `error: invalid arguments for ${call.name}: ${invalid}` };
     try {
-      const out = await untilAborted(async () => tool.handler(call.arguments, ctx), ctx.signal);
+      const out = await untilAborted(
+        async () => tool.handler(call.arguments, ctx),
+        ctx.signal,
+        (reason) => new Error(stopMessage(reason)),
+      );
       return { status: "ok", content: truncate(stringify(out), MAX_RESULT_CHARS) };
     } catch (err) {
       return { status: "error", content: `error: tool ${call.name} failed: ${errorMessage(err)}` };
     }
   }
-}
-
-function untilAborted<T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error(stopMessage(signal.reason)));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error(stopMessage(signal.reason)));
-    signal.addEventListener("abort", onAbort, { once: true });
-    run()
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 function ownerText(owner: string): string {
@@ -174,8 +169,7 @@ function holderText(tool: RegisteredTool): string {
 function isJSONObject(text: string): boolean {
   if (text.trim() === "") return true;
   try {
-    const v = JSON.parse(text);
-    return typeof v === "object" && v !== null && !Array.isArray(v);
+    return isObject(JSON.parse(text));
   } catch {
     return false;
   }

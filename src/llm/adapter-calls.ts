@@ -6,6 +6,7 @@
  */
 import type { Logger } from "@homeagent/sdk";
 import { LuaError, LuaVM } from "../lua/vm.js";
+import { untilAborted } from "../util/abort.js";
 import { errorMessage } from "../util/errors.js";
 import { redactSecret } from "../util/secret.js";
 import { AdapterScript } from "./adapter-script.js";
@@ -107,7 +108,7 @@ export class AdapterCalls {
   ): Promise<string> {
     let out: unknown;
     try {
-      out = await unlessAborted(script.vm.call(instance, fn, [input], { timeoutMs: this.opts.timeoutMs }), signal);
+      out = await untilAborted(() => script.vm.call(instance, fn, [input], this.limits()), signal, aborted);
     } catch (err) {
       throw this.transformFailure(fn, input, step, err);
     }
@@ -124,7 +125,7 @@ export class AdapterCalls {
     const calls = script.streamStart(wire);
     let values: unknown[];
     try {
-      values = await unlessAborted(script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs }), signal);
+      values = await untilAborted(() => script.vm.callEach(instance, calls, this.limits()), signal, aborted);
     } catch (err) {
       // A failure that no call can be blamed for (the VM closed, say) is the first call's.
       const failed = calls[err instanceof LuaError ? (err.callIndex ?? 0) : 0];
@@ -149,7 +150,7 @@ export class AdapterCalls {
     const calls = payloads.map((payload) => ({ fn, args: [payload] }));
     let values: unknown[];
     try {
-      values = await unlessAborted(script.vm.callEach(instance, calls, { timeoutMs: this.opts.timeoutMs }), signal);
+      values = await untilAborted(() => script.vm.callEach(instance, calls, this.limits()), signal, aborted);
     } catch (err) {
       const payload = payloads[err instanceof LuaError ? (err.callIndex ?? 0) : 0];
       throw this.transformFailure(fn, payload, "parse a stream chunk", err);
@@ -170,6 +171,10 @@ export class AdapterCalls {
       throw new ProviderError(`${this.opts.label}: ${fn} returned ${typeof out}, expected a JSON string`, "fatal");
     }
     return out;
+  }
+
+  private limits(): { timeoutMs?: number } {
+    return { timeoutMs: this.opts.timeoutMs };
   }
 
   redact(text: string): string {
@@ -198,16 +203,6 @@ function messageOf(err: unknown): string {
   return errorMessage(err);
 }
 
-/**
- * A Lua call the caller stops waiting for once it aborts (the user cancelled, the daemon is stopping): the
- * worker finishes the call, or is cut at its limit, on its own, but no turn and no shutdown waits for it.
- */
-function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ProviderError("request aborted", "aborted"));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
+// The turn was cancelled or the daemon is stopping: the worker finishes the call, or is cut at its limit,
+// on its own, but no turn and no shutdown waits for it.
+const aborted = () => new ProviderError("request aborted", "aborted");

@@ -5,7 +5,8 @@
  * When one runs out the request is aborted and `expired` says which, so the provider can report it;
  * `close()` stops the clocks and drops a connection that is still open, whatever ended the call.
  */
-import { MAX_TIMER_MS } from "../config/duration.js";
+import { MAX_TIMER_MS } from "../util/time-limit.js";
+import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
 import { type CallLimit, ProviderTimeoutError } from "./provider.js";
 
 export interface CallLimits {
@@ -26,7 +27,7 @@ export const DEFAULT_CALL_LIMITS: Readonly<CallLimits> = {
   idleTimeoutMs: 60_000,
   callTimeoutMs: 10 * 60_000,
   maxResponseBytes: 4 * 1024 * 1024,
-  maxLineBytes: 1024 * 1024,
+  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
 };
 
 export class CallWatch {

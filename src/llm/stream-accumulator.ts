@@ -3,6 +3,7 @@
  * `stream_index` (not by arrival position: providers interleave and repeat fragments), calls without a
  * name are dropped, and arguments are parsed only once all fragments are in.
  */
+import { isObject } from "../util/object.js";
 import type { CompletionResponse, StreamChunk, UnifiedToolCall, UnifiedUsage } from "./provider.js";
 
 interface PendingCall {
@@ -90,9 +91,7 @@ function toolCall(index: number, call: PendingCall): UnifiedToolCall {
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return isObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

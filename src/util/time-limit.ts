@@ -3,6 +3,9 @@
  * on, while the late outcome is still observed so it never becomes an unhandled rejection.
  */
 
+/** Node clamps a longer setTimeout delay to 1 ms: 2^31 − 1 ms (about 24.8 days) is the longest real one. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Settles like `work`, or rejects with `timeoutError()` if `work` has not settled after `ms`. `onLate` sees
  * the outcome of work that settled after the deadline (value, or the error).
