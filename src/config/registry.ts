@@ -66,9 +66,13 @@ type ChangeListener = (key: string, value: string) => void;
 /** Longer keys are never settings; refusing them keeps messages and lookups small. */
 const MAX_KEY_LENGTH = 256;
 
+const MAX_MEMOIZED = 4096;
+
 export class ConfigRegistry {
   private readonly defs = new DefTable();
   private readonly listeners = new Set<ChangeListener>();
+  /** Key → effective value, checked once per write or definition change rather than on every read. */
+  private readonly effective = new Map<string, string | undefined>();
 
   private constructor(
     private readonly store: ConfigStore,
@@ -95,6 +99,7 @@ export class ConfigRegistry {
   /** Adds or replaces definitions (plugins add `plugin.<name>.*` defs when they start). */
   registerDefs(defs: ConfigDef[]): void {
     this.defs.register(defs);
+    this.effective.clear();
   }
 
   def(key: string): ConfigDef | undefined {
@@ -106,10 +111,14 @@ export class ConfigRegistry {
    * definition is not in effect: the default is returned (and problems() says why).
    */
   get(key: string): string | undefined {
+    if (this.effective.has(key)) return this.effective.get(key);
     const def = this.def(key);
     const value = this.env.get(key)?.value ?? this.store.get(key);
-    if (value === undefined) return def?.default;
-    return def && valueProblem(def, value) ? def.default : value;
+    const effective = value === undefined || (def && valueProblem(def, value)) ? def?.default : value;
+    // Settings are read on every turn and every log line; checking a value once per write is enough.
+    if (this.effective.size >= MAX_MEMOIZED) this.effective.clear();
+    this.effective.set(key, effective);
+    return effective;
   }
 
   /** For a defined key these never throw: get() only returns values that passed the definition's rules. */
@@ -166,7 +175,9 @@ export class ConfigRegistry {
 
   /** Removes the stored value, so the key falls back to its default. Listeners see the new effective value. */
   unset(key: string): void {
-    if (this.store.delete(key)) this.notify(key, this.get(key) ?? "");
+    if (!this.store.delete(key)) return;
+    this.effective.delete(key);
+    this.notify(key, this.get(key) ?? "");
   }
 
   onChange(listener: ChangeListener): () => void {
@@ -294,6 +305,7 @@ export class ConfigRegistry {
 
   private write(key: string, value: string): void {
     this.store.put(key, value);
+    this.effective.delete(key);
     this.notify(key, value);
   }
 
