@@ -9,6 +9,7 @@
  *
  * FILE defaults to the development split beside the repository, ../shared/datasets/locomo/locomo-dev.json.
  */
+
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -17,6 +18,7 @@ import type { EmbeddingProvider } from "../src/embedding/spi.js";
 import { SearchIndex } from "../src/retrieval/search.js";
 import { PlainBm25 } from "./bm25.js";
 import { loadLocomo, type Question, type Turn } from "./locomo-data.js";
+import { percentile } from "./stats.js";
 
 const CATEGORIES = [1, 2, 3, 4];
 const DEV_SPLIT = fileURLToPath(new URL("../../shared/datasets/locomo/locomo-dev.json", import.meta.url));
@@ -79,7 +81,7 @@ export async function measure(name: string, retrieve: Retriever, questions: Ques
     sums.set(q.category, s);
   }
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
+  const pct = (p: number) => percentile(latencies, p);
   const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
   const total = [...sums.values()].reduce((a, s) => ({ recall: a.recall + s.recall, n: a.n + s.n }), {
     recall: 0,

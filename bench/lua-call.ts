@@ -4,10 +4,12 @@
  * round trip to the Lua worker. Prints one JSON line with the median and p99 of one transform_request +
  * transform_response pair, in ms.
  */
+
 import { readFileSync } from "node:fs";
 import { bundledAdapterLibraries } from "../src/llm/adapters.js";
 import type { CompletionRequest } from "../src/llm/provider.js";
 import { LuaVM } from "../src/lua/vm.js";
+import { percentile } from "./stats.js";
 
 const WARMUP = 200;
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 2000);
@@ -62,7 +64,11 @@ for (let i = 0; i < WARMUP + PAIRS; i++) {
 }
 await bare.close();
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))];
+const quantile = (xs: number[], q: number) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    q,
+  );
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 console.log(
   JSON.stringify({

@@ -5,6 +5,7 @@
  *
  *   npm run bench:search-scale [-- --sizes 10000,100000 --queries 500]
  */
+
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +15,7 @@ import { parseArgs } from "node:util";
 import { LexicalEmbedder } from "../src/embedding/lexical.js";
 import { SearchIndex } from "../src/retrieval/search.js";
 import { corpus, queries } from "./scale-corpus.js";
+import { percentile } from "./stats.js";
 
 const BATCH = 1000;
 const WARMUP = 50;
@@ -46,7 +48,7 @@ async function runSize(items: number, queryCount: number): Promise<void> {
       }
     }
     samples.sort((a, b) => a - b);
-    const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor(p * samples.length))];
+    const pct = (p: number) => percentile(samples, p);
     if (hits === 0) throw new Error("no query found anything: the benchmark is not measuring search");
     const round = (x: number) => Math.round(x * 1000) / 1000;
     console.log(

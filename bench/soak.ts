@@ -11,16 +11,18 @@
  * BENCH_TURNS overrides the number of turns; HOMED_NODE_ARGS adds node flags for the daemon (e.g.
  * "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its time goes).
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cliSocketPath, isFinalFrame, type ServerFrame } from "@homeagent/cli-protocol";
 import { startFakeLLM } from "../test/fixtures/fake-llm.js";
+import { percentile } from "./stats.js";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 3000);
 const WARMUP = 200;
-const FINAL_FRAMES = new Set(["response", "error", "tools", "settings"]);
 
 /** One cli connection: a line out, frames in until the final frame of that line. */
 class Client {
@@ -34,7 +36,7 @@ class Client {
       for (let nl = this.buffer.indexOf("\n"); nl >= 0; nl = this.buffer.indexOf("\n")) {
         const frame = JSON.parse(this.buffer.slice(0, nl)) as Record<string, unknown>;
         this.buffer = this.buffer.slice(nl + 1);
-        if (FINAL_FRAMES.has(String(frame.type))) this.waiting?.(frame);
+        if (isFinalFrame(frame as unknown as ServerFrame)) this.waiting?.(frame);
       }
     });
   }
@@ -78,8 +80,8 @@ function slope(points: Array<[number, number]>): number {
   return sxx === 0 ? 0 : sxy / sxx;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] * 100) / 100;
+function p(sorted: number[], q: number): number {
+  return Math.round(percentile(sorted, q) * 100) / 100;
 }
 
 async function startHomed(dir: string, llmUrl: string): Promise<ChildProcess> {
@@ -113,7 +115,7 @@ const fake = await startFakeLLM();
 const dir = mkdtempSync(join(tmpdir(), "ha-soak-"));
 const homed = await startHomed(dir, fake.url);
 const pid = homed.pid as number;
-const socketPath = join(dir, "cli.sock");
+const socketPath = cliSocketPath(dir);
 
 const longLived = await Client.connect(socketPath);
 const latencies = { long: [] as number[], fresh: [] as number[] };
@@ -156,10 +158,10 @@ console.log(
   JSON.stringify({
     bench: "soak",
     turns: all.length,
-    p50_ms: percentile(all, 0.5),
-    p99_ms: percentile(all, 0.99),
-    long_lived_p50_ms: percentile(long, 0.5),
-    new_connection_p50_ms: percentile(fresh, 0.5),
+    p50_ms: p(all, 0.5),
+    p99_ms: p(all, 0.99),
+    long_lived_p50_ms: p(long, 0.5),
+    new_connection_p50_ms: p(fresh, 0.5),
     rss_mb_start: rssStart,
     rss_mb_after_first_third: rssAfterFirstThird,
     rss_mb_end: rssEnd,

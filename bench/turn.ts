@@ -2,8 +2,10 @@
  * Kernel overhead per turn: an in-process zero-latency LLM, 7 stages × 3 handlers each, two tool rounds
  * per turn (three LLM calls), the real SQLite context window. Prints one JSON line.
  */
+
 import { STAGES } from "@homeagent/sdk";
 import { startAgent } from "../test/fixtures/kernel-harness.js";
+import { percentile } from "./stats.js";
 
 const WARMUP = 300;
 const TURNS = Number(process.env.BENCH_TURNS ?? 3000);
@@ -42,7 +44,7 @@ for (let i = 0; i < WARMUP + TURNS; i++) {
 await h.close();
 
 samples.sort((a, b) => a - b);
-const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))];
+const pct = (p: number) => percentile(samples, p / 100);
 const total = samples.reduce((a, b) => a + b, 0);
 console.log(
   JSON.stringify({
