@@ -1,6 +1,7 @@
 /**
  * Kernel overhead per turn: an in-process zero-latency LLM, 7 stages × 3 handlers each, two tool rounds
- * per turn (three LLM calls), the real SQLite context window. Prints one JSON line.
+ * per turn (three LLM calls), an in-memory context window (memory's own cost per turn is bench/memory.ts).
+ * Prints one JSON line.
  */
 
 import { STAGES } from "@homeagent/sdk";

@@ -18,7 +18,7 @@ export function builtinPlugins(): BuiltinPlugin[] {
     {
       name: "cli",
       // Messages in, status and /settings, /llm and /auth: what waiter's commands need, nothing more.
-      capabilities: ["io", "events", "settings_cross", "kernel_status", "llm_admin", "auth"],
+      capabilities: ["io", "events", "settings_cross", "kernel_status", "llm_admin", "auth", "memory", "memory_admin"],
       builtin: true,
       create: () => createCliPlugin(),
     },

@@ -13,9 +13,10 @@ import { KNOWLEDGE_TOOL_NAMES } from "../knowledge/tools.js";
 import { installBundledAdapters } from "../llm/adapters.js";
 import type { ProviderManager } from "../llm/manager.js";
 import { llmSourceTools } from "../llm/source-tools.js";
-import { RecentContext } from "../memory/recent-context.js";
 import { openMemoryStore } from "../memory/store.js";
+import { MemorySystem } from "../memory/system.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
+import { userZone } from "../util/time-zone.js";
 import { VERSION } from "../version.js";
 import { startLlmSources } from "./llm-sources.js";
 import { createLogger, type LogLevel } from "./log.js";
@@ -86,16 +87,31 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { llm } = sources;
   const llmApi = sources.api;
 
-  const memory = openMemoryStore(paths.memoryDb);
+  const memoryDb = openMemoryStore(paths.memoryDb);
+  const settings = agentSettings(config);
+  const memory = new MemorySystem({
+    db: memoryDb,
+    dataDir: paths.root,
+    settings: {
+      maxContextSize: () => settings.maxContextSize(),
+      zone: () => userZone(settings.timezone()),
+      duration: (key) => config.getDuration(key),
+    },
+    log: logger("memory"),
+  });
   const agent = new Agent({
     llm,
-    context: new RecentContext(memory),
-    settings: agentSettings(config),
+    context: memory.context,
+    memory: memory.memoryContext,
+    settings,
     log: logger("kernel"),
   });
+  memory.attach(agent);
   const announce = (payload: Record<string, unknown>) => agent.bus.publish("system", "kernel", payload);
   sources.announceTo(announce);
-  for (const tool of llmSourceTools(llmApi)) agent.tools.register("kernel", tool.def, tool.handler);
+  for (const tool of [...llmSourceTools(llmApi), ...memory.tools()]) {
+    agent.tools.register("kernel", tool.def, tool.handler);
+  }
   agent.start();
   const embeddings = new EmbeddingRegistry();
   registerBuiltinEmbedders(embeddings, logger("retrieval"));
@@ -118,19 +134,20 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       configProblems: config.problems().map(({ key, message }) => ({ key, message })),
     };
   };
-  const host = { agent, config, dataDir: paths.root, logger, status, llm: llmApi, embeddings };
+  const host = { agent, config, dataDir: paths.root, logger, status, llm: llmApi, embeddings, memory: memory.apis() };
   plugins = new PluginRegistry(host, config, log);
   // Kernel tools that register after the plugins keep their names: a plugin asking for one is refused.
   agent.tools.reserve(KNOWLEDGE_TOOL_NAMES);
   await plugins.startAll(opts.plugins ?? builtinPlugins());
   // After the plugins, so that an embedding provider a plugin added can be the configured one.
-  const ready = startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce);
+  const ready = startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce, memory);
   retrieval = ready;
   // After the plugins, so that settings they declared are checked too.
   reportConfig(config, log, announce);
   for (const tool of ready.knowledgeTools) agent.tools.register("kernel", tool.def, tool.handler);
   agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, dataDir: paths.root });
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
+  memory.started();
 
   return {
     paths,
@@ -149,7 +166,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       await plugins.stopAll();
       sources.close();
       await ready.close();
-      memory.close();
+      await memory.close();
+      memoryDb.close();
       config.close();
     },
   };

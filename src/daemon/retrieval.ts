@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import type { EmbeddingStatusInfo, Logger } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
-import type { EmbeddingRegistry } from "../embedding/spi.js";
+import type { EmbeddingProvider, EmbeddingRegistry } from "../embedding/spi.js";
 import { selectEmbedder } from "../embedding/tiers.js";
 import { KnowledgeBase } from "../knowledge/base.js";
 import { type KnowledgeTool, knowledgeTools } from "../knowledge/tools.js";
@@ -33,6 +33,7 @@ export function startRetrieval(
   dataDir: string,
   log: Logger,
   announce: (payload: Record<string, unknown>) => void,
+  memory?: { setEmbedder(embedder: EmbeddingProvider | null): void },
 ): Retrieval {
   offerRegisteredProviders(config, registry);
   const root = config.get("core.knowledge.path") || join(dataDir, "knowledge");
@@ -45,6 +46,7 @@ export function startRetrieval(
   const select = async () => {
     const chosen = await selectEmbedder(config, { log, onSystemEvent: announce, registry });
     kb.index.setEmbedder(chosen.provider);
+    memory?.setEmbedder(chosen.provider);
     status = chosen.status;
   };
   const failed = (err: Error) => log.warn(`selecting the embedding tier failed: ${err.message}`);

@@ -1,27 +1,41 @@
 /**
  * Agent: wires the kernel together and offers the inject API. It owns no IO: the LLM, the context
- * window and the settings are handed in, and everything user-facing happens in plugins.
+ * window, memory and the settings are handed in, and everything user-facing happens in plugins.
  */
-import type { InjectOptions, InputReply, Logger } from "@homeagent/sdk";
+import type { ContextReport, InjectOptions, InputReply, Logger } from "@homeagent/sdk";
 import { EventBus } from "../events/bus.js";
+import { InputChannels } from "../io/input-channels.js";
 import { OutputChannels } from "../io/output-channels.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { AbortWatch, linkAbort, SHUTDOWN_MESSAGE, stopMessage } from "./cancel.js";
 import { InterruptQueue } from "./interrupts.js";
+import { type Job, JobLane } from "./jobs.js";
 import { Scheduler } from "./scheduler.js";
 import { StageHost } from "./stages.js";
 import type { TurnControl } from "./tool-loop.js";
-import { ToolRegistry } from "./tools.js";
+import { TOOL_SEARCH_DEF, type ToolOffer } from "./tool-search.js";
+import { KERNEL_OWNER, ToolRegistry } from "./tools.js";
 import { runTurn, SELF_CHANNEL } from "./turn.js";
-import type { AgentSettings, ContextWindow, InputTask, LLMClient, TaskKind } from "./types.js";
+import type { AgentSettings, ContextWindow, InputTask, LLMClient, MemoryContext, TaskKind } from "./types.js";
 
 export interface AgentOptions {
   llm: LLMClient;
   context: ContextWindow;
   settings: AgentSettings;
   log: Logger;
+  /** Long-term memory's prompt sections and end-of-turn hook; without it the prompt has no memory sections. */
+  memory?: MemoryContext;
   bus?: EventBus;
   maxQueue?: number;
+  /** Jobs waiting or running at most (default 64). */
+  maxJobs?: number;
+}
+
+export interface SelfTaskOptions {
+  /** The only tools the task may use; any other call is refused. Default: none. */
+  tools?: string[];
+  /** Deliver the reply to this output channel too (it is then an `agent` event); default: nowhere. */
+  outputChannel?: string;
 }
 
 export interface AgentStatus {
@@ -30,6 +44,8 @@ export interface AgentStatus {
   processed: number;
   tools: number;
   outputChannels: string[];
+  /** Jobs waiting or running. */
+  jobs: number;
 }
 
 interface Running {
@@ -44,6 +60,7 @@ export class Agent {
   readonly tools = new ToolRegistry();
   readonly stages: StageHost;
   readonly outputs = new OutputChannels((names, claimant) => this.tools.assertFree(names, claimant));
+  readonly inputs = new InputChannels();
   private readonly scheduler: Scheduler;
   private readonly shutdown = new AbortController();
   /** Drops a queued input whose caller's signal fired; one listener per signal, removed with its last input. */
@@ -52,6 +69,11 @@ export class Agent {
   });
   private running: Running | null = null;
   private seq = 0;
+  /** The running turn's tool offer, for tool_search. */
+  private readonly offers = new Map<string, ToolOffer>();
+  private last: ContextReport | null = null;
+  /** Once-per-run notices already given. */
+  private readonly noticed = new Set<string>();
 
   constructor(private readonly opts: AgentOptions) {
     const { log, settings } = opts;
@@ -68,10 +90,16 @@ export class Agent {
         ),
     });
     this.tools.addSource(this.outputs);
+    this.tools.register(KERNEL_OWNER, { ...TOOL_SEARCH_DEF, noMemory: true }, (args, ctx) => {
+      const offer = this.offers.get(ctx.requestId);
+      if (!offer) return "error: tool_search only works inside a turn";
+      return offer.search(String(args.query ?? ""));
+    });
     this.scheduler = new Scheduler(
       (task) => this.run(task),
       (task, reason) => this.drop(task, reason),
       opts.maxQueue,
+      new JobLane({ signal: this.shutdown.signal, warn: (msg) => log.warn(msg), max: opts.maxJobs }),
     );
   }
 
@@ -124,15 +152,34 @@ export class Agent {
     if (running) this.bus.publish("system", "kernel", { kind: "interrupt", source, channel });
   }
 
-  /** A kernel self-task (consolidation and the like): its own lane, output to `_consolidation_`. */
-  injectSelf(text: string): Promise<InputReply> {
+  /**
+   * A kernel self-task (consolidation and the like): an LLM turn in its own lane, offered only the tools
+   * of its allowlist. It does not prune the context and is kept out of long-term memory; its reply goes to
+   * `_consolidation_` (nowhere) unless it names an output channel.
+   */
+  injectSelf(text: string, opts: SelfTaskOptions = {}): Promise<InputReply> {
     return new Promise((resolve, reject) => {
       try {
-        this.enqueue("self", "kernel", SELF_CHANNEL, text, { noMemory: true, outputChannel: SELF_CHANNEL }, resolve);
+        const outputChannel = opts.outputChannel ?? SELF_CHANNEL;
+        const tools = [...(opts.tools ?? [])];
+        this.enqueue("self", "kernel", SELF_CHANNEL, text, { noMemory: true, outputChannel }, resolve, tools);
       } catch (err) {
         reject(err);
       }
     });
+  }
+
+  /**
+   * Queues non-LLM work (jobs.ts): its steps run one at a time between turns. Resolves when the job is
+   * done; rejects with its error, when the job queue is full (queue_full), or when the daemon stops.
+   */
+  enqueueJob(job: Job): Promise<void> {
+    return this.scheduler.enqueueJob(job);
+  }
+
+  /** What the last composed LLM request held, section by section; null before the first. */
+  lastContext(): ContextReport | null {
+    return this.last;
   }
 
   status(): AgentStatus {
@@ -142,6 +189,7 @@ export class Agent {
       processed: this.scheduler.stats.executed,
       tools: this.tools.all().length,
       outputChannels: this.outputs.names(),
+      jobs: this.scheduler.jobCount,
     };
   }
 
@@ -152,6 +200,7 @@ export class Agent {
     text: string,
     opts: InjectOptions,
     reply?: (r: InputReply) => void,
+    tools?: string[],
   ): InputTask {
     if (typeof text !== "string" || !text.trim())
       throw new HomeAgentError({ code: "input_empty", message: "empty input: nothing to process" });
@@ -165,6 +214,7 @@ export class Agent {
       text,
       opts,
       reply,
+      ...(tools ? { tools } : {}),
       // One connection's signal serves all its messages: nothing of this input may stay attached to it.
       release: () => {
         if (signal) this.cancels.delete(signal, task);
@@ -194,7 +244,14 @@ export class Agent {
           settings: this.opts.settings,
           context: this.opts.context,
           outputs: this.outputs,
+          inputs: this.inputs,
+          memory: this.opts.memory,
           warn: (msg) => this.opts.log.warn(msg),
+          notice: (key, message, event) => this.notice(key, message, event),
+          offers: this.offers,
+          onComposed: (report) => {
+            this.last = report;
+          },
         },
         task,
         control,
@@ -219,6 +276,14 @@ export class Agent {
         }
       }
     }
+  }
+
+  /** Logs (and publishes) `message` the first time `key` comes up in this run. */
+  private notice(key: string, message: string, event?: Record<string, unknown>): void {
+    if (this.noticed.has(key)) return;
+    this.noticed.add(key);
+    this.opts.log.warn(message);
+    if (event) this.bus.publish("system", "kernel", event);
   }
 
   /** Answers a task that will not run, so no caller waits forever. */

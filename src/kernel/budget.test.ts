@@ -126,20 +126,40 @@ describe("the kernel keeps requests within the source's window", () => {
     assert.ok([...full.matchAll(/message \d+/g)].length > rows.length, "an unknown window assumes 32k");
   });
 
-  test("memory context gets its own share of the budget", async () => {
+  test("pre_action context messages get their share when the timeline competes, and unused budget when not", async () => {
     h.llm.window = 2000;
+    const big = (label: string) => ({ role: "system" as const, content: `${label}: ${"忆".repeat(300)}` });
+    let extra = [big("only"), big("plenty"), { role: "system" as const, content: "small note" }];
     h.agent.stages.register("memory", "pre_action", (ctx) => {
-      ctx.contextMsgs.push(
-        { role: "system", content: `relevant: ${"忆".repeat(300)}` },
-        { role: "system", content: `too much: ${"忆".repeat(600)}` },
-        { role: "system", content: "small note" },
-      );
+      ctx.contextMsgs.push(...extra);
     });
     await h.agent.injectInputSync("test", "test", "hi");
-    const contents = h.llm.requests[0].messages.map((m) => m.content);
-    assert.ok(contents.some((c) => c.startsWith("relevant:")));
-    assert.ok(!contents.some((c) => c.startsWith("too much:")), "a memory message beyond the share is left out");
-    assert.ok(contents.includes("small note"));
+    const alone = h.llm.requests[0].messages.map((m) => m.content);
+    assert.ok(
+      alone.some((c) => c.startsWith("only:")) &&
+        alone.some((c) => c.startsWith("plenty:")) &&
+        alone.includes("small note"),
+      "with no timeline the plugins' messages take the room the timeline does not need",
+    );
+
+    for (let i = 0; i < 12; i++) await h.agent.injectInputSync("test", "test", `message ${i} ${"词".repeat(200)}`);
+    extra = [big("first"), big("second"), big("third")];
+    await h.agent.injectInputSync("test", "test", "latest");
+    const req = h.llm.requests.at(-1)?.messages ?? [];
+    const report = h.agent.lastContext();
+    assert.ok(report);
+    const section = (name: string) => report.sections.find((s) => s.name === name);
+    const plugin = section("plugin_context");
+    const timeline = section("timeline");
+    assert.ok(plugin && timeline);
+    assert.ok(plugin.tokens <= plugin.budget && timeline.tokens <= timeline.budget);
+    assert.ok(
+      req.some((m) => m.content.startsWith("first:")),
+      "the plugins' share holds one big message",
+    );
+    assert.ok(!req.some((m) => m.content.startsWith("third:")), "but not all three: the timeline keeps its share");
+    assert.ok(timeline.tokens > plugin.tokens, `timeline ${timeline.tokens} vs plugins ${plugin.tokens}`);
+    assert.ok(totalTokens(req) <= 1600, `request of ${totalTokens(req)} tokens`);
   });
 
   test("a context-length error prunes and asks once more", async () => {

@@ -11,10 +11,8 @@ import { TIMELINE_HEADER } from "./prompt.js";
 /** Assumed when a source's window is unknown: small enough for most local models, large enough to work. */
 export const DEFAULT_CONTEXT_WINDOW = 32_768;
 const REQUEST_SHARE = 0.8;
-/** Memory context (pre_action contextMsgs) may take this share of the budget; the timeline gets the rest. */
-export const MEMORY_SHARE = 0.25;
 /** Role markers and separators around each message. */
-const MESSAGE_OVERHEAD = 4;
+export const MESSAGE_OVERHEAD = 4;
 const DROPPED_RESULT = "[earlier tool result dropped to fit the context window]";
 
 // Han, kana, Hangul, CJK punctuation and full-width forms: roughly one token each in common tokenizers.
@@ -31,6 +29,22 @@ export function messageTokens(m: ChatMessage | ContextMessage): number {
   if ("reasoning_content" in m && m.reasoning_content) n += estimateTokens(m.reasoning_content);
   if ("tool_calls" in m && m.tool_calls?.length) n += estimateTokens(JSON.stringify(m.tool_calls));
   return n;
+}
+
+/** The longest start of `text` whose estimate fits `tokens`, marked as cut when it is shorter than `text`. */
+export function truncateToTokens(text: string, tokens: number): string {
+  if (estimateTokens(text) <= tokens) return text;
+  const mark = " …[cut]";
+  const room = tokens - estimateTokens(mark);
+  if (room <= 0) return "";
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (estimateTokens(text.slice(0, mid)) <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${text.slice(0, lo)}${mark}`;
 }
 
 export function requestBudget(contextWindow: number): number {

@@ -1,5 +1,5 @@
 /**
- * The system prompt and the timeline message. The built-in persona is the original's "小宅 / Xiao Zhai";
+ * The texts of the prompt's sections. The built-in persona is the original's "小宅 / Xiao Zhai";
  * `core.agent.system_prompt` replaces it and `core.agent.personal_prompt` adds to it. "Current time" and
  * every timeline row are dated in one zone (`core.agent.timezone`), so the model can compare them.
  */
@@ -12,9 +12,14 @@ export const DEFAULT_SYSTEM_PROMPT = [
   "Use tools when they help; read tool results carefully and say plainly when a tool failed.",
 ].join("\n");
 
-export interface PromptParts {
-  systemPrompt: string;
-  personalPrompt: string;
+/** The persona section: who the agent is. */
+export function personaText(systemPrompt: string, personalPrompt: string): string {
+  const lines = [systemPrompt.trim() || DEFAULT_SYSTEM_PROMPT];
+  if (personalPrompt.trim()) lines.push("", personalPrompt.trim());
+  return lines.join("\n");
+}
+
+export interface RulesParts {
   channel: string;
   outputChannels: string[];
   now: Date;
@@ -22,14 +27,12 @@ export interface PromptParts {
   zone: string;
 }
 
-export function buildSystemPrompt(p: PromptParts): string {
-  const lines = [p.systemPrompt.trim() || DEFAULT_SYSTEM_PROMPT];
-  if (p.personalPrompt.trim()) lines.push("", p.personalPrompt.trim());
-  lines.push(
-    "",
+/** The output-rules section: the time, and where replies go. */
+export function outputRulesText(p: RulesParts): string {
+  const lines = [
     `Current time: ${currentTime(p.now.getTime(), p.zone)}.`,
     `Your final text reply goes back automatically through the input's channel "${p.channel}".`,
-  );
+  ];
   const others = p.outputChannels.filter((c) => c !== p.channel);
   if (others.length > 0) {
     lines.push(
@@ -48,18 +51,26 @@ export function currentTime(ms: number, zone: string): string {
 export const TIMELINE_HEADER = "【对话时序 / conversation timeline】";
 
 /**
- * One timeline row: `[YYYY-MM-DD HH:MM:SS] source: text`, in `zone`. An input whose turn failed says so,
- * so the model neither takes it as answered nor reads an error as its own earlier words.
+ * One timeline row per context event: `[YYYY-MM-DD HH:MM:SS] source: input → tools: a, b → you: reply`, in
+ * `zone`. An input whose turn failed says so, so the model neither takes it as answered nor reads an error
+ * as its own earlier words; a turn doc_query brought back from the archive says where it came from.
  */
 export function timelineRow(e: ContextEvent, zone: string): string {
-  const who = e.role === "user" ? e.source : "you";
-  const tools = e.tools?.length ? ` → tools: ${e.tools.join(", ")} →` : "";
+  const at = `[${formatInZone(e.ts, zone)}]`;
+  if (e.kind === "agent") return `${at} you: ${e.response}`;
+  const tools = e.toolsUsed.length ? ` → tools: ${e.toolsUsed.join(", ")}` : "";
+  const reply = e.response ? `${tools} → you: ${e.response}` : "";
   const unanswered = e.unanswered ? ` (not answered: ${e.unanswered})` : "";
-  return `[${formatInZone(e.ts, zone)}] ${who}:${tools} ${e.text}${unanswered}`;
+  const recalled = e.kind === "cold_storage" ? " (recalled from memory)" : "";
+  return `${at} ${e.source}: ${e.input}${reply}${unanswered}${recalled}`;
 }
 
 /** The timeline message from rows (timelineRow) oldest-first; "" when there are none. */
 export function renderTimeline(rows: string[], zone: string): string {
   if (rows.length === 0) return "";
-  return `${TIMELINE_HEADER} (${zone})\n${rows.join("\n")}`;
+  return `${timelineHeader(zone)}\n${rows.join("\n")}`;
+}
+
+export function timelineHeader(zone: string): string {
+  return `${TIMELINE_HEADER} (${zone})`;
 }

@@ -1,11 +1,13 @@
 /**
- * Runs one input at a time, from three lanes: interrupts first (one that displaced a self-task runs
- * next), then kernel self-tasks (consolidation and the like, so that a busy user cannot starve memory
- * upkeep), then user input. The lanes share one bound: a full queue refuses new input with a clear error
- * instead of growing without limit.
+ * Runs one thing at a time, from four lanes: interrupts first (one that displaced a self-task runs next),
+ * then kernel self-tasks (consolidation and the like, so that a busy user cannot starve memory upkeep),
+ * then user input, and only when no turn waits, one step of a job (jobs.ts). The three turn lanes share
+ * one bound: a full queue refuses new input with a clear error instead of growing without limit; the job
+ * lane has its own.
  */
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { SHUTDOWN_MESSAGE } from "./cancel.js";
+import { type Job, JobLane } from "./jobs.js";
 import type { InputTask, TaskKind } from "./types.js";
 
 export class QueueFullError extends HomeAgentError {
@@ -35,6 +37,7 @@ export class Scheduler {
     private readonly runTask: (task: InputTask) => Promise<void>,
     private readonly onDropped: (task: InputTask, reason: string) => void,
     private readonly maxQueue = 256,
+    private readonly jobs = new JobLane({ signal: new AbortController().signal, warn: () => {} }),
   ) {}
 
   get busy(): boolean {
@@ -57,6 +60,23 @@ export class Scheduler {
     this.wake?.();
   }
 
+  /** Queues a job; its steps run between turns. Settles when the job is done. */
+  enqueueJob(job: Job): Promise<void> {
+    if (this.stopping) {
+      return Promise.reject(
+        new HomeAgentError({ code: "shutting_down", message: "homed is shutting down and takes no new jobs" }),
+      );
+    }
+    const done = this.jobs.enqueue(job);
+    this.wake?.();
+    return done;
+  }
+
+  /** Jobs waiting or running. */
+  get jobCount(): number {
+    return this.jobs.size;
+  }
+
   /** Takes a task that has not started out of its queue; false if it is running or already done. */
   remove(task: InputTask): boolean {
     const lane = this.lanes[task.kind];
@@ -77,6 +97,7 @@ export class Scheduler {
     for (const task of waiting) {
       this.onDropped(task, SHUTDOWN_MESSAGE);
     }
+    this.jobs.rejectAll();
     this.wake?.();
     await this.loop;
   }
@@ -84,6 +105,12 @@ export class Scheduler {
   private async run(): Promise<void> {
     while (!this.stopping) {
       const task = this.lanes.interrupt.shift() ?? this.lanes.self.shift() ?? this.lanes.input.shift();
+      if (!task && this.jobs.hasWork) {
+        await this.jobs.step();
+        // A step that never waits on IO would otherwise chain microtasks and keep new input from arriving.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        continue;
+      }
       if (!task) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;

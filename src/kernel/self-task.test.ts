@@ -1,6 +1,7 @@
 /**
- * Defect 7: an interrupt during a self-task (consolidation) used to be absorbed by it — the self-task's
- * loop took the interrupt text and its reply went to `_consolidation_`, so the interrupter heard nothing.
+ * Self-tasks. Defect 7: an interrupt during a self-task (consolidation) used to be absorbed by it — the
+ * self-task's loop took the interrupt text and its reply went to `_consolidation_`, so the interrupter heard
+ * nothing. A self-task is offered only the tools of its allowlist, and any other call is refused.
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
@@ -47,4 +48,46 @@ test("an interrupt that displaced a self-task runs before input that was already
   await self;
   await waitFor(() => order.length === 2, "both replies");
   assert.deepEqual(order, ["timer:re: ring", "cli:re: queued question"]);
+});
+
+test("a self-task is offered only its allowlist; any other call is refused with a clear result", async () => {
+  const ran: string[] = [];
+  for (const name of ["memory_merge", "memory_edit", "shell_exec"]) {
+    h.agent.tools.register("mem", { name, description: name, parameters: { type: "object" } }, () => {
+      ran.push(name);
+      return `${name} ok`;
+    });
+  }
+  h.llm.enqueue({ toolCalls: [{ name: "shell_exec" }, { name: "memory_merge" }] }, { text: "merged" });
+  const reply = await h.agent.injectSelf("merge A into B", { tools: ["memory_merge", "memory_edit"] });
+  assert.equal(reply.content, "merged");
+  assert.deepEqual((h.llm.requests[0].tools ?? []).map((t) => t.function.name).sort(), ["memory_edit", "memory_merge"]);
+  assert.deepEqual(ran, ["memory_merge"], "the refused tool never ran");
+  const results = h.llm.requests[1].messages.filter((m) => m.role === "tool").map((m) => m.content);
+  assert.equal(results[0], 'error: tool "shell_exec" is not allowed in this task; allowed: memory_edit, memory_merge');
+  assert.equal(results[1], "memory_merge ok");
+  assert.deepEqual(h.context.prunes, [], "a self-task does not prune");
+  assert.equal(h.context.size(), 0, "nor does it write a user event");
+});
+
+test("a self-task without an allowlist gets no tools", async () => {
+  h.agent.tools.register("x", { name: "anything", description: "", parameters: { type: "object" } }, () => "no");
+  h.llm.enqueue({ text: "thought about it" });
+  await h.agent.injectSelf("think");
+  assert.deepEqual(h.llm.requests[0].tools, []);
+});
+
+test("a self-task that names an output channel delivers its reply and records it as an agent event", async () => {
+  const got: string[] = [];
+  h.agent.outputs.register("p", "cli", CapText, "cli", (m) => void got.push(m.payload));
+  h.llm.enqueue({ text: "time to stretch (・ω・)" });
+  const reply = await h.agent.injectSelf("remind the user to stretch", { outputChannel: "cli" });
+  assert.equal(reply.content, "time to stretch (・ω・)");
+  assert.deepEqual(got, ["time to stretch (・ω・)"]);
+  const [e] = await h.context.window();
+  assert.equal(e.kind, "agent");
+  assert.equal(e.channel, "cli");
+  assert.equal(e.response, "time to stretch (・ω・)");
+  assert.equal(e.noMemory, true);
+  assert.deepEqual(h.context.prunes, []);
 });

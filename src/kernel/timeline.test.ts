@@ -53,8 +53,8 @@ test("timeline rows carry date and time in the same zone as Current time (TZ=Asi
   const now = Date.now();
   const sixDaysAgo = now - 6 * 86_400_000;
   const minuteAgo = now - 60_000;
-  h.context.append({ ts: sixDaysAgo, role: "user", source: "cli", channel: "cli", text: "old question" });
-  h.context.append({ ts: minuteAgo, role: "user", source: "cli", channel: "cli", text: "new question" });
+  await h.context.append({ ts: sixDaysAgo, kind: "user", source: "cli", channel: "cli", input: "old question" });
+  await h.context.append({ ts: minuteAgo, kind: "user", source: "cli", channel: "cli", input: "new question" });
   h.llm.enqueue({ text: "ok" }, { text: "ok" });
   await h.agent.injectInputSync("cli", "cli", "when?");
 
@@ -94,11 +94,18 @@ test("the context window holds at most max_context_size events after every turn"
   h.llm.fallback = () => ({ text: "reply" });
   for (let i = 0; i < 6; i++) {
     await h.agent.injectInputSync("cli", "cli", `message ${i}`);
-    const held = h.context.recent(100).length;
+    const held = h.context.size();
     assert.ok(held <= 4, `after turn ${i + 1} the window holds ${held} events`);
   }
+  const window = await h.context.window();
   assert.deepEqual(
-    h.context.recent(100).map((e) => e.text),
-    ["message 4", "reply", "message 5", "reply"],
+    window.map((e) => [e.input, e.response]),
+    [
+      ["message 2", "reply"],
+      ["message 3", "reply"],
+      ["message 4", "reply"],
+      ["message 5", "reply"],
+    ],
   );
+  assert.deepEqual(h.context.prunes.at(-1), { query: "message 5", keep: 3 });
 });

@@ -1,7 +1,9 @@
 /**
  * runToolLoop(): the LLM/tool loop of one input. post_action → [before_toolcall → execute → after_toolcall]
  * → next LLM round, until the model stops calling tools, every call is refused, a handler answers
- * instead, a reply was cut at its size limit, or `core.agent.max_tool_turns` is reached.
+ * instead, a reply was cut at its size limit, or `core.agent.max_tool_turns` is reached. Every request
+ * sends exactly the turn's offered tool definitions (tool-search.ts), which tool_search may grow between
+ * rounds; a call outside a self-task's allowlist is refused without running.
  */
 import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
 import type { EventBus } from "../events/bus.js";
@@ -12,6 +14,7 @@ import { DeltaPublisher } from "./deltas.js";
 import { type InterruptQueue, interruptMessage } from "./interrupts.js";
 import { addUsage, toTokenUsage, toToolCall, toWireToolCall } from "./llm-shapes.js";
 import type { StageHost } from "./stages.js";
+import type { ToolOffer } from "./tool-search.js";
 import type { ToolOutcome, ToolRegistry } from "./tools.js";
 import type { AgentSettings, LLMClient, MutableStageContext } from "./types.js";
 
@@ -36,6 +39,8 @@ export interface LoopResult {
   reasoning: string;
   usage: TokenUsage | null;
   toolsUsed: string[];
+  /** Every call that ran (status ok or error), in order, as the model read it. */
+  toolResults: ToolResult[];
   /** A stage handler set `ctx.response`. */
   shortCircuited: boolean;
 }
@@ -47,21 +52,33 @@ export async function runToolLoop(
   ctx: MutableStageContext,
   messages: ChatMessage[],
   control: TurnControl,
+  offer: ToolOffer,
 ): Promise<LoopResult> {
   const toolsUsed: string[] = [];
+  const ran: ToolResult[] = [];
   const maxTurns = deps.settings.maxToolTurns();
   let usage: TokenUsage | null = null;
+  const end = (text: string, reasoning: string, shortCircuited = false): LoopResult => ({
+    text,
+    reasoning,
+    usage,
+    toolsUsed,
+    toolResults: ran,
+    shortCircuited,
+  });
   for (let turn = 0; ; turn++) {
     control.stop.throwIfAborted();
     if (turn >= maxTurns) {
-      const text = `Stopped: tool execution exceeded ${maxTurns} turns (core.agent.max_tool_turns). 工具调用超过 ${maxTurns} 轮上限，已停止；可以让我继续，或调高 core.agent.max_tool_turns。`;
-      return { text, reasoning: "", usage, toolsUsed, shortCircuited: false };
+      return end(
+        `Stopped: tool execution exceeded ${maxTurns} turns (core.agent.max_tool_turns). 工具调用超过 ${maxTurns} 轮上限，已停止；可以让我继续，或调高 core.agent.max_tool_turns。`,
+        "",
+      );
     }
     for (const i of control.interrupts.drain()) messages.push({ role: "system", content: interruptMessage(i) });
 
     let reply: CompletionResponse;
     try {
-      reply = await callLLM(deps, ctx, messages, control);
+      reply = await callLLM(deps, ctx, messages, control, offer);
     } catch (err) {
       if (err instanceof InterruptedCall) {
         turn--;
@@ -80,7 +97,7 @@ export async function runToolLoop(
     ctx.phase = "intermediate";
     await deps.stages.run("post_action", ctx, { stop: control.stop });
     control.stop.throwIfAborted();
-    if (ctx.response !== null) return shortCircuit(ctx, usage, toolsUsed);
+    if (ctx.response !== null) return end(ctx.response ?? "", "", true);
 
     const calls = ctx.toolCalls;
     deps.bus.publish("agent_llm_chain", "kernel", {
@@ -95,9 +112,7 @@ export async function runToolLoop(
     if (ctx.reasoningContent) {
       deps.bus.publish("reasoning", "kernel", { requestId: ctx.requestId, content: ctx.reasoningContent });
     }
-    if (calls.length === 0 || reply.cut) {
-      return { text: ctx.llmText, reasoning: ctx.reasoningContent, usage, toolsUsed, shortCircuited: false };
-    }
+    if (calls.length === 0 || reply.cut) return end(ctx.llmText, ctx.reasoningContent);
 
     messages.push({
       role: "assistant",
@@ -108,17 +123,17 @@ export async function runToolLoop(
     const results: ToolResult[] = [];
     for (const call of calls) {
       control.stop.throwIfAborted();
-      const result = await runToolCall(deps, ctx, call, control);
-      if (ctx.response !== null) return shortCircuit(ctx, usage, toolsUsed);
+      const result = await runToolCall(deps, ctx, call, control, offer);
+      if (ctx.response !== null) return end(ctx.response ?? "", "", true);
       results.push(result);
       if (result.status !== "denied" && result.status !== "interrupted") toolsUsed.push(call.name);
+      if (result.status === "ok" || result.status === "error") ran.push(result);
       messages.push({ role: "tool", tool_call_id: call.id, name: call.name, content: result.content });
     }
     ctx.toolCalls = calls;
     ctx.toolResults = results;
     if (results.every((r) => r.status === "denied")) {
-      const text = ctx.llmText || results.map((r) => r.content).join("\n");
-      return { text, reasoning: ctx.reasoningContent, usage, toolsUsed, shortCircuited: false };
+      return end(ctx.llmText || results.map((r) => r.content).join("\n"), ctx.reasoningContent);
     }
   }
 }
@@ -132,8 +147,9 @@ async function callLLM(
   ctx: MutableStageContext,
   messages: ChatMessage[],
   control: TurnControl,
+  offer: ToolOffer,
 ): Promise<CompletionResponse> {
-  const tools = deps.tools.specs();
+  const tools = offer.specs();
   fitToBudget(messages, requestBudget(deps.llm.contextWindow()) - estimateTokens(JSON.stringify(tools)));
   try {
     return await streamLLM(deps, ctx, messages, tools, control);
@@ -196,6 +212,7 @@ async function runToolCall(
   ctx: MutableStageContext,
   call: ToolCall,
   control: TurnControl,
+  offer: ToolOffer,
 ): Promise<ToolResult> {
   let began = performance.now();
   const end = (r: ToolResult): ToolResult => {
@@ -216,6 +233,14 @@ async function runToolCall(
       name: call.name,
       status: "interrupted",
       content: "not run: the user interrupted before this tool started",
+    });
+  }
+  if (!offer.allows(call.name)) {
+    return end({
+      toolCallId: call.id,
+      name: call.name,
+      status: "denied",
+      content: `error: tool "${call.name}" is not allowed in this task; allowed: ${offer.allowed().join(", ") || "(no tools)"}`,
     });
   }
   const owner = deps.tools.get(call.name)?.owner;
@@ -247,10 +272,6 @@ async function runToolCall(
   ctx.toolResults = [result];
   await deps.stages.run("after_toolcall", ctx, { toolOwner: owner, stop: control.stop });
   return end(ctx.toolResults[0] ?? result);
-}
-
-function shortCircuit(ctx: MutableStageContext, usage: TokenUsage | null, toolsUsed: string[]): LoopResult {
-  return { text: ctx.response ?? "", reasoning: "", usage, toolsUsed, shortCircuited: true };
 }
 
 /** One tool call bounded by `core.agent.tool_timeout` as well as by the turn's own stop signal. */

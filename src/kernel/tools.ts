@@ -7,7 +7,6 @@
  * call becomes a result the model can read.
  */
 import type { ToolCall, ToolCallStatus, ToolContext, ToolDef, ToolHandler } from "@homeagent/sdk";
-import type { ToolSpec } from "../llm/provider.js";
 import { untilAborted } from "../util/abort.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { isObject } from "../util/object.js";
@@ -119,13 +118,6 @@ export class ToolRegistry {
     return this.all()
       .map((t) => t.def.name)
       .sort();
-  }
-
-  specs(): ToolSpec[] {
-    return this.all().map((t) => ({
-      type: "function",
-      function: { name: t.def.name, description: t.def.description, parameters: t.def.parameters },
-    }));
   }
 
   /** Runs a call; a tool that ignores `ctx.signal` is abandoned when the signal fires. */

@@ -1,27 +1,36 @@
 /**
- * One input, start to finish: on_input → context → pre_action → tool loop → before_output → delivery →
- * after_output. Setting `ctx.response` in any stage skips straight to after_output with that reply.
+ * One input, start to finish: on_input → input event (prune + append, turn-events.ts) → pre_action →
+ * request from budgeted sections (compose.ts) → tool loop → before_output → the reply joins the event →
+ * delivery → after_output → memory's turnDone. Setting `ctx.response` in any stage skips straight to
+ * after_output with that reply.
  *
  * A failed turn (LLM error, cancelled, shutting down) still tells its caller why, but it is not an agent
  * reply: nothing is written to the context as the agent's words, its input is marked unanswered there,
  * and before_output / after_output do not run (the `agent_output` event carries the error).
  */
-import type { InputReply, TokenUsage } from "@homeagent/sdk";
+import type { ContextReport, InputReply, TokenUsage, ToolResult } from "@homeagent/sdk";
+import type { InputChannels } from "../io/input-channels.js";
 import type { OutputChannels } from "../io/output-channels.js";
-import type { ChatMessage } from "../llm/provider.js";
 import { errorMessage } from "../util/errors.js";
 import { isTimeZone, systemTimeZone } from "../util/time-zone.js";
-import { estimateTokens, firstThatFit, MEMORY_SHARE, messageTokens, newestThatFit, requestBudget } from "./budget.js";
 import { stopMessage } from "./cancel.js";
-import { buildSystemPrompt, renderTimeline, timelineRow } from "./prompt.js";
+import { composeRequest, type Notice } from "./compose.js";
 import { newStageContext } from "./stages.js";
 import { type LoopDeps, runToolLoop, type TurnControl } from "./tool-loop.js";
-import type { ContextWindow, InputTask, MutableStageContext } from "./types.js";
+import type { ToolOffer } from "./tool-search.js";
+import { closeTurn, type OpenedTurn, openTurn } from "./turn-events.js";
+import type { ContextWindow, InputTask, MemoryContext, MutableStageContext } from "./types.js";
 
 export interface TurnDeps extends LoopDeps {
   context: ContextWindow;
   outputs: OutputChannels;
+  inputs: InputChannels;
+  memory?: MemoryContext;
   warn: (msg: string) => void;
+  notice: Notice;
+  /** The running turn's tool offer by request id, for tool_search. */
+  offers: Map<string, ToolOffer>;
+  onComposed: (report: ContextReport) => void;
 }
 
 /** Output channel of kernel self-tasks: nothing is delivered anywhere. */
@@ -35,8 +44,9 @@ interface Outcome {
   /** Set when the turn failed: `text` is then this message, not a reply. */
   error?: string;
   tools: string[];
-  /** Id of the input in the context window, when it was written there (so the reply belongs there too). */
-  inputEventId?: number;
+  toolResults: ToolResult[];
+  /** The turn's event, once written (so the reply joins it). */
+  opened?: OpenedTurn;
 }
 
 export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnControl): Promise<InputReply> {
@@ -54,7 +64,7 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
   let outcome: Outcome;
   if (stop.aborted) outcome = failed(stopMessage(stop.reason));
   else if (ctx.response !== null) outcome = answered(ctx.response);
-  else outcome = await think(deps, ctx, control);
+  else outcome = await think(deps, task, ctx, control);
 
   let final = outcome.text;
   if (!outcome.shortCircuited && !outcome.error) {
@@ -63,12 +73,29 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     final = ctx.response ?? ctx.finalText;
     outcome.shortCircuited = ctx.response !== null;
   }
-  record(deps, ctx.rawMessage, task, outcome, final, stop);
-  await deliver(deps, task, final);
+  const target = task.opts.outputChannel ?? task.channel;
+  // A sync caller gets the reply itself; a self-task's reply is delivered only to a channel it names.
+  const deliverTo = (task.reply && task.kind !== "self") || target === SELF_CHANNEL ? null : target;
+  const event = outcome.opened
+    ? await closeTurn(
+        deps,
+        task,
+        outcome.opened,
+        {
+          final,
+          error: outcome.error,
+          stopped: stop.aborted,
+          toolsUsed: outcome.tools,
+          toolResults: outcome.toolResults,
+        },
+        deliverTo,
+      )
+    : null;
+  if (deliverTo) await deliver(deps, task.requestId, deliverTo, final);
   deps.bus.publish("agent_output", "kernel", {
     requestId: task.requestId,
     source: task.source,
-    channel: task.opts.outputChannel ?? task.channel,
+    channel: target,
     content: final,
     ...(outcome.reasoning ? { reasoningContent: outcome.reasoning } : {}),
     ...(outcome.usage ? { usage: outcome.usage } : {}),
@@ -77,6 +104,13 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
   if (!outcome.error) {
     ctx.finalText = final;
     await deps.stages.run("after_output", ctx, { stop });
+  }
+  if (event && deps.memory) {
+    try {
+      await deps.memory.turnDone(task.requestId, event);
+    } catch (err) {
+      deps.warn(`${task.requestId}: memory could not take the finished turn: ${errorMessage(err)}`);
+    }
   }
   return {
     requestId: task.requestId,
@@ -88,101 +122,71 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
   };
 }
 
-function answered(text: string, inputEventId?: number): Outcome {
-  return { text, reasoning: "", usage: null, shortCircuited: true, tools: [], inputEventId };
+function answered(text: string, opened?: OpenedTurn): Outcome {
+  return { text, reasoning: "", usage: null, shortCircuited: true, tools: [], toolResults: [], opened };
 }
 
-function failed(message: string, inputEventId?: number): Outcome {
-  return { text: message, reasoning: "", usage: null, shortCircuited: false, error: message, tools: [], inputEventId };
+function failed(message: string, opened?: OpenedTurn): Outcome {
+  return {
+    text: message,
+    reasoning: "",
+    usage: null,
+    shortCircuited: false,
+    error: message,
+    tools: [],
+    toolResults: [],
+    opened,
+  };
 }
 
-/** The window holds at most `core.agent.max_context_size` events; each append first makes room for itself. */
-function windowSize(deps: TurnDeps): number {
-  return Math.max(1, deps.settings.maxContextSize());
-}
-
-async function think(deps: TurnDeps, ctx: MutableStageContext, control: TurnControl): Promise<Outcome> {
+async function think(
+  deps: TurnDeps,
+  task: InputTask,
+  ctx: MutableStageContext,
+  control: TurnControl,
+): Promise<Outcome> {
   deps.bus.publish("raw_input", ctx.source, {
     requestId: ctx.requestId,
     source: ctx.source,
     channel: ctx.channel,
     text: ctx.rawMessage,
   });
-  // Room for the input, then the timeline of what came before it.
-  const keep = windowSize(deps);
-  deps.context.prune(ctx.rawMessage, keep - 1);
-  const recent = deps.context.recent(keep - 1);
-  const inputEventId = ctx.noMemory
-    ? undefined
-    : deps.context.append({
-        ts: Date.now(),
-        role: "user",
-        source: ctx.source,
-        channel: ctx.channel,
-        text: ctx.rawMessage,
-      });
+  const opened = await openTurn(deps, task, ctx);
   await deps.stages.run("pre_action", ctx, { stop: control.stop });
-  if (control.stop.aborted) return failed(stopMessage(control.stop.reason), inputEventId);
-  if (ctx.response !== null) return answered(ctx.response, inputEventId);
+  if (control.stop.aborted) return failed(stopMessage(control.stop.reason), opened);
+  if (ctx.response !== null) return answered(ctx.response, opened);
 
-  const zone = timeZone(deps);
-  const system: ChatMessage = {
-    role: "system",
-    content: buildSystemPrompt({
-      systemPrompt: deps.settings.systemPrompt(),
-      personalPrompt: deps.settings.personalPrompt(),
-      channel: ctx.channel,
-      outputChannels: deps.outputs.names(),
-      now: new Date(),
-      zone,
-    }),
-  };
-  const input: ChatMessage = { role: "user", content: ctx.rawMessage };
-  // Fixed parts first (system prompt, tool definitions, the input), then memory within its share, then as
-  // much of the timeline as still fits, newest first.
-  const budget = requestBudget(deps.llm.contextWindow());
-  const fixed = messageTokens(system) + messageTokens(input) + estimateTokens(JSON.stringify(deps.tools.specs()));
-  const memory = firstThatFit(ctx.contextMsgs, Math.floor(budget * MEMORY_SHARE), messageTokens);
-  const memoryTokens = memory.reduce((sum, m) => sum + messageTokens(m), 0);
-  const timelineBudget = budget - fixed - memoryTokens - messageTokens({ role: "system", content: "" });
-  const rows = recent.map((e) => timelineRow(e, zone));
-  const timeline = renderTimeline(
-    newestThatFit(rows, timelineBudget, (row) => estimateTokens(row) + 1),
-    zone,
-  );
-  const messages: ChatMessage[] = [
-    system,
-    ...(timeline ? [{ role: "system" as const, content: timeline }] : []),
-    ...memory.map((m) => ({ role: m.role, content: m.content })),
-    input,
-  ];
+  const window = await deps.context.window();
+  const { messages, offer, report } = await composeRequest(deps, {
+    requestId: ctx.requestId,
+    channel: ctx.channel,
+    input: ctx.rawMessage,
+    outputChannels: deps.outputs.names(),
+    zone: timeZone(deps),
+    timeline: window.filter((e) => e.id !== opened.id),
+    inWindow: new Set(window.map((e) => e.id)),
+    query: opened.query,
+    contextMsgs: ctx.contextMsgs,
+    allow: task.tools ? new Set(task.tools) : undefined,
+  });
+  deps.onComposed(report);
+  deps.offers.set(ctx.requestId, offer);
   try {
-    const r = await runToolLoop(deps, ctx, messages, control);
+    const r = await runToolLoop(deps, ctx, messages, control, offer);
     return {
       text: r.text,
       reasoning: r.reasoning,
       usage: r.usage,
       shortCircuited: r.shortCircuited,
       tools: r.toolsUsed,
-      inputEventId,
+      toolResults: r.toolResults,
+      opened,
     };
   } catch (err) {
-    return failed(control.stop.aborted ? stopMessage(control.stop.reason) : errorMessage(err), inputEventId);
+    return failed(control.stop.aborted ? stopMessage(control.stop.reason) : errorMessage(err), opened);
+  } finally {
+    deps.offers.delete(ctx.requestId);
   }
-}
-
-/** Writes the turn's end to the context window: the reply, or why its input got none. */
-function record(deps: TurnDeps, query: string, task: InputTask, outcome: Outcome, final: string, stop: AbortSignal) {
-  if (outcome.inputEventId === undefined) return;
-  if (outcome.error) {
-    const reason = stop.aborted ? "cancelled before a reply" : "the reply failed with an error";
-    deps.context.markUnanswered(outcome.inputEventId, reason);
-    return;
-  }
-  deps.context.append(
-    { ts: Date.now(), role: "agent", source: "agent", channel: task.channel, text: final, tools: outcome.tools },
-    { query, keep: windowSize(deps) },
-  );
 }
 
 /** `core.agent.timezone`, or the system's zone when it is empty or unknown to this runtime. */
@@ -194,17 +198,14 @@ function timeZone(deps: TurnDeps): string {
   return systemTimeZone();
 }
 
-async function deliver(deps: TurnDeps, task: InputTask, text: string): Promise<void> {
-  if (task.reply) return;
-  const channel = task.opts.outputChannel ?? task.channel;
-  if (channel === SELF_CHANNEL) return;
+async function deliver(deps: TurnDeps, requestId: string, channel: string, text: string): Promise<void> {
   if (!deps.outputs.get(channel)) {
-    deps.warn(`reply to ${task.requestId} dropped: no output channel "${channel}" is registered`);
+    deps.warn(`reply to ${requestId} dropped: no output channel "${channel}" is registered`);
     return;
   }
   try {
-    await deps.outputs.send(channel, { payload: text, meta: {}, type: "text", requestId: task.requestId });
+    await deps.outputs.send(channel, { payload: text, meta: {}, type: "text", requestId });
   } catch (err) {
-    deps.warn(`output channel "${channel}" failed for ${task.requestId}: ${errorMessage(err)}`);
+    deps.warn(`output channel "${channel}" failed for ${requestId}: ${errorMessage(err)}`);
   }
 }

@@ -1,12 +1,10 @@
 /**
  * Kernel-side shapes. Public ones (StageContext, ToolDef, …) live in the SDK; these are what the kernel
- * needs from the layers below it (LLM, context window) and the queue entries it schedules.
+ * needs from the layers below it (LLM, context window, memory) and the queue entries it schedules. The
+ * memory layer (src/memory) implements ContextWindow and MemoryContext; the kernel never imports it.
  */
 import type { InjectOptions, InputReply, StageContext } from "@homeagent/sdk";
 import type { CompletionRequest, CompletionResponse, StreamChunk } from "../llm/provider.js";
-import type { ContextEvent, ContextWindow } from "../memory/context-window.js";
-
-export type { ContextEvent, ContextWindow };
 
 /** StageContext as the kernel holds it: the stage name changes as the input moves along. */
 export type MutableStageContext = { -readonly [K in keyof StageContext]: StageContext[K] };
@@ -44,6 +42,88 @@ export interface AgentSettings {
   timezone(): string;
 }
 
+/**
+ * A query prepared once per turn (tokens, vector) and reused by prune and by the memory sections. The
+ * kernel only reads its text; the retrieval layer's PreparedQuery carries more.
+ */
+export interface PreparedQuery {
+  readonly text: string;
+}
+
+/**
+ * `user`: one user turn (its input, and its reply once answered). `agent`: something the agent said on its
+ * own (a self-task whose reply was delivered). `cold_storage`: an archived turn brought back by doc_query.
+ */
+export type ContextEventKind = "user" | "agent" | "cold_storage";
+
+/** One tool result of a turn, as memory keeps it. */
+export interface ToolResultRecord {
+  name: string;
+  content: string;
+  /** The tool is marked NoMemory: kept verbatim in the window, never vectorised or archived. */
+  noMemory?: boolean;
+  /** After the tool's cleaner; only when it differs from `content`. */
+  clean?: string;
+}
+
+export interface ContextEvent {
+  id: number;
+  /** Unix ms; the window is ordered by it (then by id), so re-inserted events keep their original place. */
+  ts: number;
+  kind: ContextEventKind;
+  source: string;
+  channel: string;
+  input: string;
+  response: string;
+  toolsUsed: string[];
+  toolResults: ToolResultRecord[];
+  /** Channel/tool marked NoMemory: kept verbatim, never vectorised, never archived. */
+  noMemory: boolean;
+  /** Input after the input channel's cleaner, when it differs. */
+  cleanInput?: string;
+  /** Why a user input got no reply (LLM error, cancelled, shutdown): the next prompt shows it as unanswered. */
+  unanswered?: string;
+}
+
+export type NewContextEvent = Omit<ContextEvent, "id" | "response" | "toolsUsed" | "toolResults" | "noMemory"> &
+  Partial<Pick<ContextEvent, "response" | "toolsUsed" | "toolResults" | "noMemory">>;
+
+/** The context window behind the prompt's timeline; RelevanceContext (src/memory/context.ts) implements it. */
+export interface ContextWindow {
+  /** Durable before it resolves; returns the event's id. */
+  append(e: NewContextEvent): Promise<number>;
+  /** The turn's reply joins its input event. */
+  respond(id: number, r: { response: string; toolsUsed: string[]; toolResults: ToolResultRecord[] }): Promise<void>;
+  markUnanswered(id: number, reason: string): Promise<void>;
+  /** Keeps at most `keep` events, ranked for `query`; returns the events that left (archived or dropped). */
+  prune(query: string | PreparedQuery, keep: number): Promise<ContextEvent[]>;
+  insertByTimestamp(events: NewContextEvent[]): Promise<number[]>;
+  remove(ids: number[]): Promise<number>;
+  /** Ordered by ts, then id. */
+  window(): Promise<ContextEvent[]>;
+  size(): number;
+}
+
+/** Token budgets of the two memory sections of one request. */
+export interface MemoryBudgets {
+  index: number;
+  related: number;
+}
+
+/** What the kernel needs of long-term memory: the prompt's memory sections and the end of each turn. */
+export interface MemoryContext {
+  prepare(text: string): Promise<PreparedQuery>;
+  /** Prompt sections; each string already fits its token budget (estimateTokens of kernel/budget.ts). */
+  build(
+    q: PreparedQuery,
+    budgets: MemoryBudgets,
+    opts: { requestId: string /** Event ids in the window: already in the prompt. */; exclude: Set<number> },
+  ): Promise<{ index: string; related: string }>;
+  markRecalled(requestId: string, names: string[]): void;
+  /** The turn is over (text log, distill candidates, per-request state released). */
+  turnDone(requestId: string, e: ContextEvent): Promise<void>;
+}
+
 export type TaskKind = "input" | "self" | "interrupt";
 
 export interface InputTask {
@@ -53,6 +133,8 @@ export interface InputTask {
   channel: string;
   text: string;
   opts: InjectOptions;
+  /** A self-task's allowlist: only these tools are offered, any other call is refused. */
+  tools?: readonly string[];
   /** Present for injectInputSync: the reply goes back here instead of to an output channel. */
   reply?: (reply: InputReply) => void;
   /** Removes what the task attached to long-lived objects (its caller's signal); called once it ends. */

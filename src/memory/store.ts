@@ -1,50 +1,141 @@
 /**
- * memory.db: one SQLite file in WAL mode for everything the agent remembers, with numbered migrations
- * applied in order inside a transaction.
+ * memory.db: one SQLite file for everything the agent remembers (context window, documents, graph, search
+ * index). WAL so a write is durable when it commits, foreign keys on, and `secure_delete` on so that text
+ * the user deleted is overwritten instead of lingering in free pages. Each layer owns its own numbered
+ * migration list (`migrateTables`), recorded per layer in `schema_versions`, so no two layers ever edit one
+ * shared array.
  */
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
+import { HomeAgentError } from "../util/errors.js";
 
 export type DB = Database.Database;
 
-const MIGRATIONS: string[] = [
-  `CREATE TABLE context_events (
-     id INTEGER PRIMARY KEY AUTOINCREMENT,
-     ts INTEGER NOT NULL,
-     role TEXT NOT NULL,
-     source TEXT NOT NULL,
-     channel TEXT NOT NULL,
-     text TEXT NOT NULL,
-     tools TEXT NOT NULL DEFAULT '[]',
-     in_window INTEGER NOT NULL DEFAULT 1
-   );
-   CREATE INDEX context_events_window ON context_events(in_window, id);`,
-  // Why a user input got no reply (its turn failed); NULL = answered, or not finished yet.
-  "ALTER TABLE context_events ADD COLUMN unanswered TEXT;",
-];
+/**
+ * `user_version` of a store that keeps per-layer versions. Versions 1–2 were the single-table RecentContext
+ * schema; writing 3 makes such an older HomeAgent refuse this file ("newer … upgrade") instead of
+ * misreading it.
+ */
+export const STORE_FORMAT = 3;
+
+/** The single table of the format-1/2 store (RecentContext); legacy.ts moves its rows into the new layers. */
+export const LEGACY_CONTEXT_TABLE = "context_events";
+
+export class MemoryStoreError extends HomeAgentError {}
 
 export function openMemoryStore(path: string): DB {
   mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.pragma("foreign_keys = ON");
-  migrate(db);
-  return db;
+  let db: DB;
+  try {
+    db = new Database(path);
+  } catch (err) {
+    throw new MemoryStoreError({
+      code: "memory_store_open",
+      message: `cannot open the memory store ${path}: check that the file is readable and writable`,
+      cause: err,
+    });
+  }
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("secure_delete = ON");
+    prepareFormat(db, path);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
 }
 
-function migrate(db: DB): void {
-  const version = db.pragma("user_version", { simple: true }) as number;
-  if (version > MIGRATIONS.length) {
-    throw new Error(
-      `memory.db is at schema version ${version}, newer than this HomeAgent (${MIGRATIONS.length}): upgrade HomeAgent`,
-    );
+function prepareFormat(db: DB, path: string): void {
+  const format = db.pragma("user_version", { simple: true }) as number;
+  if (format > STORE_FORMAT) {
+    throw new MemoryStoreError({
+      code: "memory_store_newer",
+      message: `memory.db (${path}) is at format ${format}, newer than this HomeAgent (${STORE_FORMAT}): upgrade HomeAgent`,
+    });
   }
-  for (let v = version; v < MIGRATIONS.length; v++) {
+  if (format > 0 && (format < STORE_FORMAT || hasTable(db, LEGACY_CONTEXT_TABLE))) upgradingThisStart.add(db);
+  if (format === STORE_FORMAT) return;
+  // An older single-table store: copy it aside before the first write of the new format touches it.
+  if (format > 0) backupBeforeUpgrade(db, path, format);
+  db.transaction(() => {
+    db.exec("CREATE TABLE IF NOT EXISTS schema_versions (layer TEXT PRIMARY KEY, version INTEGER NOT NULL)");
+    db.pragma(`user_version = ${STORE_FORMAT}`);
+  })();
+}
+
+/**
+ * Applies the migrations of one layer that this store has not seen yet, each in its own transaction with
+ * its version. A store written by a newer HomeAgent (more versions than `migrations`) is refused.
+ */
+export function migrateTables(db: DB, layer: string, migrations: readonly string[]): void {
+  const current = (db.prepare("SELECT version FROM schema_versions WHERE layer = ?").pluck().get(layer) ?? 0) as number;
+  if (current > migrations.length) {
+    throw new MemoryStoreError({
+      code: "memory_store_newer",
+      message: `the "${layer}" tables of memory.db are at version ${current}, newer than this HomeAgent (${migrations.length}): upgrade HomeAgent`,
+    });
+  }
+  const record = db.prepare(
+    "INSERT INTO schema_versions (layer, version) VALUES (?, ?) ON CONFLICT(layer) DO UPDATE SET version = excluded.version",
+  );
+  for (let v = current; v < migrations.length; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]);
-      db.pragma(`user_version = ${v + 1}`);
+      db.exec(migrations[v]);
+      record.run(layer, v + 1);
     })();
   }
+}
+
+/** Whether `name` is a table of this store. */
+export function hasTable(db: DB, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+/**
+ * Handles whose store was upgraded by this start (or still held rows to migrate when it opened): their
+ * backups must survive this start, whatever happens later in it.
+ */
+const upgradingThisStart = new WeakSet<DB>();
+
+/**
+ * `memory.db.bak-<old format>` beside the store: a consistent copy (VACUUM INTO) taken before the upgrade
+ * writes anything, so a failed upgrade can be undone by hand. An existing backup of the same format is kept.
+ */
+function backupBeforeUpgrade(db: DB, path: string, format: number): void {
+  const target = `${path}.bak-${format}`;
+  if (existsSync(target)) return;
+  try {
+    db.prepare("VACUUM INTO ?").run(target);
+  } catch (err) {
+    throw new MemoryStoreError({
+      code: "memory_store_backup",
+      message: `cannot write the backup ${target} before upgrading memory.db: free disk space or fix permissions, then restart`,
+      cause: err,
+    });
+  }
+}
+
+/** The upgrade backups beside the store (`memory.db.bak-*`). */
+export function upgradeBackups(db: DB): string[] {
+  if (db.memory) return [];
+  const prefix = `${basename(db.name)}.bak-`;
+  return readdirSync(dirname(db.name))
+    .filter((name) => name.startsWith(prefix))
+    .map((name) => join(dirname(db.name), name));
+}
+
+/**
+ * Deletes the upgrade backups once they are no longer needed: call after a start succeeded. Backups are
+ * kept through the start that upgraded the store (or migrated its legacy rows), and while legacy rows
+ * are still waiting. Returns the deleted paths.
+ */
+export function discardUpgradeBackups(db: DB): string[] {
+  if (upgradingThisStart.has(db) || hasTable(db, LEGACY_CONTEXT_TABLE)) return [];
+  const removed = upgradeBackups(db);
+  for (const path of removed) rmSync(path, { force: true });
+  return removed;
 }

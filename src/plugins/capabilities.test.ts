@@ -4,7 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
-import { CAPABILITIES, type Capability, type PluginSDK } from "@homeagent/sdk";
+import {
+  CAPABILITIES,
+  type Capability,
+  type DocMemoryAPI,
+  type MemoryAPI,
+  type PluginSDK,
+  type SocialAPI,
+} from "@homeagent/sdk";
 import { type TestPluginHost, testPluginHost } from "../../test/fixtures/plugin-host.js";
 import { builtinPlugins } from "../builtins/index.js";
 import { HomeAgentError } from "../util/errors.js";
@@ -117,4 +124,44 @@ test("the built-in plugins declare only known capabilities and are marked built-
     assert.equal(factory.builtin, true);
     for (const capability of factory.capabilities) assert.ok(CAPABILITIES.includes(capability), capability);
   }
+});
+
+test("memory reads need memory, runLoop and forget need memory_admin; without a memory host calls say so", async () => {
+  const reader = sdkWith(["memory"]).sdk;
+  assert.throws(() => sdkWith([], false, "none").sdk.memory.search("x"), denied("memory.search", "memory"));
+  assert.throws(() => sdkWith([], false, "none2").sdk.docMemory.query("x"), denied("docMemory.query", "memory"));
+  assert.throws(() => sdkWith([], false, "none3").sdk.social.person("x"), denied("social.person", "memory"));
+  assert.throws(() => reader.memory.forget("x", { confirm: true }), denied("memory.forget", "memory_admin"));
+  assert.throws(() => reader.memory.runLoop("distill"), denied("memory.runLoop", "memory_admin"));
+  await assert.rejects(
+    reader.memory.search("tea"),
+    (err) =>
+      err instanceof HomeAgentError && err.code === "memory_unavailable" && /memory is not available/.test(err.message),
+  );
+  const forgotten: string[] = [];
+  const memory: Partial<MemoryAPI> = {
+    search: async (q) => [{ id: "turn:1", kind: "turn", text: q, ts: 1, meta: {} }],
+    forget: async (q, o) => {
+      forgotten.push(q);
+      const zero = { context: 0, documents: 0, entities: 0, relations: 0, sentences: 0, textLog: 0, indexItems: 0 };
+      return { query: q, confirmed: o.confirm, matched: zero, removed: zero, samples: [] };
+    },
+  };
+  const docMemory: Partial<DocMemoryAPI> = { get: async () => null };
+  t.host.memory = { memory: memory as MemoryAPI, docMemory: docMemory as DocMemoryAPI, social: {} as SocialAPI };
+  assert.equal((await reader.memory.search("tea"))[0].text, "tea");
+  assert.equal(await reader.docMemory.get("doc_1"), null);
+  const admin = sdkWith(["memory_admin"], false, "admin").sdk;
+  assert.equal((await admin.memory.forget("Ann", { confirm: false })).confirmed, false);
+  assert.deepEqual(forgotten, ["Ann"]);
+});
+
+test("input channels are registered under core and leave with their plugin; kernel.context needs kernel_status", () => {
+  const binding = sdkWith([], false, "term");
+  binding.sdk.registerInputChannel("terminal", { noMemory: true });
+  assert.equal(t.harness.agent.inputs.get("terminal")?.noMemory, true);
+  assert.throws(() => binding.sdk.kernel.context(), denied("kernel.context", "kernel_status"));
+  assert.equal(sdkWith(["kernel_status"], false, "status").sdk.kernel.context(), null);
+  binding.detach();
+  assert.equal(t.harness.agent.inputs.get("terminal"), undefined);
 });

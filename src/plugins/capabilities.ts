@@ -28,6 +28,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   registerTool: "core",
   registerStage: "core",
   registerOutputChannel: "core",
+  registerInputChannel: "core",
   "settings.get": "core",
   "settings.set": "core",
   "settings.list": "core",
@@ -44,9 +45,22 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "auth.verify": "auth",
   "kernel.status": "kernel_status",
   "kernel.toolNames": "kernel_status",
+  "kernel.context": "kernel_status",
   // Read-only: the same facts kernel.status() reports, so granting it under `llm` would add nothing.
   "llm.sources": "kernel_status",
   "llm.use": "llm_admin",
+  "memory.recall": "memory",
+  "memory.search": "memory",
+  "memory.list": "memory",
+  "memory.timeline": "memory",
+  "memory.stats": "memory",
+  "memory.runLoop": "memory_admin",
+  "memory.forget": "memory_admin",
+  "docMemory.query": "memory",
+  "docMemory.get": "memory",
+  "docMemory.list": "memory",
+  "social.person": "memory",
+  "social.network": "memory",
 };
 
 /** Members only built-in plugins may call, whatever capabilities a plugin declares. */

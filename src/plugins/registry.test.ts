@@ -122,7 +122,7 @@ test("stopping detaches everything a plugin registered; disabled plugins are not
   await registry.startAll([factory(registersEverything("good")), factory(registersEverything("off"))]);
   assert.equal(registry.states()[1].state, "disabled");
   await registry.stopAll();
-  assert.deepEqual(t.harness.agent.tools.names(), ["output_list_channels"]);
+  assert.deepEqual(t.harness.agent.tools.names(), ["output_list_channels", "tool_search"], "only the kernel's own");
   assert.equal(t.harness.agent.stages.count(), 0);
 });
 

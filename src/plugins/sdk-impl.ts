@@ -7,12 +7,20 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { KernelStatus, LlmAPI, Logger, PluginSDK } from "@homeagent/sdk";
+import type { DocMemoryAPI, KernelStatus, LlmAPI, Logger, MemoryAPI, PluginSDK, SocialAPI } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { EmbeddingRegistry } from "../embedding/spi.js";
 import type { Agent } from "../kernel/agent.js";
+import { HomeAgentError } from "../util/errors.js";
 import { checkAllowed, type Grant, type SdkMember } from "./capabilities.js";
 import { PluginStoppedError } from "./errors.js";
+
+/** What the memory layer offers plugins; the daemon fills it in once memory.db is open. */
+export interface MemoryHost {
+  memory: MemoryAPI;
+  docMemory: DocMemoryAPI;
+  social: SocialAPI;
+}
 
 export interface PluginHost {
   agent: Agent;
@@ -22,6 +30,8 @@ export interface PluginHost {
   status(): KernelStatus;
   llm: LlmAPI;
   embeddings: EmbeddingRegistry;
+  /** Read on every call, so it may be set after the plugins started; absent = memory is not running. */
+  memory?: MemoryHost;
 }
 
 export interface PluginBinding {
@@ -41,6 +51,13 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
   mkdirSync(dataDir, { recursive: true });
   const settings = config.pluginSettings(name);
   const log = host.logger(name);
+  const memory = (): MemoryHost => {
+    if (host.memory) return host.memory;
+    throw new HomeAgentError({
+      code: "memory_unavailable",
+      message: "memory is not available: it has not started or memory.db failed to open; see the daemon log",
+    });
+  };
 
   const raw: PluginSDK = {
     pluginName: name,
@@ -59,6 +76,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     },
     registerOutputChannel: (channel, caps, description, handler, opts) =>
       agent.outputs.register(name, channel, caps, description, handler, opts),
+    registerInputChannel: (channel, opts) => agent.inputs.register(name, channel, opts),
     registerEmbeddingProvider: (provider, factory) => {
       host.embeddings.register(provider, factory);
       embedders.push(provider);
@@ -92,10 +110,29 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     kernel: {
       status: () => host.status(),
       toolNames: () => agent.tools.names(),
+      context: () => agent.lastContext(),
     },
     llm: {
       sources: () => host.llm.sources(),
       use: (source) => host.llm.use(source),
+    },
+    memory: {
+      recall: async (query, opts) => memory().memory.recall(query, opts),
+      search: async (query, opts) => memory().memory.search(query, opts),
+      list: async (opts) => memory().memory.list(opts),
+      timeline: async () => memory().memory.timeline(),
+      stats: async () => memory().memory.stats(),
+      runLoop: async (loop) => memory().memory.runLoop(loop),
+      forget: async (query, opts) => memory().memory.forget(query, opts),
+    },
+    docMemory: {
+      query: async (q, topK) => memory().docMemory.query(q, topK),
+      get: async (id) => memory().docMemory.get(id),
+      list: async (opts) => memory().docMemory.list(opts),
+    },
+    social: {
+      person: async (person) => memory().social.person(person),
+      network: async (person, depth) => memory().social.network(person, depth),
     },
   };
 
@@ -114,6 +151,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       agent.tools.unregisterPlugin(name);
       agent.stages.unregisterPlugin(name);
       agent.outputs.unregisterPlugin(name);
+      agent.inputs.unregisterPlugin(name);
       for (const provider of embedders.splice(0)) host.embeddings.unregister(provider);
     },
   };

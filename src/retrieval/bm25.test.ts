@@ -41,14 +41,14 @@ test("kind filters before the limit, and ties go to the older document", () => {
   const idx = new Bm25Index();
   for (let d = 1; d <= 20; d++) idx.add(d, d <= 15 ? "chat" : "note", ["same"]);
   assert.deepEqual(
-    idx.top(["same"], 3, "note").map((h) => h.doc),
+    idx.top(["same"], 3, { kinds: ["note"] }).map((h) => h.doc),
     [16, 17, 18],
   );
   assert.deepEqual(
     idx.top(["same"], 2).map((h) => h.doc),
     [1, 2],
   );
-  assert.deepEqual(idx.top(["same"], 2, "missing"), []);
+  assert.deepEqual(idx.top(["same"], 2, { kinds: ["missing"] }), []);
 });
 
 test("Latin words are stemmed so inflections match; CJK words are kept", () => {

@@ -43,6 +43,14 @@ export interface Bm25Hit {
   score: number;
 }
 
+/** Restricts a query to documents of these kinds, in this ts range (inclusive) and passing `accept`. */
+export interface Bm25Filter {
+  kinds?: readonly string[] | null;
+  since?: number;
+  until?: number;
+  accept?: (doc: number) => boolean;
+}
+
 /**
  * Postings name internal slots, not documents. A document gets a new slot each time it is added, so after
  * an update its old postings point at a dead slot (length 0) and can never count for it again; compaction
@@ -52,9 +60,10 @@ export class Bm25Index {
   private readonly postings = new Map<string, Postings>();
   /** Per doc id: its slot (0 = absent). */
   private slotOf = new Int32Array(1024);
-  /** Per slot: its length in terms (0 = dead), kind (for filters), doc id and postings entries owned. */
+  /** Per slot: its length in terms (0 = dead), kind and ts (for filters), doc id and postings entries owned. */
   private lengths = new Float32Array(1024);
   private kinds = new Int32Array(1024);
+  private times = new Float64Array(1024);
   private docOf = new Int32Array(1024);
   private owned = new Int32Array(1024);
   private nextSlot = 1;
@@ -75,7 +84,7 @@ export class Bm25Index {
   }
 
   /** Indexes a document that is not in the index (delete it first to re-index). */
-  add(doc: number, kind: string, terms: readonly string[]): void {
+  add(doc: number, kind: string, terms: readonly string[], ts = 0): void {
     if (this.has(doc)) throw new Error(`BM25 index already holds document ${doc}`);
     if (terms.length === 0) return;
     const slot = this.takeSlot(doc);
@@ -92,6 +101,7 @@ export class Bm25Index {
     }
     this.lengths[slot] = terms.length;
     this.kinds[slot] = this.kindId(kind);
+    this.times[slot] = ts;
     this.owned[slot] = counts.size;
     this.docCount++;
     this.totalLength += terms.length;
@@ -118,38 +128,86 @@ export class Bm25Index {
     return doc >= 0 && doc < this.slotOf.length && this.slotOf[doc] !== 0;
   }
 
-  /** The `limit` best documents for the query terms (any of them), best first; `kind` filters. */
-  top(queryTerms: readonly string[], limit: number, kind?: string): Bm25Hit[] {
+  /** The `limit` best documents for the query terms (any of them), best first, among those `filter` lets through. */
+  top(queryTerms: readonly string[], limit: number, filter: Bm25Filter = {}): Bm25Hit[] {
     if (this.docCount === 0 || limit <= 0) return [];
-    const wantKind = kind === undefined ? -1 : (this.kindIds.get(kind) ?? -2);
-    if (wantKind === -2) return [];
-    const avgLength = this.totalLength / this.docCount;
-    const { scores, lengths, kinds } = this;
+    const wanted = this.kindSet(filter.kinds);
+    if (wanted && wanted.size === 0) return [];
+    const since = filter.since ?? Number.NEGATIVE_INFINITY;
+    const until = filter.until ?? Number.POSITIVE_INFINITY;
+    const timed = since !== Number.NEGATIVE_INFINITY || until !== Number.POSITIVE_INFINITY;
+    const { accept } = filter;
+    const { scores, lengths, kinds, times, docOf } = this;
     let touched = this.touched;
     let count = 0;
     for (const term of new Set(queryTerms)) {
       const p = this.postings.get(term);
-      const df = this.df.get(term) ?? 0;
-      if (!p || df === 0) continue;
-      // FTS5's form: log((N - df + 0.5) / (df + 0.5)), floored so very common terms still count a little.
-      const idf = Math.max(1e-6, Math.log((this.docCount - df + 0.5) / (df + 0.5)));
-      const weight = idf * (K1 + 1);
-      const lengthFactor = (K1 * B) / avgLength;
-      const constant = K1 * (1 - B);
+      if (!p || !this.df.get(term)) continue;
+      const { weight, constant, lengthFactor } = this.termWeights(term);
       const { slots, tfs, length } = p;
       if (touched.length < count + length) touched = this.growTouched(count + length);
       for (let i = 0; i < length; i++) {
         const slot = slots[i];
         const len = lengths[slot];
-        if (len === 0 || (wantKind >= 0 && kinds[slot] !== wantKind)) continue;
+        if (len === 0) continue;
+        if (scores[slot] === 0) {
+          // First time this query meets the slot: decide once whether the filter lets it through.
+          if (wanted && !wanted.has(kinds[slot])) continue;
+          if (timed && (times[slot] < since || times[slot] > until)) continue;
+          if (accept && !accept(docOf[slot])) continue;
+          touched[count++] = slot;
+        }
         const tf = tfs[i];
-        if (scores[slot] === 0) touched[count++] = slot;
         scores[slot] += (weight * tf) / (tf + constant + lengthFactor * len);
       }
     }
-    const best = selectTop(touched, count, scores, this.docOf, limit);
+    const best = selectTop(touched, count, scores, docOf, limit);
     for (let i = 0; i < count; i++) scores[touched[i]] = 0;
     return best;
+  }
+
+  /** BM25 of the query for each of these documents that holds a query term (others are absent). */
+  scoreDocs(queryTerms: readonly string[], docs: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    const slots = new Set<number>();
+    for (const d of docs) if (this.has(d)) slots.add(this.slotOf[d]);
+    if (slots.size === 0) return out;
+    for (const term of new Set(queryTerms)) {
+      const p = this.postings.get(term);
+      if (!p || !this.df.get(term)) continue;
+      const { weight, constant, lengthFactor } = this.termWeights(term);
+      for (let i = 0; i < p.length; i++) {
+        const slot = p.slots[i];
+        if (!slots.has(slot) || this.lengths[slot] === 0) continue;
+        const tf = p.tfs[i];
+        const doc = this.docOf[slot];
+        out.set(doc, (out.get(doc) ?? 0) + (weight * tf) / (tf + constant + lengthFactor * this.lengths[slot]));
+      }
+    }
+    return out;
+  }
+
+  /** The ts a document was indexed with; undefined when it is not in the index. */
+  tsOf(doc: number): number | undefined {
+    return this.has(doc) ? this.times[this.slotOf[doc]] : undefined;
+  }
+
+  private termWeights(term: string): { weight: number; constant: number; lengthFactor: number } {
+    const df = this.df.get(term) ?? 0;
+    // FTS5's form: log((N - df + 0.5) / (df + 0.5)), floored so very common terms still count a little.
+    const idf = Math.max(1e-6, Math.log((this.docCount - df + 0.5) / (df + 0.5)));
+    const avgLength = this.totalLength / this.docCount;
+    return { weight: idf * (K1 + 1), constant: K1 * (1 - B), lengthFactor: (K1 * B) / avgLength };
+  }
+
+  private kindSet(kinds: readonly string[] | null | undefined): Set<number> | null {
+    if (!kinds) return null;
+    const ids = new Set<number>();
+    for (const k of kinds) {
+      const id = this.kindIds.get(k);
+      if (id !== undefined) ids.add(id);
+    }
+    return ids;
   }
 
   /** Scratch list of the slots a query touched, reused across queries. */
@@ -177,6 +235,7 @@ export class Bm25Index {
       const size = sizeFor(slot, this.lengths.length);
       this.lengths = grow(this.lengths, size);
       this.kinds = grow(this.kinds, size);
+      this.times = grow(this.times, size);
       this.docOf = grow(this.docOf, size);
       this.owned = grow(this.owned, size);
       this.scores = new Float64Array(size);
@@ -213,7 +272,7 @@ function sizeFor(index: number, size: number): number {
   return size;
 }
 
-function grow<T extends Float32Array | Int32Array>(a: T, size: number): T {
+function grow<T extends Float32Array | Float64Array | Int32Array>(a: T, size: number): T {
   const next = new (a.constructor as new (n: number) => T)(size);
   next.set(a);
   return next;

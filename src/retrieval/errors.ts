@@ -6,7 +6,9 @@ import { HomeAgentError } from "../util/errors.js";
 
 export type RetrievalErrorCode =
   /** A background re-embedding run stopped on an error; items without a vector rank by keyword alone. */
-  "reembed_failed";
+  | "reembed_failed"
+  /** A search filter or paging argument is malformed or over its limit; the message says which. */
+  | "invalid_filter";
 
 export class RetrievalError extends HomeAgentError {
   declare readonly code: RetrievalErrorCode;

@@ -7,6 +7,7 @@
 import type Database from "better-sqlite3";
 import { cleanText, tokenize } from "../embedding/text.js";
 import { Bm25Index, bm25Terms } from "./bm25.js";
+import { filterSql, type NormalFilter } from "./filter.js";
 
 type DB = Database.Database;
 
@@ -15,6 +16,8 @@ export interface ItemInput {
   /** Namespace the item belongs to (e.g. "knowledge", a conversation id); searches can filter on it. */
   kind?: string;
   text: string;
+  /** When the item happened (unix ms); default: when it is written. */
+  ts?: number;
   meta?: Record<string, unknown>;
 }
 
@@ -23,6 +26,7 @@ export interface StoredItem {
   id: string;
   kind: string;
   text: string;
+  ts: number;
   meta: Record<string, unknown>;
 }
 
@@ -42,16 +46,41 @@ const SCHEMA = `
     kind TEXT NOT NULL,
     text TEXT NOT NULL,
     meta TEXT NOT NULL DEFAULT '{}',
-    terms TEXT NOT NULL DEFAULT ''
+    terms TEXT NOT NULL DEFAULT '',
+    ts INTEGER NOT NULL DEFAULT 0
   );
   CREATE INDEX IF NOT EXISTS search_items_kind ON search_items(kind);`;
+
+/** Indexes that need the columns added by migrate(). */
+const INDEXES = `
+  CREATE INDEX IF NOT EXISTS search_items_kind_ts ON search_items(kind, ts);
+  CREATE INDEX IF NOT EXISTS search_items_ts ON search_items(ts);`;
+
+/**
+ * Tables written before items had a ts (knowledge bases in users' databases) get the column; their
+ * items are dated to the migration, the best that is known of them.
+ */
+function migrate(db: DB): void {
+  const columns = db.prepare<[], { name: string }>("PRAGMA table_info(search_items)").all();
+  if (!columns.some((c) => c.name === "ts")) {
+    db.transaction(() => {
+      db.exec("ALTER TABLE search_items ADD COLUMN ts INTEGER NOT NULL DEFAULT 0");
+      db.prepare("UPDATE search_items SET ts = ?").run(Date.now());
+    })();
+  }
+  db.exec(INDEXES);
+}
+
+/** Longest page list() returns. */
+export const MAX_LIST = 10_000;
 
 /** BM25 terms of a text, stored space-joined (no term contains a space). */
 export function termsOf(text: string): string[] {
   return bm25Terms(tokenize(text));
 }
 
-type ItemRow = { rowid: number; kind: string; text: string; meta: string; terms: string };
+type ItemRow = { rowid: number; kind: string; text: string; meta: string; terms: string; ts: number };
+type ItemRecord = { rowid: number; id: string; kind: string; text: string; meta: string; ts: number };
 
 export class KeywordIndex {
   private readonly st;
@@ -59,24 +88,27 @@ export class KeywordIndex {
 
   constructor(private readonly db: DB) {
     db.exec(SCHEMA);
+    migrate(db);
     this.st = {
-      byId: db.prepare<[string], ItemRow>("SELECT rowid, kind, text, meta, terms FROM search_items WHERE id = ?"),
-      insert: db.prepare<[string, string, string, string, string], { rowid: number }>(
-        "INSERT INTO search_items(id, kind, text, meta, terms) VALUES (?, ?, ?, ?, ?) RETURNING rowid",
+      byId: db.prepare<[string], ItemRow>("SELECT rowid, kind, text, meta, terms, ts FROM search_items WHERE id = ?"),
+      insert: db.prepare<[string, string, string, string, string, number], { rowid: number }>(
+        "INSERT INTO search_items(id, kind, text, meta, terms, ts) VALUES (?, ?, ?, ?, ?, ?) RETURNING rowid",
       ),
-      update: db.prepare("UPDATE search_items SET kind = ?, text = ?, meta = ?, terms = ? WHERE rowid = ?"),
-      updateMeta: db.prepare("UPDATE search_items SET meta = ? WHERE rowid = ?"),
+      update: db.prepare("UPDATE search_items SET kind = ?, text = ?, meta = ?, terms = ?, ts = ? WHERE rowid = ?"),
+      updateMeta: db.prepare("UPDATE search_items SET meta = ?, ts = ? WHERE rowid = ?"),
       delete: db.prepare("DELETE FROM search_items WHERE rowid = ?"),
-      allTerms: db.prepare<[], { rowid: number; kind: string; terms: string }>(
-        "SELECT rowid, kind, terms FROM search_items",
+      allTerms: db.prepare<[], { rowid: number; kind: string; terms: string; ts: number }>(
+        "SELECT rowid, kind, terms, ts FROM search_items",
       ),
-      get: db.prepare<[number], { id: string; kind: string; text: string; meta: string }>(
-        "SELECT id, kind, text, meta FROM search_items WHERE rowid = ?",
+      get: db.prepare<[number], ItemRecord>("SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE rowid = ?"),
+      getById: db.prepare<[string], ItemRecord>(
+        "SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE id = ?",
       ),
       after: db.prepare<[number, number], ChangedRow>(
         "SELECT rowid, kind, text FROM search_items WHERE rowid > ? ORDER BY rowid LIMIT ?",
       ),
       count: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM search_items"),
+      maxRowid: db.prepare<[], number | null>("SELECT max(rowid) FROM search_items").pluck(),
       countUpTo: db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM search_items WHERE rowid <= ?"),
     };
     this.reload();
@@ -85,7 +117,7 @@ export class KeywordIndex {
   /** Rebuilds the in-memory BM25 index from the stored terms (on open, and after a failed transaction). */
   reload(): void {
     const bm25 = new Bm25Index();
-    for (const r of this.st.allTerms.iterate()) bm25.add(r.rowid, r.kind, splitTerms(r.terms));
+    for (const r of this.st.allTerms.iterate()) bm25.add(r.rowid, r.kind, splitTerms(r.terms), r.ts);
     this.bm25 = bm25;
   }
 
@@ -101,8 +133,14 @@ export class KeywordIndex {
         const kind = item.kind ?? "";
         const meta = JSON.stringify(item.meta ?? {});
         const old = this.st.byId.get(item.id);
+        const ts = itemTs(item, old?.ts);
         if (old && old.text === text && old.kind === kind) {
-          if (old.meta !== meta) this.st.updateMeta.run(meta, old.rowid);
+          if (old.meta !== meta || old.ts !== ts) this.st.updateMeta.run(meta, ts, old.rowid);
+          if (old.ts !== ts) {
+            const terms = splitTerms(old.terms);
+            this.bm25.delete(old.rowid, terms);
+            this.bm25.add(old.rowid, kind, terms, ts);
+          }
           continue;
         }
         const terms = termsOf(text);
@@ -110,12 +148,12 @@ export class KeywordIndex {
         let rowid: number;
         if (old) {
           rowid = old.rowid;
-          this.st.update.run(kind, text, meta, joined, rowid);
+          this.st.update.run(kind, text, meta, joined, ts, rowid);
           this.bm25.delete(rowid, splitTerms(old.terms));
         } else {
-          rowid = this.st.insert.get(item.id, kind, text, meta, joined)!.rowid;
+          rowid = this.st.insert.get(item.id, kind, text, meta, joined, ts)!.rowid;
         }
-        this.bm25.add(rowid, kind, terms);
+        this.bm25.add(rowid, kind, terms, ts);
         changed.push(old ? { rowid, kind, text, replaced: true } : { rowid, kind, text });
       }
     })();
@@ -136,13 +174,70 @@ export class KeywordIndex {
   }
 
   /** The `limit` best BM25 matches for any of the query tokens (score > 0, higher is better). */
-  top(queryTokens: readonly string[], limit: number, kind?: string): Array<{ rowid: number; s: number }> {
-    return this.bm25.top(bm25Terms(queryTokens), limit, kind).map((h) => ({ rowid: h.doc, s: h.score }));
+  top(queryTokens: readonly string[], limit: number, filter?: NormalFilter): Array<{ rowid: number; s: number }> {
+    const bm25Filter = filter && {
+      kinds: filter.kinds,
+      since: filter.since,
+      until: filter.until,
+      accept: this.metaAccept(filter),
+    };
+    return this.bm25.top(bm25Terms(queryTokens), limit, bm25Filter).map((h) => ({ rowid: h.doc, s: h.score }));
+  }
+
+  /** BM25 of the query for each of these rows that holds a query token. */
+  scoreRows(queryTokens: readonly string[], rowids: readonly number[]): Map<number, number> {
+    return this.bm25.scoreDocs(bm25Terms(queryTokens), rowids);
+  }
+
+  /** Rows passing a metadata filter, as a predicate (undefined when the filter has no metadata part). */
+  metaAccept(filter: NormalFilter): ((rowid: number) => boolean) | undefined {
+    if (!filter.meta.length) return undefined;
+    const allowed = new Set(this.rowids(filter));
+    return (rowid) => allowed.has(rowid);
+  }
+
+  /** Every rowid the filter lets through. */
+  rowids(filter: NormalFilter): number[] {
+    const { where, params } = filterSql(filter);
+    return this.db
+      .prepare<Array<string | number>, number>(`SELECT rowid FROM search_items WHERE ${where}`)
+      .pluck()
+      .all(...params);
+  }
+
+  /** The ts of an item with BM25 terms (items without any have no entry in memory; read from the table). */
+  tsOf(rowid: number): number | undefined {
+    return this.bm25.tsOf(rowid) ?? this.st.get.get(rowid)?.ts;
   }
 
   get(rowid: number): StoredItem | undefined {
     const r = this.st.get.get(rowid);
-    return r && { rowid, id: r.id, kind: r.kind, text: r.text, meta: JSON.parse(r.meta) };
+    return r && toItem(r);
+  }
+
+  byId(id: string): StoredItem | undefined {
+    const r = this.st.getById.get(id);
+    return r && toItem(r);
+  }
+
+  /** A page of items by ts (then rowid, for a stable order among equal times). */
+  list(filter: NormalFilter, offset: number, limit: number, order: "asc" | "desc"): StoredItem[] {
+    const { where, params } = filterSql(filter);
+    const dir = order === "desc" ? "DESC" : "ASC";
+    return this.db
+      .prepare<Array<string | number>, ItemRecord>(
+        `SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE ${where} ORDER BY ts ${dir}, rowid ${dir} LIMIT ? OFFSET ?`,
+      )
+      .all(...params, limit, offset)
+      .map(toItem);
+  }
+
+  countWhere(filter: NormalFilter): number {
+    const { where, params } = filterSql(filter);
+    return this.db
+      .prepare<Array<string | number>, number>(`SELECT count(*) FROM search_items WHERE ${where}`)
+      .pluck()
+      .get(...params)!;
   }
 
   /** Items in rowid order after `cursor`, for batch jobs. */
@@ -154,9 +249,24 @@ export class KeywordIndex {
     return this.st.count.get()!.n;
   }
 
+  maxRowid(): number {
+    return this.st.maxRowid.get() ?? 0;
+  }
+
   countUpTo(rowid: number): number {
     return this.st.countUpTo.get(rowid)!.n;
   }
+}
+
+/** The item's ts; an existing item written again without one keeps its own. */
+function itemTs(item: ItemInput, old: number | undefined): number {
+  const ts = item.ts ?? old ?? Date.now();
+  if (!Number.isFinite(ts)) throw new Error(`item "${item.id}" has a ts that is not a finite number: ${item.ts}`);
+  return Math.round(ts);
+}
+
+function toItem(r: ItemRecord): StoredItem {
+  return { rowid: r.rowid, id: r.id, kind: r.kind, text: r.text, ts: r.ts, meta: JSON.parse(r.meta) };
 }
 
 function splitTerms(joined: string): string[] {

@@ -33,3 +33,11 @@ export function cosineQuantized(query: Float32Array, q: Buffer): number {
   }
   return qq === 0 ? 0 : (dot * scale) / Math.sqrt(qq);
 }
+
+/** The unit vector stored by quantizeDirection (within its 8-bit precision); all zeros for a zero vector. */
+export function dequantize(q: Buffer): Float32Array {
+  const scale = q.readFloatLE(0);
+  const out = new Float32Array(q.length - 4);
+  for (let i = 0; i < out.length; i++) out[i] = q.readInt8(4 + i) * scale;
+  return out;
+}

@@ -24,6 +24,8 @@ export interface ReembedProgress {
 
 export interface ReembedOptions {
   batchSize?: number;
+  /** Rows someone else is embedding right now (SearchIndex's write queue): not embedded twice. */
+  skip?: (rowid: number) => boolean;
   onProgress?: (p: ReembedProgress) => void;
 }
 
@@ -52,7 +54,7 @@ export async function embedRows(
     );
   }
   let written = 0;
-  stores.db.transaction(() => {
+  stores.vectors.transaction(() => {
     rows.forEach((row, i) => {
       const now = stores.keywords.get(row.rowid);
       if (!now || now.text !== row.text || now.kind !== row.kind || isZeroVector(vectors[i])) return;
@@ -60,7 +62,7 @@ export async function embedRows(
       written++;
     });
     after?.();
-  })();
+  });
   return written;
 }
 
@@ -107,7 +109,7 @@ export class ReembedJob {
         if (this.stopRequested) return this.finish("stopped");
         const batch = keywords.after(this.space.cursor, batchSize);
         if (batch.length === 0) break;
-        const todo = batch.filter((r) => !vectors.has(this.space, r.rowid));
+        const todo = batch.filter((r) => !vectors.has(this.space, r.rowid) && !this.opts.skip?.(r.rowid));
         const cursor = batch[batch.length - 1].rowid;
         await embedRows(this.stores, this.space, this.embedder, todo, () =>
           vectors.setProgress(this.space, cursor, false),

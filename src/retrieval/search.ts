@@ -9,14 +9,19 @@ import Database from "better-sqlite3";
 import { type EmbeddingProvider, textInput } from "../embedding/spi.js";
 import { cleanText, tokenize } from "../embedding/text.js";
 import { isZeroVector } from "../embedding/vector-math.js";
+import { EmbedQueue } from "./embed-queue.js";
 import { RetrievalError } from "./errors.js";
+import { isEmpty, type NormalFilter, normalFilter, type SearchFilter } from "./filter.js";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, validWeights, type Weights } from "./fusion.js";
-import { type ItemInput, KeywordIndex } from "./keyword-index.js";
+import { type ChangedRow, type ItemInput, KeywordIndex, MAX_LIST, type StoredItem } from "./keyword-index.js";
+import { PreparedQuery, spaceKey } from "./query.js";
 import { embedRows, ReembedJob, type ReembedOptions, type ReembedProgress, type VectorStores } from "./reembed.js";
-import { VectorIndex, type VectorSpace } from "./vector-index.js";
+import { type Neighbour, VectorIndex, type VectorSpace } from "./vector-index.js";
 
+export type { SearchFilter } from "./filter.js";
 export type { Weights } from "./fusion.js";
-export type { ItemInput } from "./keyword-index.js";
+export type { ItemInput, StoredItem } from "./keyword-index.js";
+export { PreparedQuery } from "./query.js";
 
 export interface SearchIndexOptions {
   /** null or absent: keyword search only. */
@@ -32,14 +37,30 @@ export interface SearchIndexOptions {
 
 export interface SearchOptions {
   k?: number;
-  filter?: { kind?: string };
+  filter?: SearchFilter;
   weights?: Partial<Weights>;
+}
+
+/** What SearchIndex.write hands its callback: synchronous writes inside the one transaction. */
+export interface IndexWriter {
+  upsert(items: readonly ItemInput[]): void;
+  /** Returns how many of the ids existed. */
+  remove(ids: readonly string[]): number;
+}
+
+export interface ListOptions extends SearchFilter {
+  offset?: number;
+  /** 1 … 10,000; default 100. */
+  limit?: number;
+  /** By ts; default "asc". */
+  order?: "asc" | "desc";
 }
 
 export interface SearchHit {
   id: string;
   kind: string;
   text: string;
+  ts: number;
   meta: Record<string, unknown>;
   /** Fused score: weighted sum of both components, each divided by its maximum for this query. */
   score: number;
@@ -55,8 +76,8 @@ export interface SearchStatus {
   dimension: number | null;
   /** "none": keyword search only; "partial": some items lack a vector in the current space. */
   vectors: "none" | "complete" | "partial";
-  /** "exact": nearest vectors are searched over all items; "rerank": vectors score keyword candidates only. */
-  vectorSearch: "exact" | "rerank" | null;
+  /** "ann": nearest vectors are searched over all items (HNSW graphs, see ann.ts). */
+  vectorSearch: "ann" | null;
   reembed: ReembedProgress | null;
   lastError: string | null;
 }
@@ -65,11 +86,12 @@ export interface SearchStatus {
 const POOL_FACTOR = 4;
 const MIN_POOL = 40;
 /**
- * vec0's KNN is a brute-force scan (≈ 2.5 ns per stored float here: 50 ms for 20k × 1024 dimensions).
- * Above this many stored floats it would dominate every query, so the vectors then only rerank the
- * keyword candidates; status() reports which mode is in use.
+ * A time or metadata filter is applied to the vector side by scanning the 8-bit copies of the items it
+ * lets through when they are this few (≈ 3 µs each), else by fetching more neighbours from the graphs
+ * and keeping those it lets through, up to this many.
  */
-const EXACT_KNN_MAX_FLOATS = 2_000_000;
+const SCAN_MAX = 2000;
+const MAX_FETCH = 4096;
 
 export class SearchIndex {
   readonly db: Database.Database;
@@ -78,10 +100,13 @@ export class SearchIndex {
   private readonly vectors: VectorIndex;
   private readonly stores: VectorStores;
   private readonly weights: Weights;
+  private readonly queue: EmbedQueue;
   private embedder: EmbeddingProvider | null = null;
   private space: VectorSpace | null = null;
   private job: ReembedJob | null = null;
   private lastError: string | null = null;
+  /** The space was complete before the queued writes: it is again once they are embedded without error. */
+  private restoreComplete = false;
 
   constructor(
     db: Database.Database | string,
@@ -98,9 +123,15 @@ export class SearchIndex {
       this.ownsDb = false;
     }
     this.keywords = new KeywordIndex(this.db);
-    this.vectors = new VectorIndex(this.db);
+    const file = this.db.name;
+    this.vectors = new VectorIndex(this.db, file && file !== ":memory:" && !this.db.memory ? `${file}.ann` : null);
     this.stores = { db: this.db, keywords: this.keywords, vectors: this.vectors };
     this.weights = validWeights({ ...DEFAULT_WEIGHTS, ...opts.weights });
+    this.queue = new EmbedQueue(
+      (rows) => this.embedQueued(rows),
+      () => this.queueDrained(),
+      opts.reembed?.batchSize,
+    );
     this.setEmbedder(opts.embedder ?? null);
   }
 
@@ -111,6 +142,7 @@ export class SearchIndex {
   setEmbedder(embedder: EmbeddingProvider | null): void {
     void this.job?.stop();
     this.job = null;
+    this.restoreComplete = false;
     this.embedder = embedder;
     if (!embedder) {
       this.space = null;
@@ -130,6 +162,7 @@ export class SearchIndex {
     if (this.job && this.job.status().state === "running") return this.job;
     const job = new ReembedJob(this.stores, space, embedder, {
       ...this.opts.reembed,
+      skip: (rowid) => this.queue.has(rowid),
       onComplete: (done) => this.dropOtherSpaces(done),
     });
     this.job = job;
@@ -149,62 +182,99 @@ export class SearchIndex {
 
   /** Inserts or replaces items. Resolves once they are durable and their vectors written (if possible). */
   async add(items: readonly ItemInput[]): Promise<void> {
-    const changed = this.inTransaction(() => {
-      const rows = this.keywords.upsert(items);
-      // A vector of the old text must not outlive it, even if embedding the new text fails below.
-      this.vectors.delete(rows.filter((r) => r.replaced).map((r) => r.rowid));
-      return rows;
-    });
-    const space = this.space;
-    const embedder = this.embedder;
-    if (changed.length === 0) return;
-    this.markOtherSpacesStale(Math.min(...changed.map((r) => r.rowid)));
-    if (!space || !embedder) return;
-    try {
-      await embedRows(this.stores, space, embedder, changed);
-    } catch (err) {
-      // The vectors are missing: mark the space incomplete from the first affected item on, so the next
-      // re-embedding run fills them in.
-      const first = Math.min(...changed.map((r) => r.rowid));
-      this.vectors.setProgress(space, Math.min(space.cursor, first - 1), false);
-      this.fail(err instanceof Error ? err : new Error(String(err)));
-    }
+    this.write((w) => w.upsert(items));
+    await this.queue.flush();
   }
 
   /** Removes items by id; returns how many existed. */
   remove(ids: readonly string[]): number {
-    return this.inTransaction(() => {
-      const gone = this.keywords.remove(ids);
-      this.vectors.delete(gone);
-      return gone.length;
-    });
+    return this.write((w) => w.remove(ids));
   }
 
-  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+  /**
+   * Runs `fn` in one database transaction; the items it upserts or removes are written in that same
+   * transaction as the caller's own SQL inside `fn`, and are searchable by keyword when it returns. If
+   * `fn` throws, everything is rolled back (the in-memory keyword index too). Vectors of the written items
+   * are computed after the commit; flush() waits for them. Must not be called inside another transaction:
+   * an outer rollback could not be seen here.
+   */
+  write<T>(fn: (w: IndexWriter) => T): T {
+    if (this.db.inTransaction) {
+      throw new Error("SearchIndex.write must not run inside another transaction: run your SQL inside its callback");
+    }
+    const changed: ChangedRow[] = [];
+    const removed: number[] = [];
+    let open = true;
+    const closed = () => {
+      if (!open) throw new Error("the IndexWriter of SearchIndex.write is only usable inside its callback");
+    };
+    const writer: IndexWriter = {
+      upsert: (items) => {
+        closed();
+        const rows = this.keywords.upsert(items);
+        // A vector of the old text must not outlive it, even if embedding the new text fails later.
+        this.vectors.delete(rows.filter((r) => r.replaced).map((r) => r.rowid));
+        changed.push(...rows);
+      },
+      remove: (ids) => {
+        closed();
+        const gone = this.keywords.remove(ids);
+        this.vectors.delete(gone);
+        removed.push(...gone);
+        return gone.length;
+      },
+    };
+    let result: T;
+    try {
+      result = this.inTransaction(() => {
+        const out = fn(writer);
+        if (changed.length > 0) this.markPending(Math.min(...changed.map((r) => r.rowid)));
+        return out;
+      });
+    } finally {
+      open = false;
+    }
+    this.queue.forget(removed);
+    if (changed.length > 0 && this.space && this.embedder) this.queue.push(changed);
+    return result;
+  }
+
+  /** Resolves when the vectors of every item written so far have been computed (or have failed). */
+  flush(): Promise<void> {
+    return this.queue.flush();
+  }
+
+  /** Tokenizes and embeds a query once, for any number of searches and scorings. */
+  async prepare(text: string): Promise<PreparedQuery> {
+    const q = new PreparedQuery(text);
+    await this.queryVector(q);
+    return q;
+  }
+
+  async search(query: string | PreparedQuery, opts: SearchOptions = {}): Promise<SearchHit[]> {
     const k = opts.k ?? 10;
     if (!Number.isInteger(k) || k <= 0) throw new Error(`search k must be a positive integer, got ${k}`);
     const weights = validWeights({ ...this.weights, ...opts.weights });
-    const kind = opts.filter?.kind;
+    const filter = normalFilter(opts.filter);
     const pool = Math.max(k * POOL_FACTOR, MIN_POOL);
-    const tokens = weights.bm25 > 0 ? tokenize(query) : [];
+    const q = typeof query === "string" ? new PreparedQuery(query) : query;
 
     const candidates = new Map<number, Candidate>();
-    if (tokens.length > 0) {
-      const top = this.keywords.top(tokens, pool, kind);
-      for (const r of top) candidates.set(r.rowid, { rowid: r.rowid, bm25: r.s, vector: null });
+    if (weights.bm25 > 0 && q.tokens.length > 0) {
+      for (const r of this.keywords.top(q.tokens, pool, filter)) {
+        candidates.set(r.rowid, { rowid: r.rowid, bm25: r.s, vector: null });
+      }
     }
 
     const space = weights.vector > 0 ? this.space : null;
-    const queryVector = space ? await this.embedQuery(query) : null;
+    const queryVector = space ? await this.queryVector(q) : null;
     // The provider may have been switched while the query was embedded: then its vector is of no use.
     if (space && queryVector && this.space?.id === space.id) {
-      if (this.exactKnn(space)) {
-        for (const n of this.vectors.knn(space, queryVector, pool, kind)) {
-          const c = candidates.get(n.rowid);
-          if (c) c.vector = n.similarity;
-          // Not among the keyword hits: its BM25 is below the pool's last one, counted as 0.
-          else candidates.set(n.rowid, { rowid: n.rowid, bm25: 0, vector: n.similarity });
-        }
+      for (const n of this.knn(space, queryVector, pool, filter)) {
+        const c = candidates.get(n.rowid);
+        if (c) c.vector = n.similarity;
+        // Not among the keyword hits: its BM25 is below the pool's last one, counted as 0.
+        else candidates.set(n.rowid, { rowid: n.rowid, bm25: 0, vector: n.similarity });
       }
       for (const c of candidates.values()) {
         if (c.vector === null) c.vector = this.vectors.similarity(space, queryVector, c.rowid) ?? null;
@@ -221,12 +291,99 @@ export class SearchIndex {
         id: item.id,
         kind: item.kind,
         text: item.text,
+        ts: item.ts,
         meta: item.meta,
         score: c.score,
         bm25: c.bm25,
         vector: c.vector,
       };
     });
+  }
+
+  /**
+   * How similar the query is to each of these items: cosine in the current vector space for items that
+   * have a vector there, otherwise BM25 divided by the best BM25 among the ids (0 … 1). Unknown ids are
+   * absent from the result.
+   */
+  async scoreIds(query: string | PreparedQuery, ids: readonly string[]): Promise<Map<string, number>> {
+    const q = typeof query === "string" ? new PreparedQuery(query) : query;
+    const items = ids.map((id) => this.keywords.byId(id)).filter((i): i is StoredItem => i !== undefined);
+    const out = new Map<string, number>();
+    if (items.length === 0) return out;
+    const space = this.space;
+    const vector = space ? await this.queryVector(q) : null;
+    const rest: StoredItem[] = [];
+    for (const item of items) {
+      const sim =
+        space && vector && this.space === space ? this.vectors.similarity(space, vector, item.rowid) : undefined;
+      if (sim === undefined) rest.push(item);
+      else out.set(item.id, sim);
+    }
+    if (rest.length > 0) {
+      const bm25 = this.keywords.scoreRows(
+        q.tokens,
+        rest.map((i) => i.rowid),
+      );
+      const max = Math.max(0, ...bm25.values());
+      for (const item of rest) out.set(item.id, max > 0 ? (bm25.get(item.rowid) ?? 0) / max : 0);
+    }
+    return out;
+  }
+
+  /** Cosine similarity of two stored items in the current space; null when either has no vector there. */
+  similarity(a: string, b: string): number | null {
+    const space = this.space;
+    const ra = this.keywords.byId(a);
+    const rb = this.keywords.byId(b);
+    if (!space || !ra || !rb) return null;
+    const va = this.vectors.vectorOf(space, ra.rowid);
+    return (va && this.vectors.similarity(space, va, rb.rowid)) ?? null;
+  }
+
+  /**
+   * The `k` items most similar to item `id` that pass the filter (never `id` itself), best first: by
+   * vector when it has one in the current space, else by BM25 of its text divided by its own BM25.
+   */
+  nearest(id: string, k: number, filter?: SearchFilter): Array<{ id: string; similarity: number }> {
+    if (!Number.isInteger(k) || k <= 0) throw new Error(`nearest k must be a positive integer, got ${k}`);
+    const item = this.keywords.byId(id);
+    if (!item) return [];
+    const f = normalFilter(filter);
+    const space = this.space;
+    const vector = space ? this.vectors.vectorOf(space, item.rowid) : undefined;
+    let found: Neighbour[];
+    if (space && vector) found = this.knn(space, vector, k + 1, f);
+    else {
+      const tokens = tokenize(item.text);
+      const self = this.keywords.scoreRows(tokens, [item.rowid]).get(item.rowid) ?? 0;
+      found =
+        self > 0
+          ? this.keywords.top(tokens, k + 1, f).map((h) => ({ rowid: h.rowid, similarity: Math.min(1, h.s / self) }))
+          : [];
+    }
+    return found
+      .filter((n) => n.rowid !== item.rowid)
+      .slice(0, k)
+      .map((n) => ({ id: this.keywords.get(n.rowid)!.id, similarity: n.similarity }));
+  }
+
+  get(id: string): StoredItem | null {
+    return this.keywords.byId(id) ?? null;
+  }
+
+  /** A page of items in ts order. */
+  list(opts: ListOptions = {}): StoredItem[] {
+    const { offset = 0, limit = 100, order = "asc", ...filter } = opts;
+    if (!Number.isInteger(offset) || offset < 0) invalid(`list offset must be an integer ≥ 0, got ${offset}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) {
+      invalid(`list limit must be an integer from 1 to ${MAX_LIST}, got ${limit}; page with offset`);
+    }
+    if (order !== "asc" && order !== "desc") invalid(`list order must be "asc" or "desc", got ${order}`);
+    return this.keywords.list(normalFilter(filter), offset, limit, order);
+  }
+
+  count(filter?: SearchFilter): number {
+    return this.keywords.countWhere(normalFilter(filter));
   }
 
   status(): SearchStatus {
@@ -236,23 +393,41 @@ export class SearchIndex {
       fingerprint: space?.fingerprint ?? null,
       dimension: space?.dimension ?? null,
       vectors: !space ? "none" : space.complete ? "complete" : "partial",
-      vectorSearch: !space ? null : this.exactKnn(space) ? "exact" : "rerank",
+      vectorSearch: !space ? null : "ann",
       reembed: this.job?.status() ?? null,
       lastError: this.lastError,
     };
   }
 
-  /** Stops re-embedding (resumable) and closes the database if this index opened it. */
+  /**
+   * Waits for queued vectors, stops re-embedding (resumable), saves the nearest-neighbour graphs and closes
+   * the database if this index opened it.
+   */
   async close(): Promise<void> {
+    await this.queue.flush();
     await this.job?.stop();
+    if (this.db.open) this.vectors.save();
     if (this.ownsDb) this.db.close();
   }
 
-  private async embedQuery(query: string): Promise<Float32Array | null> {
+  /** The query's vector in the current space, computed now if it was prepared in another (or none). */
+  private async queryVector(q: PreparedQuery): Promise<Float32Array | null> {
+    const space = this.space;
+    const embedder = this.embedder;
+    if (!space || !embedder) return null;
+    const key = spaceKey(space.fingerprint, space.dimension);
+    if (q.spaceKey === key) return q.vector;
+    const vector = await this.embedQuery(embedder, q.text);
+    q.vector = vector;
+    q.spaceKey = key;
+    return vector;
+  }
+
+  private async embedQuery(embedder: EmbeddingProvider, query: string): Promise<Float32Array | null> {
     const text = cleanText(query);
-    if (!text || !this.embedder) return null;
+    if (!text) return null;
     try {
-      const [v] = await this.embedder.embed([textInput(text)]);
+      const [v] = await embedder.embed([textInput(text)]);
       return v && !isZeroVector(v) ? v : null;
     } catch (err) {
       this.fail(err instanceof Error ? err : new Error(String(err)));
@@ -260,32 +435,73 @@ export class SearchIndex {
     }
   }
 
+  /** Nearest vectors among the items the filter lets through (see SCAN_MAX). */
+  private knn(space: VectorSpace, query: Float32Array, k: number, filter: NormalFilter): Neighbour[] {
+    if (filter.meta.length === 0 && !isTimed(filter)) return this.vectors.knn(space, query, k, filter.kinds);
+    if (this.keywords.countWhere(filter) <= SCAN_MAX) return this.vectors.scan(space, query, k, filter);
+    const accept = this.keywords.metaAccept(filter);
+    const total = this.vectors.size(space);
+    for (let fetch = k * 4; ; fetch *= 4) {
+      const n = Math.min(fetch, MAX_FETCH, total);
+      const found = this.vectors.knn(space, query, n, filter.kinds);
+      const kept = found.filter((c) => {
+        const ts = this.keywords.tsOf(c.rowid);
+        return ts !== undefined && ts >= filter.since && ts <= filter.until && (!accept || accept(c.rowid));
+      });
+      if (kept.length >= k || n >= MAX_FETCH || n >= total) return kept.slice(0, k);
+    }
+  }
+
   /** A rolled-back write leaves the in-memory keyword index ahead of the table: rebuild it from the table. */
   private inTransaction<T>(fn: () => T): T {
     try {
-      return this.db.transaction(fn)();
+      return this.vectors.transaction(fn);
     } catch (err) {
       this.keywords.reload();
       throw err;
     }
   }
 
-  private exactKnn(space: VectorSpace): boolean {
-    return this.vectors.size(space) * space.dimension <= EXACT_KNN_MAX_FLOATS;
-  }
-
   /**
-   * Spaces other than the current one get no vectors for items written now, so they are no longer complete:
-   * switching back to one of them re-embeds from the first changed item on.
+   * Items from rowid `first` on now wait for vectors. Every space is marked incomplete from there on, in
+   * the writing transaction, so a crash before the vectors are written leaves a space that re-embeds them
+   * on the next start. The current space is marked complete again when the queue drains without error.
    */
-  private markOtherSpacesStale(firstChanged: number): void {
+  private markPending(first: number): void {
     for (const s of this.vectors.spaces()) {
-      if (s.id !== this.space?.id && (s.complete || s.cursor >= firstChanged)) {
-        this.vectors.setProgress(s, Math.min(s.cursor, firstChanged - 1), false);
-      }
+      if (s.id === this.space?.id && s.complete && this.queue.size === 0) this.restoreComplete = true;
+      if (s.complete || s.cursor >= first) this.vectors.setProgress(s, Math.min(s.cursor, first - 1), false);
+    }
+    if (this.space) {
+      const current = this.vectors.spaces().find((s) => s.id === this.space?.id);
+      if (current) Object.assign(this.space, current);
     }
   }
 
+  private async embedQueued(rows: ChangedRow[]): Promise<void> {
+    const space = this.space;
+    const embedder = this.embedder;
+    if (!space || !embedder) return;
+    try {
+      await embedRows(this.stores, space, embedder, rows);
+    } catch (err) {
+      // Those vectors are missing: the space is incomplete from them on, so re-embedding fills them in
+      // (a run in progress shares this space object and goes back to them).
+      this.restoreComplete = false;
+      const first = Math.min(...rows.map((r) => r.rowid));
+      if (this.space === space) this.vectors.setProgress(space, Math.min(space.cursor, first - 1), false);
+      this.fail(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private queueDrained(): void {
+    const space = this.space;
+    if (!space || !this.restoreComplete || (this.job && this.job.status().state === "running")) return;
+    this.restoreComplete = false;
+    this.vectors.setProgress(space, this.keywords.maxRowid(), true);
+  }
+
+  /** Vectors of other spaces are not computed for new items: switching back re-embeds them. */
   private dropOtherSpaces(keep: VectorSpace): void {
     for (const s of this.vectors.spaces()) if (s.id !== keep.id) this.vectors.drop(s);
   }
@@ -294,4 +510,12 @@ export class SearchIndex {
     this.lastError = err.message;
     this.opts.onError?.(err);
   }
+}
+
+function isTimed(f: NormalFilter): boolean {
+  return f.since !== Number.NEGATIVE_INFINITY || f.until !== Number.POSITIVE_INFINITY;
+}
+
+function invalid(message: string): never {
+  throw new RetrievalError({ code: "invalid_filter", message });
 }

@@ -91,3 +91,8 @@ function formatter(zone: string): Intl.DateTimeFormat {
 function pad(n: number): string {
   return String(n).padStart(2, "0");
 }
+
+/** The configured zone when this runtime knows it, else the system's (the caller warns about a bad one). */
+export function userZone(configured: string): string {
+  return configured && isTimeZone(configured) ? configured : systemTimeZone();
+}

@@ -9,8 +9,10 @@ export const CAPABILITIES = [
   "core",
   /** Injecting input and interrupts, i.e. talking to the agent as a user would. */
   "io",
-  /** Reading and writing long-term memory (graph facts, archived turns). */
+  /** Reading long-term memory: recall, search, browse, the timeline, stats, documents, people. */
   "memory",
+  /** Running memory's heartbeat loops on demand and forgetting (removing what matches from every layer). */
+  "memory_admin",
   /** Reading and writing memory documents. */
   "doc_memory",
   /** Reading and writing the knowledge base. */

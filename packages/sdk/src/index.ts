@@ -4,6 +4,7 @@
  */
 
 import type { EmbeddingFactory } from "./embedding.js";
+import type { DocMemoryAPI, MemoryAPI, SocialAPI } from "./memory.js";
 
 /** The seven stage hooks, in the order one input passes through them. */
 export const STAGES = [
@@ -99,6 +100,17 @@ export interface ToolDef {
   name: string;
   description: string;
   parameters: JSONSchema;
+  /**
+   * The tool's output stays out of long-term memory: it is kept verbatim with its turn in the context
+   * window, but never vectorised and never archived (e.g. terminal output, secrets, bulk listings).
+   */
+  noMemory?: boolean;
+  /**
+   * Turns the tool's output into the text memory computes with (vectors, prune ranking), e.g. stripping
+   * markup or boilerplate. The stored output and what the model reads stay as they were. If it throws,
+   * the raw output is used and the failure is logged.
+   */
+  cleaner?: (output: string) => string;
 }
 
 export interface ToolContext {
@@ -126,6 +138,20 @@ export interface OutputMessage {
 
 export type OutputHandler = (msg: OutputMessage) => unknown | Promise<unknown>;
 
+/** What the daemon should know about the inputs a plugin injects on one channel. */
+export interface InputChannelOptions {
+  /**
+   * Inputs of this channel stay out of long-term memory: kept verbatim in the context window, never
+   * vectorised and never archived.
+   */
+  noMemory?: boolean;
+  /**
+   * Turns a raw input into the text memory computes with (vectors, prune ranking); the stored input and
+   * what the model reads stay as they arrived. If it throws, the raw input is used and the failure is logged.
+   */
+  cleaner?: (input: string) => string;
+}
+
 export interface OutputChannelOptions {
   /** Values allowed for the `type` parameter; default ["text"]. */
   types?: string[];
@@ -149,7 +175,9 @@ export interface OutputChannelOptions {
  * - `stage`: `{stage, requestId, handlers, durationMs, errors: [{plugin, message}]}` — one stage run, also
  *   with 0 handlers; errors include handlers that timed out.
  * - `system`: `{kind, …}` — daemon news, e.g. `interrupt` `{source, channel}`, `context_pruned`
- *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `started`.
+ *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `started`, `tools_trimmed` `{offered, total}`
+ *   (once per run: the tool definitions exceed their share of the prompt, so each request offers a core set
+ *   and the model loads others with tool_search).
  * - `content_delta` / `reasoning_delta`: `{requestId, content, reset?: true}` — streamed text. An empty delta
  *   with `reset: true` means the text starts over (an interrupted call is asked again, or a broken stream
  *   is retried): drop what was shown for this request so far, for that kind of delta.
@@ -182,7 +210,10 @@ export interface AgentEvent {
 export type EventHandler = (event: AgentEvent) => void;
 
 export interface InjectOptions {
-  /** Keep this input out of long-term memory. */
+  /**
+   * Keep this input out of long-term memory: it stays verbatim in the context window, but is never
+   * vectorised or archived.
+   */
   noMemory?: boolean;
   /** Output channel for the reply; default the input's channel. */
   outputChannel?: string;
@@ -285,6 +316,27 @@ export interface KernelStatus {
   configProblems: Array<{ key: string; message: string }>;
 }
 
+/**
+ * What the last LLM request of a turn held, section by section (`/context`). Tokens are the daemon's
+ * estimate (about one per CJK character, one per four Latin characters).
+ */
+export interface ContextReport {
+  requestId: string;
+  /** Unix milliseconds. */
+  at: number;
+  /** Tokens of the source's context window (the default when the source does not say). */
+  contextWindow: number;
+  /** Tokens the request may use (80 % of the window). */
+  budget: number;
+  /**
+   * persona, output_rules, tools, memory_index, related_memory, timeline, plugin_context, then input:
+   * tokens used and the share of the budget each was given.
+   */
+  sections: Array<{ name: string; tokens: number; budget: number }>;
+  toolsOffered: number;
+  toolsTotal: number;
+}
+
 /** The embedding tier in use, and every tier above it that is not, with the reason. */
 export interface EmbeddingStatusInfo {
   active: string;
@@ -361,6 +413,8 @@ export interface PluginSDK {
     handler: OutputHandler,
     opts?: OutputChannelOptions,
   ): void;
+  /** Declares how memory treats the inputs this plugin injects on `name` (NoMemory, cleaner). */
+  registerInputChannel(name: string, opts?: InputChannelOptions): void;
   /** The plugin's own `plugin.<name>.*` settings. */
   settings: SettingsAPI;
 
@@ -385,10 +439,19 @@ export interface PluginSDK {
   config: ConfigAPI;
   /** Capability `auth`. Checks a client's API key against the daemon's; always true when no key is configured. */
   auth: { required(): boolean; verify(key: string): boolean };
-  /** Capability `kernel_status`. */
-  kernel: { status(): KernelStatus; toolNames(): string[] };
+  /** Capability `kernel_status`. `context()`: the last request's tokens per section; null before the first. */
+  kernel: { status(): KernelStatus; toolNames(): string[]; context(): ContextReport | null };
   /** `sources()` needs `kernel_status`, `use()` needs `llm_admin`. */
   llm: LlmAPI;
+  /**
+   * Long-term memory: capability `memory` to read (recall, search, list, timeline, stats), `memory_admin`
+   * for runLoop and forget. Calls throw (code "memory_unavailable") while memory is not running.
+   */
+  memory: MemoryAPI;
+  /** Memory documents (archived conversations, committed notes); capability `memory`. */
+  docMemory: DocMemoryAPI;
+  /** People and their relations, read-only; capability `memory`. */
+  social: SocialAPI;
 }
 
 /**
@@ -438,3 +501,20 @@ export {
   type Modality,
   textInput,
 } from "./embedding.js";
+export type {
+  DocMemoryAPI,
+  ForgetCounts,
+  ForgetReport,
+  MemoryAPI,
+  MemoryDoc,
+  MemoryEntity,
+  MemoryEvent,
+  MemoryItem,
+  MemoryKind,
+  MemoryLoop,
+  MemoryRelation,
+  MemoryStats,
+  PersonInfo,
+  PersonNetwork,
+  SocialAPI,
+} from "./memory.js";

@@ -89,3 +89,23 @@ test("creates the plugin's data dir on first use", () => {
   assert.ok(existsSync(sdk.dataDir));
   assert.ok(sdk.dataDir.startsWith(sdk.daemonDataDir));
 });
+
+test("records input channels and answers memory calls from what the test gives, rejecting the rest", async () => {
+  const sdk = createMockSDK({
+    memory: { search: async (query) => [{ id: "turn:1", kind: "turn", text: `about ${query}`, ts: 1, meta: {} }] },
+    social: { person: async (name) => ({ name, traits: { likes: "tea" }, relations: [] }) },
+  });
+  const cleaner = (s: string) => s.trim();
+  sdk.registerInputChannel("terminal", { noMemory: true, cleaner });
+  assert.deepEqual([...sdk.inputChannels], [["terminal", { noMemory: true, cleaner }]]);
+  assert.throws(() => sdk.registerInputChannel("terminal"), /already registered/);
+  assert.deepEqual(await sdk.memory.search("tea"), [
+    { id: "turn:1", kind: "turn", text: "about tea", ts: 1, meta: {} },
+  ]);
+  assert.equal((await sdk.social.person("Ann"))?.traits.likes, "tea");
+  await assert.rejects(
+    sdk.docMemory.query("x"),
+    (err: Error & { code?: string }) => err.code === "memory_unavailable" && /docMemory\.query/.test(err.message),
+  );
+  assert.equal(sdk.kernel.context(), null);
+});

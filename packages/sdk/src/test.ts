@@ -2,7 +2,9 @@
  * `@homeagent/sdk/test`: an in-memory PluginSDK for a plugin's unit tests. It records what the plugin
  * registers, subscribes to, publishes and injects; lets the test drive it (bus events, tool calls, replies
  * to injected input); and keeps settings and configuration in memory, so a plugin can be tested without a
- * daemon. It does not check capabilities or validate setting values: the daemon does that.
+ * daemon. Memory calls answer from what the test passes (`memory`, `docMemory`, `social`); any other
+ * memory call rejects with code "memory_unavailable", as the daemon's would while memory is not running.
+ * It does not check capabilities or validate setting values: the daemon does that.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,18 +12,23 @@ import { join } from "node:path";
 import type {
   AgentEvent,
   ConfigEntry,
+  ContextReport,
+  DocMemoryAPI,
   EmbeddingFactory,
   EventHandler,
   EventType,
   InjectOptions,
+  InputChannelOptions,
   InputReply,
   KernelStatus,
   LlmSourceStatus,
   Logger,
+  MemoryAPI,
   OutputChannelOptions,
   OutputHandler,
   PluginSDK,
   SettingDef,
+  SocialAPI,
   Stage,
   StageHandler,
   StageScope,
@@ -71,6 +78,12 @@ export interface MockSDKOptions {
   llmSources?: LlmSourceStatus[];
   /** The daemon's API key; "" (default) = none required. */
   apiKey?: string;
+  /** What `kernel.context()` returns; default null (no request yet). */
+  context?: ContextReport | null;
+  /** Answers of the memory APIs; a method not given rejects with code "memory_unavailable". */
+  memory?: Partial<MemoryAPI>;
+  docMemory?: Partial<DocMemoryAPI>;
+  social?: Partial<SocialAPI>;
 }
 
 export interface MockSDK extends PluginSDK {
@@ -80,6 +93,7 @@ export interface MockSDK extends PluginSDK {
     string,
     { caps: number; description: string; handler: OutputHandler; opts?: OutputChannelOptions }
   >;
+  readonly inputChannels: Map<string, InputChannelOptions>;
   readonly embeddingProviders: Map<string, EmbeddingFactory>;
   /** Live subscriptions: an unsubscribed handler is removed. */
   readonly subscriptions: Array<{ type: EventType | "*"; handler: EventHandler }>;
@@ -168,6 +182,7 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     tools: new Map(),
     stages: [],
     channels: new Map(),
+    inputChannels: new Map(),
     embeddingProviders: new Map(),
     subscriptions: [],
     published: [],
@@ -185,6 +200,10 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     registerOutputChannel: (channel, caps, description, handler, channelOpts) => {
       if (mock.channels.has(channel)) throw new Error(`output channel "${channel}" is already registered`);
       mock.channels.set(channel, { caps, description, handler, opts: channelOpts });
+    },
+    registerInputChannel: (channel, channelOpts = {}) => {
+      if (mock.inputChannels.has(channel)) throw new Error(`input channel "${channel}" is already registered`);
+      mock.inputChannels.set(channel, channelOpts);
     },
     registerEmbeddingProvider: (provider, factory) => {
       if (mock.embeddingProviders.has(provider)) {
@@ -250,6 +269,7 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     kernel: {
       status: () => ({ ...defaultStatus(name, mock), ...opts.status }),
       toolNames: () => opts.toolNames ?? [...mock.tools.keys()],
+      context: () => opts.context ?? null,
     },
     llm: {
       sources: () => (opts.llmSources ?? []).map((s) => ({ ...s, preferred: s.name === mock.preferredSource })),
@@ -259,6 +279,24 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
         }
         mock.preferredSource = source;
       },
+    },
+    memory: {
+      recall: (query, o) => answer(opts.memory, "memory", "recall")(query, o),
+      search: (query, o) => answer(opts.memory, "memory", "search")(query, o),
+      list: (o) => answer(opts.memory, "memory", "list")(o),
+      timeline: () => answer(opts.memory, "memory", "timeline")(),
+      stats: () => answer(opts.memory, "memory", "stats")(),
+      runLoop: (loop) => answer(opts.memory, "memory", "runLoop")(loop),
+      forget: (query, o) => answer(opts.memory, "memory", "forget")(query, o),
+    },
+    docMemory: {
+      query: (q, topK) => answer(opts.docMemory, "docMemory", "query")(q, topK),
+      get: (id) => answer(opts.docMemory, "docMemory", "get")(id),
+      list: (o) => answer(opts.docMemory, "docMemory", "list")(o),
+    },
+    social: {
+      person: (person) => answer(opts.social, "social", "person")(person),
+      network: (person, depth) => answer(opts.social, "social", "network")(person, depth),
     },
 
     callTool: async (tool, args = {}, ctx = {}) => {
@@ -275,6 +313,24 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     },
   };
   return mock;
+}
+
+/** The test's answer for one memory method, or a rejection saying the mock was given none. */
+function answer<T extends object, K extends keyof T>(
+  api: Partial<T> | undefined,
+  group: string,
+  method: K,
+): T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => Promise<R> : never {
+  const given = api?.[method] as ((...args: unknown[]) => unknown) | undefined;
+  const call = async (...args: unknown[]) => {
+    if (!given) {
+      throw Object.assign(new Error(`memory is not available: the mock SDK was given no ${group}.${String(method)}`), {
+        code: "memory_unavailable",
+      });
+    }
+    return given(...args);
+  };
+  return call as never;
 }
 
 function failed(requestId: string, err: unknown): InputReply {

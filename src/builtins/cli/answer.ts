@@ -3,6 +3,7 @@ import type { FinalFrame } from "@homeagent/cli-protocol";
 import { UNAUTHORIZED } from "@homeagent/cli-protocol";
 import type { InputReply, PluginSDK } from "@homeagent/sdk";
 import { runCommand } from "./commands.js";
+import { memoryCommand } from "./memory-commands.js";
 
 export const AUTHENTICATED: FinalFrame = { type: "response", content: "authenticated" };
 const UNAUTHORIZED_FRAME: FinalFrame = { type: "error", error: UNAUTHORIZED };
@@ -28,6 +29,7 @@ export function answer(
   onQueued: (requestId: string) => void,
 ): Promise<FinalFrame> | FinalFrame {
   if (isAuthLine(line)) return verifyAuthLine(sdk, line) ? AUTHENTICATED : UNAUTHORIZED_FRAME;
+  if (/^\/memory(\s|$)/.test(line)) return memoryCommand(sdk, line.slice("/memory".length));
   if (line.startsWith("/")) return runCommand(sdk, line);
   return chat(sdk, line, signal, onQueued);
 }

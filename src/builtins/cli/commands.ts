@@ -1,11 +1,12 @@
 /** Slash commands of the cli socket. Each answers with one final frame; a throw becomes an error frame. */
 import type { FinalFrame } from "@homeagent/cli-protocol";
-import type { KernelStatus, LlmSourceStatus, PluginSDK } from "@homeagent/sdk";
+import type { ContextReport, KernelStatus, LlmSourceStatus, PluginSDK } from "@homeagent/sdk";
 
 export const HELP_TEXT = [
   "/help                         this list",
   "/status                       daemon status",
   "/tools                        names of the registered tools",
+  "/context                      tokens per prompt section of the last LLM request",
   "/settings [prefix]            configuration entries (secrets are masked)",
   "/settings set <key> <value>   change a configuration entry",
   "/llm                          LLM sources: model, state, last error",
@@ -26,6 +27,8 @@ export function runCommand(sdk: PluginSDK, line: string): FinalFrame {
     }
     case "tools":
       return { type: "tools", tools: sdk.kernel.toolNames() };
+    case "context":
+      return { type: "response", content: formatContext(sdk.kernel.context()) };
     case "settings":
       return settings(sdk, rest);
     case "llm":
@@ -83,6 +86,19 @@ function formatSources(sources: LlmSourceStatus[]): string {
       return `${s.preferred ? "*" : " "} ${s.name}: ${facts.join(", ")}; ${state}${why}`;
     })
     .join("\n");
+}
+
+/** One line per section: tokens used of the tokens it was given. */
+function formatContext(r: ContextReport | null): string {
+  if (!r) return "no LLM request yet: send a message first";
+  const used = r.sections.reduce((sum, s) => sum + s.tokens, 0);
+  const width = Math.max(...r.sections.map((s) => s.name.length));
+  const lines = [
+    `last request ${r.requestId} at ${new Date(r.at).toLocaleTimeString()}: ${used} of ${r.budget} tokens (window ${r.contextWindow})`,
+    ...r.sections.map((s) => `  ${s.name.padEnd(width)}  ${String(s.tokens).padStart(6)} / ${s.budget}`),
+    `tools offered: ${r.toolsOffered} of ${r.toolsTotal}${r.toolsOffered < r.toolsTotal ? " (the rest via tool_search)" : ""}`,
+  ];
+  return lines.join("\n");
 }
 
 function formatStatus(s: KernelStatus): string {

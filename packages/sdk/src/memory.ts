@@ -1,0 +1,167 @@
+/**
+ * Long-term memory as plugins see it (the web UI's memory browser, inspection tools). Three layers: the
+ * context window (recent events), documents (archived conversations and committed notes, verbatim) and
+ * the graph (entities and relations). Every time is unix milliseconds.
+ */
+
+/** What the search index holds: context events, archived turns, documents, graph entities. */
+export type MemoryKind = "context" | "turn" | "doc" | "entity";
+
+export interface MemoryEntity {
+  name: string;
+  /** "Concept" unless known better (Person, Place, …). */
+  type: string;
+  mentions: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface MemoryRelation {
+  subject: string;
+  relation: string;
+  object: string;
+  confidence: number;
+  /** "active", or how it left (e.g. "superseded"). */
+  status: string;
+  createdAt: number;
+  updatedAt: number;
+  /** The sentence the relation was distilled from, when known. */
+  sentence?: string;
+}
+
+/** One entry of the search index. */
+export interface MemoryItem {
+  /** `ctx:<eventId>`, `turn:<turnId>`, `doc:<docId>`, `ent:<entityId>`. */
+  id: string;
+  kind: MemoryKind;
+  text: string;
+  ts: number;
+  /** Relevance to the query (search only). */
+  score?: number;
+  meta: Record<string, unknown>;
+}
+
+/** One event of the context window. */
+export interface MemoryEvent {
+  id: number;
+  ts: number;
+  kind: "user" | "agent" | "cold_storage";
+  source: string;
+  channel: string;
+  input: string;
+  response: string;
+  toolsUsed: string[];
+  noMemory: boolean;
+  /** Why the input got no reply. */
+  unanswered?: string;
+}
+
+export interface MemoryStats {
+  context: { events: number; maxEvents: number };
+  documents: number;
+  entities: number;
+  relations: number;
+  sentences: number;
+  /** Items in the search index, by kind. */
+  indexed: Record<MemoryKind, number>;
+  /** The most mentioned entities. */
+  hot: Array<{ name: string; mentions: number }>;
+}
+
+/** The heartbeat loops of memory, each of which can be run on demand. */
+export type MemoryLoop = "distill" | "archive" | "merge" | "review";
+
+/** Counts per layer and index, for forget. */
+export interface ForgetCounts {
+  context: number;
+  documents: number;
+  entities: number;
+  relations: number;
+  sentences: number;
+  textLog: number;
+  indexItems: number;
+}
+
+export interface ForgetReport {
+  query: string;
+  /** false: a preview, nothing was removed. */
+  confirmed: boolean;
+  matched: ForgetCounts;
+  /** All zero in a preview. */
+  removed: ForgetCounts;
+  /** A few of the matching texts, so the user can check before confirming. */
+  samples: string[];
+}
+
+export interface MemoryAPI {
+  /** Graph facts about the query's keywords, breadth-first to `depth` (default 2). */
+  recall(query: string, opts?: { depth?: number }): Promise<{ entities: MemoryEntity[]; relations: MemoryRelation[] }>;
+  /** Hybrid (keyword + vector) search of the index; `limit` default 10. */
+  search(
+    query: string,
+    opts?: { kinds?: MemoryKind[]; limit?: number; since?: number; until?: number },
+  ): Promise<MemoryItem[]>;
+  /** One page of one kind, newest first. */
+  list(opts: {
+    kind: MemoryKind;
+    offset?: number;
+    limit?: number;
+    since?: number;
+    until?: number;
+  }): Promise<{ items: MemoryItem[]; total: number }>;
+  /** The context window, oldest first. */
+  timeline(): Promise<MemoryEvent[]>;
+  stats(): Promise<MemoryStats>;
+  /** Capability `memory_admin`: runs one heartbeat loop now. */
+  runLoop(name: MemoryLoop): Promise<{ loop: string; summary: string }>;
+  /**
+   * Capability `memory_admin`: removes what matches `query` from every layer, index and the raw log.
+   * With `confirm: false` it only reports what would go.
+   */
+  forget(query: string, opts: { confirm: boolean }): Promise<ForgetReport>;
+}
+
+export interface MemoryDoc {
+  id: string;
+  summary: string;
+  /** The verbatim text. */
+  content: string;
+  tags: string[];
+  entities: string[];
+  /** "context_archived", "manual", "graph" or "context". */
+  source: string;
+  createdAt: number;
+  updatedAt: number;
+  accessCount: number;
+  /** Time span of the conversation it holds (archived context). */
+  tsStart: number;
+  tsEnd: number;
+  /** Relevance to the query (query only). */
+  score?: number;
+}
+
+/** Reading documents never consumes them (unlike the model's doc_query). */
+export interface DocMemoryAPI {
+  query(q: string, topK?: number): Promise<MemoryDoc[]>;
+  get(id: string): Promise<MemoryDoc | null>;
+  list(opts: { offset?: number; limit?: number }): Promise<{ items: MemoryDoc[]; total: number }>;
+}
+
+export interface PersonInfo {
+  name: string;
+  traits: Record<string, string>;
+  relations: Array<{ relation: string; person: string }>;
+}
+
+export interface PersonNetwork {
+  name: string;
+  depth: number;
+  people: Array<{ name: string; distance: number }>;
+  relations: Array<{ from: string; relation: string; to: string }>;
+}
+
+export interface SocialAPI {
+  person(name: string): Promise<PersonInfo | null>;
+  /** People within `depth` relations (default 2). */
+  network(name: string, depth?: number): Promise<PersonNetwork>;
+}

@@ -1,0 +1,76 @@
+/**
+ * Input channels: what a plugin declares about the inputs it injects on a channel. `noMemory` keeps every
+ * input of the channel verbatim in the context window but out of vectors and archives (terminal output,
+ * sensor chatter); `cleaner` turns raw input into the text memory computes with (vectors, prune ranking),
+ * while the stored input stays as it arrived. A channel without a registration is an ordinary one.
+ */
+import { HomeAgentError } from "../util/errors.js";
+
+export interface InputChannelOptions {
+  noMemory?: boolean;
+  cleaner?: (input: string) => string;
+}
+
+export interface InputChannel {
+  name: string;
+  owner: string;
+  noMemory: boolean;
+  cleaner?: (input: string) => string;
+}
+
+export class InputChannelError extends HomeAgentError {}
+
+const CHANNEL_NAME = /^[A-Za-z0-9_-]{1,40}$/;
+const MAX_CHANNELS = 256;
+
+export class InputChannels {
+  private readonly channels = new Map<string, InputChannel>();
+
+  register(owner: string, name: string, opts: InputChannelOptions = {}): void {
+    if (!CHANNEL_NAME.test(name)) {
+      throw new InputChannelError({
+        code: "channel_name_invalid",
+        message: `invalid input channel name "${name}": use 1-40 letters, digits, "_" or "-"`,
+      });
+    }
+    const existing = this.channels.get(name);
+    if (existing) {
+      throw new InputChannelError({
+        code: "channel_name_taken",
+        message: `input channel "${name}" is already registered by plugin "${existing.owner}"; choose another name`,
+      });
+    }
+    if (this.channels.size >= MAX_CHANNELS) {
+      throw new InputChannelError({
+        code: "channel_limit",
+        message: `too many input channels (${MAX_CHANNELS}); unregister one before adding "${name}"`,
+      });
+    }
+    if (opts.cleaner !== undefined && typeof opts.cleaner !== "function") {
+      throw new InputChannelError({
+        code: "channel_cleaner_invalid",
+        message: `the cleaner of input channel "${name}" must be a function (string) => string`,
+      });
+    }
+    this.channels.set(name, { name, owner, noMemory: opts.noMemory === true, cleaner: opts.cleaner });
+  }
+
+  unregisterPlugin(owner: string): number {
+    let n = 0;
+    for (const [name, ch] of this.channels) {
+      if (ch.owner === owner) {
+        this.channels.delete(name);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  get(name: string): InputChannel | undefined {
+    return this.channels.get(name);
+  }
+
+  names(): string[] {
+    return [...this.channels.keys()].sort();
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * Composes the first LLM request of a turn from its sections (sections.ts): the budget is shared first,
+ * each section is then filled within its part, and what memory or the tools did not use flows to the
+ * timeline, the persona and the plugins' context. The result says what every section got, for
+ * `agent.lastContext()` and `/context`.
+ *
+ * Messages, in order: system (persona + output rules), memory index, related memory, timeline, the
+ * pre_action handlers' messages, the input.
+ */
+import type { ContextMessage, ContextReport } from "@homeagent/sdk";
+import type { ChatMessage } from "../llm/provider.js";
+import { errorMessage } from "../util/errors.js";
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  estimateTokens,
+  firstThatFit,
+  MESSAGE_OVERHEAD,
+  messageTokens,
+  newestThatFit,
+  requestBudget,
+  truncateToTokens,
+} from "./budget.js";
+import { outputRulesText, personaText, renderTimeline, timelineHeader, timelineRow } from "./prompt.js";
+import { allocate, OPEN_ENDED, SECTIONS, type SectionName, type SectionTokens } from "./sections.js";
+import { ToolOffer } from "./tool-search.js";
+import type { ToolRegistry } from "./tools.js";
+import type { AgentSettings, ContextEvent, LLMClient, MemoryContext, PreparedQuery } from "./types.js";
+
+/** Once-per-run notices: each key is logged (and published) the first time only. */
+export type Notice = (key: string, message: string, event?: Record<string, unknown>) => void;
+
+export interface ComposeDeps {
+  llm: LLMClient;
+  tools: ToolRegistry;
+  settings: AgentSettings;
+  memory?: MemoryContext;
+  warn: (msg: string) => void;
+  notice: Notice;
+}
+
+export interface ComposeInput {
+  requestId: string;
+  channel: string;
+  input: string;
+  outputChannels: string[];
+  zone: string;
+  /** The window without the turn's own event, oldest first. */
+  timeline: ContextEvent[];
+  /** Event ids in the window (the turn's own included): memory leaves them out. */
+  inWindow: Set<number>;
+  /** Null: no memory sections (no MemoryContext, or a self-task). */
+  query: PreparedQuery | null;
+  contextMsgs: ContextMessage[];
+  /** A self-task's allowlist. */
+  allow?: ReadonlySet<string>;
+}
+
+export interface Composed {
+  messages: ChatMessage[];
+  offer: ToolOffer;
+  report: ContextReport;
+}
+
+const FLEXIBLE: ReadonlySet<SectionName> = new Set(["persona", "output_rules", "timeline", "plugin_context"]);
+
+export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promise<Composed> {
+  const window = deps.llm.contextWindow() > 0 ? deps.llm.contextWindow() : DEFAULT_CONTEXT_WINDOW;
+  const total = requestBudget(window);
+  const input: ChatMessage = { role: "user", content: c.input };
+  const budget = Math.max(0, total - messageTokens(input));
+
+  const persona = personaText(deps.settings.systemPrompt(), deps.settings.personalPrompt());
+  const rules = outputRulesText({
+    channel: c.channel,
+    outputChannels: c.outputChannels,
+    now: new Date(),
+    zone: c.zone,
+  });
+  const rows = c.timeline.map((e) => timelineRow(e, c.zone));
+  const rowCost = (row: string) => estimateTokens(row) + 1;
+  const headerCost = MESSAGE_OVERHEAD + estimateTokens(timelineHeader(c.zone));
+  const tools = ToolOffer.candidates(deps.tools, c.allow);
+  const memory = c.query && deps.memory ? OPEN_ENDED : 0;
+  const needs: SectionTokens = {
+    persona: MESSAGE_OVERHEAD + estimateTokens(persona),
+    output_rules: estimateTokens(rules) + 1,
+    tools: tools.need,
+    memory_index: memory,
+    related_memory: memory,
+    timeline: rows.length ? headerCost + rows.reduce((sum, r) => sum + rowCost(r), 0) : 0,
+    plugin_context: c.contextMsgs.reduce((sum, m) => sum + messageTokens(m), 0),
+  };
+  const first = allocate(budget, needs);
+
+  const offer = ToolOffer.offer(tools.entries, first.tools, {
+    allow: c.allow,
+    preferred: recentTools(c.timeline),
+    channel: c.channel,
+  });
+  if (offer.trimmed) {
+    deps.notice(
+      "tools_trimmed",
+      `the definitions of ${offer.total} tools need ${tools.need} tokens, more than their share of the prompt (${first.tools} of ${budget}); each request offers a core set and tool_search finds the others`,
+      { kind: "tools_trimmed", offered: offer.count, total: offer.total },
+    );
+  }
+  const mem = await memorySections(deps, c, first);
+
+  // Memory and tools are settled; what they left is shared again among the flexible sections.
+  const fixed = {
+    tools: offer.trimmed ? first.tools : offer.tokens(),
+    memory_index: messageTokens({ role: "system", content: mem.index }) * Number(mem.index !== ""),
+    related_memory: messageTokens({ role: "system", content: mem.related }) * Number(mem.related !== ""),
+  };
+  const rest = budget - fixed.tools - fixed.memory_index - fixed.related_memory;
+  const second = allocate(
+    rest,
+    needs,
+    SECTIONS.filter((s) => FLEXIBLE.has(s.name)),
+    budget,
+  );
+  const alloc: SectionTokens = {
+    ...second,
+    ...fixed,
+    memory_index: first.memory_index,
+    related_memory: first.related_memory,
+  };
+
+  const personaFit = fitSection(deps, "persona", persona, second.persona - MESSAGE_OVERHEAD);
+  const rulesFit = fitSection(deps, "output_rules", rules, second.output_rules - 1);
+  const system: ChatMessage = { role: "system", content: [personaFit, rulesFit].filter(Boolean).join("\n\n") };
+  const timeline = renderTimeline(newestThatFit(rows, second.timeline - headerCost, rowCost), c.zone);
+  const plugin = firstThatFit(c.contextMsgs, second.plugin_context, messageTokens);
+  const messages: ChatMessage[] = [
+    ...(system.content ? [system] : []),
+    ...(mem.index ? [{ role: "system" as const, content: mem.index }] : []),
+    ...(mem.related ? [{ role: "system" as const, content: mem.related }] : []),
+    ...(timeline ? [{ role: "system" as const, content: timeline }] : []),
+    ...plugin.map((m) => ({ role: m.role, content: m.content })),
+    input,
+  ];
+
+  const rulesTokens = rulesFit ? estimateTokens(rulesFit) + 1 : 0;
+  const used: SectionTokens = {
+    persona: system.content ? Math.max(0, messageTokens(system) - rulesTokens) : 0,
+    output_rules: rulesTokens,
+    tools: offer.tokens(),
+    memory_index: fixed.memory_index,
+    related_memory: fixed.related_memory,
+    timeline: timeline ? messageTokens({ role: "system", content: timeline }) : 0,
+    plugin_context: plugin.reduce((sum, m) => sum + messageTokens(m), 0),
+  };
+  const report: ContextReport = {
+    requestId: c.requestId,
+    at: Date.now(),
+    contextWindow: window,
+    budget: total,
+    sections: [
+      ...SECTIONS.map((s) => ({ name: s.name, tokens: used[s.name], budget: alloc[s.name] })),
+      { name: "input", tokens: messageTokens(input), budget: messageTokens(input) },
+    ],
+    toolsOffered: offer.count,
+    toolsTotal: offer.total,
+  };
+  return { messages, offer, report };
+}
+
+/** The memory sections within their allocations; a memory failure costs the sections, not the turn. */
+async function memorySections(
+  deps: ComposeDeps,
+  c: ComposeInput,
+  alloc: SectionTokens,
+): Promise<{ index: string; related: string }> {
+  if (!c.query || !deps.memory) return { index: "", related: "" };
+  const budgets = {
+    index: Math.max(0, alloc.memory_index - MESSAGE_OVERHEAD),
+    related: Math.max(0, alloc.related_memory - MESSAGE_OVERHEAD),
+  };
+  try {
+    const built = await deps.memory.build(c.query, budgets, { requestId: c.requestId, exclude: c.inWindow });
+    return {
+      index: fitSection(deps, "memory_index", built.index ?? "", budgets.index),
+      related: fitSection(deps, "related_memory", built.related ?? "", budgets.related),
+    };
+  } catch (err) {
+    deps.warn(
+      `${c.requestId}: the memory sections could not be built, the request goes without them: ${errorMessage(err)}`,
+    );
+    return { index: "", related: "" };
+  }
+}
+
+/** `text` within `tokens`; a cut is reported once per run and section. */
+function fitSection(deps: ComposeDeps, name: SectionName, text: string, tokens: number): string {
+  const fit = truncateToTokens(text, Math.max(0, tokens));
+  if (fit !== text) {
+    deps.notice(
+      `cut:${name}`,
+      `the ${name} section needs ${estimateTokens(text)} tokens but its share of the prompt is ${Math.max(0, tokens)}; it was cut to fit${name === "persona" ? " (shorten core.agent.system_prompt / personal_prompt)" : ""}`,
+    );
+  }
+  return fit;
+}
+
+/** Tools the window's turns used, newest first, once each. */
+function recentTools(events: ContextEvent[]): string[] {
+  const seen = new Set<string>();
+  for (let i = events.length - 1; i >= 0; i--) {
+    for (const name of events[i].toolsUsed) seen.add(name);
+  }
+  return [...seen];
+}

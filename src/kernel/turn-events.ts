@@ -1,0 +1,160 @@
+/**
+ * The context event of one turn. A user turn is ONE event of kind "user": its input is appended (durably)
+ * before the model is asked, and the reply joins it when the turn is answered, or the input is marked
+ * unanswered. Before the append, the window is pruned for the input — user inputs only, not self-tasks or
+ * interrupts — to max_context_size − 1, so with the new event it never holds more than max_context_size.
+ * The query is prepared once and reused for prune and the memory sections. Input channels and tools may
+ * be marked NoMemory and may have a cleaner: the cleaned text is what memory computes with; the stored
+ * text stays as it was.
+ */
+import type { ToolResult } from "@homeagent/sdk";
+import type { InputChannels } from "../io/input-channels.js";
+import { errorMessage } from "../util/errors.js";
+import type { ToolRegistry } from "./tools.js";
+import type {
+  AgentSettings,
+  ContextEvent,
+  ContextWindow,
+  InputTask,
+  MemoryContext,
+  MutableStageContext,
+  NewContextEvent,
+  PreparedQuery,
+  ToolResultRecord,
+} from "./types.js";
+
+export interface EventDeps {
+  context: ContextWindow;
+  inputs: InputChannels;
+  tools: ToolRegistry;
+  settings: AgentSettings;
+  memory?: MemoryContext;
+  warn: (msg: string) => void;
+}
+
+export interface OpenedTurn {
+  /** The turn's event in the window; absent for a self-task. */
+  id?: number;
+  event?: NewContextEvent;
+  /** Null: no memory sections for this turn. */
+  query: PreparedQuery | null;
+}
+
+/** Prepares the query, prunes (user input only) and appends the turn's input event. */
+export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableStageContext): Promise<OpenedTurn> {
+  if (task.kind === "self") return { query: null };
+  const channel = deps.inputs.get(ctx.channel);
+  const cleanInput = cleanWith(channel?.cleaner, ctx.rawMessage, (err) =>
+    deps.warn(`the cleaner of input channel "${ctx.channel}" failed, the raw input is used: ${errorMessage(err)}`),
+  );
+  const text = cleanInput ?? ctx.rawMessage;
+  let query: PreparedQuery | null = null;
+  if (deps.memory) {
+    try {
+      query = await deps.memory.prepare(text);
+    } catch (err) {
+      deps.warn(
+        `${task.requestId}: the query could not be prepared, no memory sections this turn: ${errorMessage(err)}`,
+      );
+    }
+  }
+  if (task.kind === "input") {
+    await deps.context.prune(query ?? text, Math.max(0, deps.settings.maxContextSize() - 1));
+  }
+  const event: NewContextEvent = {
+    ts: Date.now(),
+    kind: "user",
+    source: ctx.source,
+    channel: ctx.channel,
+    input: ctx.rawMessage,
+    noMemory: ctx.noMemory || channel?.noMemory === true,
+    ...(cleanInput !== undefined ? { cleanInput } : {}),
+  };
+  const id = await deps.context.append(event);
+  return { id, event, query };
+}
+
+export interface TurnEnd {
+  /** The reply as delivered. */
+  final: string;
+  error?: string;
+  /** The turn was stopped (cancel, shutdown) rather than failing. */
+  stopped: boolean;
+  toolsUsed: string[];
+  toolResults: ToolResult[];
+}
+
+/**
+ * Writes the turn's end: the reply joins its event, or the input is marked unanswered; a self-task whose
+ * reply was delivered to a channel becomes an `agent` event. Returns the event as memory should see it.
+ */
+export async function closeTurn(
+  deps: EventDeps,
+  task: InputTask,
+  opened: OpenedTurn,
+  end: TurnEnd,
+  deliveredTo: string | null,
+): Promise<ContextEvent | null> {
+  if (opened.id === undefined || !opened.event) {
+    if (task.kind !== "self" || end.error || !deliveredTo) return null;
+    const records = toolRecords(deps, end.toolResults);
+    const event: NewContextEvent = {
+      ts: Date.now(),
+      kind: "agent",
+      source: task.source,
+      channel: deliveredTo,
+      input: "",
+      response: end.final,
+      toolsUsed: end.toolsUsed,
+      toolResults: records,
+      noMemory: true,
+    };
+    const id = await deps.context.append(event);
+    return complete(id, event);
+  }
+  if (end.error) {
+    const reason = end.stopped ? "cancelled before a reply" : "the reply failed with an error";
+    await deps.context.markUnanswered(opened.id, reason);
+    return { ...complete(opened.id, opened.event), unanswered: reason };
+  }
+  const reply = { response: end.final, toolsUsed: end.toolsUsed, toolResults: toolRecords(deps, end.toolResults) };
+  await deps.context.respond(opened.id, reply);
+  return { ...complete(opened.id, opened.event), ...reply };
+}
+
+function complete(id: number, e: NewContextEvent): ContextEvent {
+  return { response: "", toolsUsed: [], toolResults: [], noMemory: false, ...e, id };
+}
+
+/** The turn's tool results as memory keeps them: NoMemory flags and cleaned text from each tool's definition. */
+export function toolRecords(deps: Pick<EventDeps, "tools" | "warn">, results: ToolResult[]): ToolResultRecord[] {
+  return results.map((r) => {
+    const def = deps.tools.get(r.name)?.def;
+    const clean = cleanWith(def?.cleaner, r.content, (err) =>
+      deps.warn(`the cleaner of tool "${r.name}" failed, its raw output is kept: ${errorMessage(err)}`),
+    );
+    return {
+      name: r.name,
+      content: r.content,
+      ...(def?.noMemory ? { noMemory: true } : {}),
+      ...(clean !== undefined ? { clean } : {}),
+    };
+  });
+}
+
+/** `cleaner(text)` when it differs from `text`; a cleaner that throws or returns no string is reported. */
+export function cleanWith(
+  cleaner: ((text: string) => string) | undefined,
+  text: string,
+  onError: (err: unknown) => void,
+): string | undefined {
+  if (!cleaner) return undefined;
+  try {
+    const out: unknown = cleaner(text);
+    if (typeof out !== "string") throw new Error(`it returned ${out === null ? "null" : typeof out}, not a string`);
+    return out === text ? undefined : out;
+  } catch (err) {
+    onError(err);
+    return undefined;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * What distillation needs from its neighbours, as small structural interfaces: the context window, the
+ * document store, the graph, the search index and the kernel's two lanes. The real objects (RelevanceContext,
+ * DocStore, GraphDB, SearchIndex, the agent) satisfy them as they are; tests pass small fakes or real SQLite.
+ */
+import type { Triple } from "./triple.js";
+
+/** Wall-clock time and timers, injectable so tests move time by hand. */
+export interface Clock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** A job-lane job (kernel/jobs.ts): steps of at most ~50 ms, serialized with turns. */
+export interface Job {
+  name: string;
+  step(signal: AbortSignal): Promise<boolean>;
+}
+/** `agent.enqueueJob`: resolves when the job is done. */
+export type RunJob = (job: Job) => Promise<void>;
+/** `agent.injectSelf`: an LLM self-task restricted to `tools`; resolves when it is done. */
+export type SelfTask = (text: string, opts: { tools: string[] }) => Promise<unknown>;
+
+/** ContextWindow (kernel/types.ts), the part the distill loop uses. */
+export interface WindowPort {
+  size(): number;
+  window(): Promise<Array<{ kind: string; input: string }>>;
+  prune(query: string, keep: number): Promise<unknown[]>;
+}
+
+export interface ColdDoc {
+  id: string;
+  summary: string;
+  tags: string[];
+  source: string;
+  tsStart: number;
+  distilledAt: number | null;
+}
+
+export interface DocTurnLite {
+  ts: number;
+  source: string;
+  input: string;
+}
+
+/** DocStore, the part the archive loop uses. */
+export interface DocsPort {
+  /** Not yet distilled, ≤ 2 accesses, untouched for 72 h; oldest first, at most `limit`. */
+  findCold(now: number, ageMs?: number, maxAccess?: number, limit?: number): ColdDoc[];
+  turns(docId: string): DocTurnLite[];
+  markDistilled(id: string, at: number): void;
+}
+
+export interface CommitOpts {
+  sessionId?: string;
+  sentence?: string;
+  ts?: number;
+}
+
+/** GraphDB.commit. */
+export interface GraphCommit {
+  commit(triples: readonly Triple[], opts?: CommitOpts): { entities: number; relations: number; skipped: string[] };
+}
+
+export interface EntityLite {
+  id: number;
+  name: string;
+  type: string;
+  mentionCount: number;
+}
+
+/** GraphDB, the part the merge loop uses (pages by mention count). */
+export interface MergeGraph {
+  entities(opts: { offset: number; limit: number }): EntityLite[];
+  entityById(id: number): EntityLite | null;
+}
+
+/** SearchIndex.nearest over the `ent:<id>` items. */
+export interface NearestIndex {
+  nearest(id: string, k: number, filter?: { kind?: string }): Array<{ id: string; similarity: number }>;
+}
+
+export interface ReviewRelation {
+  id: number;
+  subject: string;
+  relation: string;
+  object: string;
+  sentence: string | null;
+}
+
+/** GraphDB, the part the review loop uses. */
+export interface ReviewGraph {
+  withSentences(limit: number): ReviewRelation[];
+  /** Clears the citations and deletes sentences nothing cites any more; returns the sentences deleted. */
+  clearSentences(relationIds: readonly number[]): number;
+}
+
+export interface DistillLog {
+  info(msg: string): void;
+  warn(msg: string): void;
+}

@@ -1,0 +1,28 @@
+/**
+ * The distillation tables in memory.db, as their own migration layer ("distill"): the rule pipeline's raw
+ * candidates (so a line said just before a restart is still distilled after it) and the merge loop's
+ * "already proposed" markers (so a restart does not ask the model about the same pair again).
+ */
+import { type DB, migrateTables } from "../store.js";
+
+export const DISTILL_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE distill_candidates (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     ts INTEGER NOT NULL,
+     session TEXT NOT NULL,
+     role TEXT NOT NULL,
+     content TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX distill_candidates_ts ON distill_candidates(ts);
+   CREATE TABLE distill_no_merge (
+     a TEXT NOT NULL,
+     b TEXT NOT NULL,
+     rounds INTEGER NOT NULL,
+     PRIMARY KEY (a, b)
+   );`,
+];
+
+export function migrateDistill(db: DB): void {
+  migrateTables(db, "distill", DISTILL_MIGRATIONS);
+}

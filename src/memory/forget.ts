@@ -1,0 +1,124 @@
+/**
+ * Forgetting forgets: text that mentions the given terms leaves every layer at once — the context window,
+ * archived turns and documents, graph entities/relations/sentences, distill candidates and the raw text
+ * log — and with each its keyword and vector index items. Afterwards the WAL is checkpointed so, with
+ * `secure_delete` on, the removed text does not linger in the database files either.
+ *
+ * Matching is plain case-insensitive substring: a user who says "forget Alice" means every trace of the
+ * word, not what an embedding finds similar.
+ */
+import type { ForgetCounts, ForgetReport } from "@homeagent/sdk";
+import type { ContextEvent } from "../kernel/types.js";
+import type { RelevanceContext } from "./context.js";
+import type { DistillPipeline } from "./distill/pipeline.js";
+import type { DocTurn } from "./doc-schema.js";
+import type { DocStore } from "./documents.js";
+import type { GraphDB } from "./graph.js";
+import type { DB } from "./store.js";
+import { mentioning, type TextLog } from "./textlog.js";
+
+export interface ForgetDeps {
+  db: DB;
+  context: RelevanceContext;
+  docs: DocStore;
+  graph: GraphDB;
+  pipeline: DistillPipeline;
+  textlog: TextLog;
+}
+
+const SAMPLES = 8;
+/** Terms shorter than this would match nearly everything; forgetting them needs a longer phrase. */
+const MIN_TERM_CHARS = 2;
+
+export function zeroCounts(): ForgetCounts {
+  return { context: 0, documents: 0, entities: 0, relations: 0, sentences: 0, textLog: 0, indexItems: 0 };
+}
+
+export function checkTerms(terms: readonly string[]): string[] {
+  const clean = terms.map((t) => t.trim().toLowerCase()).filter(Boolean);
+  if (clean.length === 0 || clean.some((t) => [...t].length < MIN_TERM_CHARS)) {
+    throw new Error(`say what to forget in at least ${MIN_TERM_CHARS} characters`);
+  }
+  return clean;
+}
+
+export class Forgetter {
+  constructor(private readonly deps: ForgetDeps) {}
+
+  /** What `forget` would remove, with a few samples; nothing changes. */
+  async preview(query: string): Promise<ForgetReport> {
+    const terms = checkTerms([query]);
+    const m = this.find(terms);
+    const log = await this.deps.textlog.search(query, SAMPLES);
+    const matched = zeroCounts();
+    matched.context = m.events.length;
+    matched.documents = m.docs.length;
+    matched.entities = m.entities.length;
+    matched.relations = m.relations;
+    matched.sentences = m.sentences;
+    matched.textLog = log.total;
+    matched.indexItems = m.events.length + m.turns.length + m.entities.length;
+    const samples = [
+      ...m.events.map((e) => `${e.input} ${e.response}`.trim()),
+      ...m.turns.map((t) => `${t.input} ${t.response}`.trim()),
+      ...m.entities,
+      ...log.events.map((e) => `${e.input} ${e.response}`.trim()),
+    ].slice(0, SAMPLES);
+    return { query, confirmed: false, matched, removed: zeroCounts(), samples };
+  }
+
+  /** Removes every trace of text mentioning all `terms` (see file comment); returns counts by layer. */
+  async forget(query: string, terms: readonly string[] = [query]): Promise<ForgetReport> {
+    const preview = await this.preview(query);
+    const removed = await this.remove(checkTerms(terms));
+    return { ...preview, confirmed: true, removed };
+  }
+
+  /** The removal itself, for the graph tools' hard purge and delete (they have removed the graph part). */
+  async remove(terms: readonly string[]): Promise<ForgetCounts> {
+    const { context, docs, graph, pipeline, textlog, db } = this.deps;
+    const needle = checkTerms(terms);
+    const m = this.find(needle);
+    const counts = zeroCounts();
+    counts.context = await context.remove(m.events.map((e) => e.id));
+    const rewritten = docs.forget(m.turns);
+    counts.documents = rewritten.documents;
+    for (const name of m.entities) {
+      const r = graph.deleteEntity(name);
+      counts.entities += r.entities;
+      counts.relations += r.relations;
+      counts.sentences += r.sentences;
+    }
+    const cited = graph.forgetSentences(needle);
+    counts.sentences += cited.sentences;
+    counts.relations += cited.relations;
+    pipeline.purge((content) => mentionsAll(content, needle));
+    counts.textLog = await textlog.purge((e) => needle.every((t) => mentioning(t)(e)));
+    counts.indexItems = counts.context + rewritten.turns + counts.entities;
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    return counts;
+  }
+
+  private find(terms: readonly string[]) {
+    const { context, docs, graph } = this.deps;
+    const events = context.events().filter((e) => mentionsAll(eventText(e), terms));
+    const turns: DocTurn[] = docs.mentioning(terms);
+    const docIds = new Set(turns.map((t) => t.docId));
+    const entities = graph
+      .recall(terms, [], 0)
+      .entities.map((e) => e.name)
+      .filter((n) => terms.some((t) => n.toLowerCase().includes(t)));
+    const relations = graph.recall(terms, [], 1).relations.length;
+    const sentences = graph.sentencesMatching(terms).length;
+    return { events, turns, docs: [...docIds], entities, relations, sentences };
+  }
+}
+
+function eventText(e: ContextEvent): string {
+  return [e.input, e.response, ...e.toolResults.map((r) => r.content)].join("\n");
+}
+
+export function mentionsAll(text: string, terms: readonly string[]): boolean {
+  const lower = text.toLowerCase();
+  return terms.every((t) => lower.includes(t));
+}

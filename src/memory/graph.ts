@@ -1,0 +1,386 @@
+/**
+ * GraphDB: the long-term layer of memory (inventory §5.3) — entities, the facts between them and the
+ * sentences they came from, in memory.db. Every write runs in one SearchIndex.write transaction together
+ * with the `ent:<id>` search items the Indexer matches by vector, so the graph and its index never
+ * disagree, and forgetting something removes it from both.
+ */
+import type { SearchIndex } from "../retrieval/search.js";
+import {
+  type CleanTriple,
+  ENTITY_COLUMNS,
+  type Entity,
+  type EntityRow,
+  GraphCore,
+  type IndexWriter,
+  RELATION_SELECT,
+  type Relation,
+  type Trait,
+  type Triple,
+  toEntity,
+  toRelation,
+  type WriteContext,
+} from "./graph-core.js";
+import { type RecallLimits, type RecallResult, recallGraph, traitsOf } from "./graph-recall.js";
+import {
+  type DeleteResult,
+  deleteEntity,
+  editFact,
+  mergeEntities,
+  type PurgeFilter,
+  type PurgeResult,
+  purgeFacts,
+} from "./graph-removal.js";
+import {
+  checkSentence,
+  checkTriple,
+  dayFormatter,
+  GRAPH_MIGRATIONS,
+  GraphError,
+  MAX_TRIPLES_PER_COMMIT,
+  nameProblem,
+  normalizeName,
+  runes,
+  sameFact,
+} from "./graph-rules.js";
+import { type DB, migrateTables } from "./store.js";
+
+export type { Entity, Relation, Trait, Triple } from "./graph-core.js";
+export { ENTITY_KIND, entityIdOfItem, entityItemId } from "./graph-core.js";
+export type { RecallLimits, RecallResult } from "./graph-recall.js";
+export type { DeleteResult, PurgeFilter, PurgeResult } from "./graph-removal.js";
+export { GraphError } from "./graph-rules.js";
+
+export interface GraphOptions {
+  /** Clock for created_at / updated_at (tests). */
+  now?: () => number;
+  /** Time zone of date_bucket (YYYY-MM-DD); default the process's. */
+  timeZone?: string;
+}
+
+export interface CommitOptions {
+  sessionId?: string;
+  turnId?: number;
+  /** The sentence the triples were taken from; kept once and cited by each relation. */
+  sentence?: string;
+  /** When the facts were said (unix ms); default now. */
+  ts?: number;
+}
+
+export interface CommitResult {
+  /** Entities created. */
+  entities: number;
+  /** Relations created. */
+  relations: number;
+  /** Relations that existed in this session and were refreshed (confidence, time, reactivated). */
+  refreshed: number;
+  /** One line per triple not written, with the reason. */
+  skipped: string[];
+}
+
+export interface Introspection {
+  entities: number;
+  relations: number;
+  inactiveRelations: number;
+  sentences: number;
+  traits: number;
+  hot: Array<{ name: string; type: string; mentions: number }>;
+}
+
+const HOT = 10;
+const MAX_PAGE = 500;
+const TRAIT_MAX_RUNES = 50;
+const VALUE_MAX_CHARS = 500;
+
+export class GraphDB {
+  private readonly core: GraphCore;
+  private readonly clock: () => number;
+  private readonly day: (ts: number) => string;
+
+  constructor(
+    readonly db: DB,
+    readonly index: SearchIndex,
+    opts: GraphOptions = {},
+  ) {
+    migrateTables(db, "graph", GRAPH_MIGRATIONS);
+    this.core = new GraphCore(db, index);
+    this.clock = opts.now ?? Date.now;
+    this.day = dayFormatter(opts.timeZone);
+  }
+
+  /**
+   * Writes facts: invalid triples are skipped with a reason, entities are upserted (one more mention
+   * each time), and a fact already known in the same session is refreshed rather than duplicated.
+   */
+  commit(triples: readonly Triple[], opts: CommitOptions = {}): CommitResult {
+    if (!Array.isArray(triples)) {
+      throw new GraphError({
+        code: "graph_bad_argument",
+        message: "triples must be an array of {subject, relation, object}",
+      });
+    }
+    if (triples.length > MAX_TRIPLES_PER_COMMIT) {
+      throw new GraphError({
+        code: "graph_limit",
+        message: `at most ${MAX_TRIPLES_PER_COMMIT} triples per commit, got ${triples.length}: commit them in batches`,
+      });
+    }
+    const sentence = checkSentence(opts.sentence);
+    const result: CommitResult = { entities: 0, relations: 0, refreshed: 0, skipped: [] };
+    const clean: CleanTriple[] = [];
+    for (const [i, t] of triples.entries()) {
+      const c = checkTriple(t);
+      if (typeof c === "string") result.skipped.push(`#${i + 1}: ${c}`);
+      else clean.push(c);
+    }
+    if (clean.length === 0) return result;
+    return this.index.write((w) => {
+      const ctx = this.context(opts);
+      if (sentence) ctx.sentenceId = this.core.sentenceId(sentence, ctx.now);
+      const touched: number[] = [];
+      for (const t of clean) {
+        const r = this.commitOne(t, ctx);
+        result.entities += r.created;
+        if (r.isNew) result.relations++;
+        else result.refreshed++;
+        touched.push(...r.ids);
+      }
+      this.core.refreshIndex(w, touched);
+      return result;
+    });
+  }
+
+  /** Entities matching the keywords or named by the seeds, then `depth` hops of active facts (see graph-recall.ts). */
+  recall(keywords: readonly string[], seeds: readonly string[] = [], depth = 2, limits?: RecallLimits): RecallResult {
+    return recallGraph(this.db, keywords, seeds, depth, limits);
+  }
+
+  /** Folds `source` into `target`: its facts and traits move over, its mentions add up, it is deleted. */
+  merge(source: string, target: string): { relations: number; dropped: number } {
+    return this.write((w, now) => mergeEntities(this.core, w, source, target, now));
+  }
+
+  purge(filter: PurgeFilter): PurgeResult {
+    return this.write((w, now) => purgeFacts(this.core, w, filter, now));
+  }
+
+  /** Replaces a fact by its edited form: hard purge of the old (every session) + commit of the new. */
+  edit(
+    old: { subject: string; relation: string; object: string },
+    next: Partial<Triple>,
+    opts: CommitOptions = {},
+  ): { removed: number; added: number } {
+    const from = {
+      subject: normalizeName(old.subject),
+      relation: normalizeName(old.relation),
+      object: normalizeName(old.object),
+    };
+    if (!from.subject || !from.relation || !from.object) {
+      throw new GraphError({
+        code: "graph_bad_argument",
+        message: "the old fact needs subject, relation and object, exactly as memory_recall shows them",
+      });
+    }
+    const to = checkTriple({
+      ...next,
+      subject: next.subject ?? from.subject,
+      relation: next.relation ?? from.relation,
+      object: next.object ?? from.object,
+    });
+    if (typeof to === "string")
+      throw new GraphError({ code: "graph_bad_argument", message: `the edited fact is not valid: ${to}` });
+    if (sameFact(from, to) && !to.subjectType && !to.objectType) {
+      throw new GraphError({
+        code: "graph_bad_argument",
+        message:
+          "the new values equal the old fact: give at least one new_subject, new_relation or new_object that differs",
+      });
+    }
+    return this.index.write((w) => {
+      const ctx = this.context(opts);
+      const { removed } = editFact(this.core, w, from, to, (t) => this.commitOne(t, ctx).ids);
+      return { removed, added: 1 };
+    });
+  }
+
+  /** Removes an entity and everything about it (relations, traits, sentences naming it, its search item). */
+  deleteEntity(name: string): DeleteResult {
+    return this.write((w) => deleteEntity(this.core, w, name));
+  }
+
+  introspect(): Introspection {
+    const count = (sql: string) => (this.db.prepare(sql).pluck().get() as number) ?? 0;
+    const hot = this.recall([], [], 0, { maxEntities: HOT }).entities.map((e) => ({
+      name: e.name,
+      type: e.type,
+      mentions: e.mentionCount,
+    }));
+    return {
+      entities: count("SELECT COUNT(*) FROM entities"),
+      relations: count("SELECT COUNT(*) FROM relations WHERE status = 'active'"),
+      inactiveRelations: count("SELECT COUNT(*) FROM relations WHERE status <> 'active'"),
+      sentences: count("SELECT COUNT(*) FROM sentences"),
+      traits: count("SELECT COUNT(*) FROM person_traits"),
+      hot,
+    };
+  }
+
+  /** The entity of that name (case-insensitive for ASCII), or null. */
+  entity(name: string): Entity | null {
+    const row = this.core.entityByName(normalizeName(name));
+    return row ? toEntity(row) : null;
+  }
+
+  entityById(id: number): Entity | null {
+    const row = this.core.entityById(id);
+    return row ? toEntity(row) : null;
+  }
+
+  /** A page of entities, most mentioned first. */
+  entities(opts: { offset?: number; limit?: number } = {}): Entity[] {
+    const offset = opts.offset ?? 0;
+    const limit = opts.limit ?? 50;
+    if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+      throw new GraphError({
+        code: "graph_bad_argument",
+        message: `offset must be an integer ≥ 0 and limit an integer from 1 to ${MAX_PAGE}`,
+      });
+    }
+    return this.db
+      .prepare<[number, number], EntityRow>(
+        `SELECT ${ENTITY_COLUMNS} FROM entities e ORDER BY e.mention_count DESC, e.id DESC LIMIT ? OFFSET ?`,
+      )
+      .all(limit, offset)
+      .map(toEntity);
+  }
+
+  count(): number {
+    return this.db.prepare("SELECT COUNT(*) FROM entities").pluck().get() as number;
+  }
+
+  /** Active facts about one entity (either end), newest first. */
+  relationsOf(name: string, limit = 100): Relation[] {
+    const row = this.core.entityByName(normalizeName(name));
+    if (!row) return [];
+    return this.db
+      .prepare(
+        `${RELATION_SELECT} WHERE r.status = 'active' AND (r.source_id = @id OR r.target_id = @id)
+         ORDER BY r.updated_at DESC, r.id DESC LIMIT @limit`,
+      )
+      .all({ id: row.id, limit: Math.min(Math.max(1, limit), MAX_PAGE) })
+      .map((r) => toRelation(r as Parameters<typeof toRelation>[0]));
+  }
+
+  /** Sets (overwrites) a person's trait; the entity is created or retyped as a Person. */
+  setTrait(name: string, trait: string, value: string): { previous: string | null } {
+    const person = normalizeName(name);
+    const problem = nameProblem(person);
+    if (problem) throw new GraphError({ code: "graph_bad_argument", message: `person name ${problem}` });
+    const key = normalizeName(trait);
+    if (!key || runes(key) > TRAIT_MAX_RUNES) {
+      throw new GraphError({ code: "graph_bad_argument", message: `trait must be 1–${TRAIT_MAX_RUNES} characters` });
+    }
+    const text = typeof value === "string" ? value.trim() : "";
+    if (!text || text.length > VALUE_MAX_CHARS) {
+      throw new GraphError({ code: "graph_bad_argument", message: `value must be 1–${VALUE_MAX_CHARS} characters` });
+    }
+    return this.write((w, now) => {
+      const { id } = this.core.upsertEntity(person, "Person", now);
+      const previous =
+        (this.db.prepare("SELECT value FROM person_traits WHERE entity_id = ? AND trait = ?").pluck().get(id, key) as
+          | string
+          | undefined) ?? null;
+      this.db
+        .prepare(
+          `INSERT INTO person_traits (entity_id, trait, value, updated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (entity_id, trait) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+        )
+        .run(id, key, text, now);
+      this.core.refreshIndex(w, [id]);
+      return { previous };
+    });
+  }
+
+  traits(name: string): Trait[] {
+    const e = this.entity(name);
+    return e ? traitsOf(this.db, [e]) : [];
+  }
+
+  /** Active facts that still cite their source sentence, oldest first: what the review loop checks. */
+  withSentences(limit: number): Relation[] {
+    return this.db
+      .prepare(`${RELATION_SELECT} WHERE r.status = 'active' AND r.sentence_id > 0 ORDER BY r.updated_at, r.id LIMIT ?`)
+      .all(Math.min(Math.max(1, limit), MAX_PAGE))
+      .map((r) => toRelation(r as Parameters<typeof toRelation>[0]));
+  }
+
+  /** Drops the sentence citations of these facts (once reviewed) and the sentences nothing cites any more. */
+  clearSentences(relationIds: readonly number[]): number {
+    return this.write((w) => {
+      const list = JSON.stringify(relationIds);
+      const cited = this.db
+        .prepare("SELECT sentence_id FROM relations WHERE id IN (SELECT value FROM json_each(?))")
+        .pluck()
+        .all(list) as number[];
+      this.db.prepare("UPDATE relations SET sentence_id = 0 WHERE id IN (SELECT value FROM json_each(?))").run(list);
+      return this.core.removeOrphans(w, [], cited).sentences;
+    });
+  }
+
+  /** Source sentences whose text mentions every term (lower-case): what forgetting would remove. */
+  sentencesMatching(terms: readonly string[]): number[] {
+    const like = terms.map((t) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const where = like.map(() => "lower(text) LIKE ? ESCAPE '\\'").join(" AND ");
+    return this.db
+      .prepare(`SELECT id FROM sentences WHERE ${where}`)
+      .pluck()
+      .all(...like) as number[];
+  }
+
+  /**
+   * Forgets sentences mentioning every term, and the facts taken from them (a fact distilled from a
+   * forgotten sentence would keep what it said); entities left with nothing go too. Returns the sentences.
+   */
+  forgetSentences(terms: readonly string[]): { sentences: number; relations: number } {
+    const ids = this.sentencesMatching(terms);
+    if (ids.length === 0) return { sentences: 0, relations: 0 };
+    return this.write((w) => {
+      const list = JSON.stringify(ids);
+      const ends = this.db
+        .prepare("SELECT source_id, target_id FROM relations WHERE sentence_id IN (SELECT value FROM json_each(?))")
+        .all(list) as Array<{ source_id: number; target_id: number }>;
+      const relations = this.db
+        .prepare("DELETE FROM relations WHERE sentence_id IN (SELECT value FROM json_each(?))")
+        .run(list).changes;
+      const removed = this.core.removeOrphans(
+        w,
+        ends.flatMap((e) => [e.source_id, e.target_id]),
+        ids,
+      );
+      return { sentences: removed.sentences, relations };
+    });
+  }
+
+  private write<T>(fn: (w: IndexWriter, now: number) => T): T {
+    return this.index.write((w) => fn(w, this.clock()));
+  }
+
+  private context(opts: CommitOptions): WriteContext {
+    const now = opts.ts ?? this.clock();
+    if (!Number.isFinite(now))
+      throw new GraphError({ code: "graph_bad_argument", message: `ts must be unix ms, got ${now}` });
+    return {
+      now,
+      sessionId: typeof opts.sessionId === "string" ? opts.sessionId : "",
+      turnId: Number.isInteger(opts.turnId) ? (opts.turnId as number) : 0,
+      dateBucket: this.day(now),
+      sentenceId: 0,
+    };
+  }
+
+  private commitOne(t: CleanTriple, ctx: WriteContext): { created: number; isNew: boolean; ids: number[] } {
+    const s = this.core.upsertEntity(t.subject, t.subjectType, ctx.now);
+    const o = this.core.upsertEntity(t.object, t.objectType, ctx.now);
+    const isNew = this.core.upsertRelation(s.id, o.id, t, ctx);
+    return { created: Number(s.created) + Number(o.created), isNew, ids: [s.id, o.id] };
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * MemorySystem: the three layers (RelevanceContext → DocStore → GraphDB) on one memory.db and one shared
+ * SearchIndex, with what runs on them — the Indexer, related memory, the raw text log, the distill
+ * pipeline and the heartbeat loops — and what the rest of the daemon uses: the kernel's ContextWindow and
+ * MemoryContext, the memory tools, and the plugins' memory APIs. The kernel is handed in late (`attach`),
+ * because the Agent needs the context window before memory can use its job lane and self-tasks.
+ */
+import { join } from "node:path";
+import type { Logger } from "@homeagent/sdk";
+import type { EmbeddingProvider } from "../embedding/spi.js";
+import type { Job } from "../kernel/jobs.js";
+import type { MemoryContext } from "../kernel/types.js";
+import { SearchIndex } from "../retrieval/search.js";
+import { errorMessage } from "../util/errors.js";
+import { RelevanceContext } from "./context.js";
+import { LOOP_KEYS } from "./distill/config.js";
+import { Heartbeat, type LoopName } from "./distill/heartbeat.js";
+import { DistillPipeline } from "./distill/pipeline.js";
+import { type DocTool, docTools } from "./doc-tools.js";
+import { DocStore } from "./documents.js";
+import { Forgetter } from "./forget.js";
+import { GraphDB } from "./graph.js";
+import { graphTools } from "./graph-tools.js";
+import { Indexer } from "./indexer.js";
+import { migrateLegacyContext } from "./legacy.js";
+import { memoryApis } from "./memory-api.js";
+import { LayeredMemoryContext } from "./memory-context.js";
+import { SocialStore } from "./social.js";
+import { type DB, discardUpgradeBackups } from "./store.js";
+import { TextLog } from "./textlog.js";
+
+/** What memory needs of the kernel once it exists. */
+export interface KernelPort {
+  enqueueJob(job: Job): Promise<void>;
+  injectSelf(text: string, opts: { tools: string[] }): Promise<unknown>;
+}
+
+export interface MemorySettings {
+  maxContextSize(): number;
+  /** The user's zone ("" = the system's, already resolved by the caller). */
+  zone(): string;
+  /** A duration setting in ms. */
+  duration(key: string): number;
+}
+
+export interface MemoryOptions {
+  db: DB;
+  dataDir: string;
+  settings: MemorySettings;
+  log: Logger;
+}
+
+export class MemorySystem {
+  readonly index: SearchIndex;
+  readonly context: RelevanceContext;
+  readonly docs: DocStore;
+  readonly graph: GraphDB;
+  readonly social: SocialStore;
+  readonly indexer: Indexer;
+  readonly textlog: TextLog;
+  readonly pipeline: DistillPipeline;
+  readonly heartbeat: Heartbeat;
+  readonly forgetter: Forgetter;
+  readonly memoryContext: MemoryContext;
+  private kernel: KernelPort | null = null;
+
+  constructor(private readonly opts: MemoryOptions) {
+    const { db, log, settings } = opts;
+    this.index = new SearchIndex(db, { onError: (err) => log.warn(`memory index: ${err.message}`) });
+    this.docs = new DocStore(db, this.index);
+    this.context = new RelevanceContext(db, this.index, this.docs, {
+      onOverflow: (events) =>
+        log.warn(`context window over its safety cap: ${events.length} oldest event(s) archived early`),
+    });
+    const migrated = migrateLegacyContext(db, this.index, this.context, this.docs);
+    if (migrated) {
+      log.info(
+        `memory: migrated the old context (${migrated.window} in the window, ${migrated.archived} archived into ${migrated.documents} documents, ${migrated.dropped} dropped); backup ${migrated.backups.join(", ") || "none"}`,
+      );
+    }
+    this.graph = new GraphDB(db, this.index);
+    this.social = new SocialStore(this.graph);
+    this.indexer = new Indexer(this.graph, this.index);
+    this.textlog = new TextLog(join(opts.dataDir, "memory", "text"));
+    const runJob = (job: Job) => this.port().enqueueJob(job);
+    this.pipeline = new DistillPipeline({ db, graph: this.graph, runJob, log });
+    this.heartbeat = new Heartbeat({
+      interval: (loop: LoopName) => settings.duration(LOOP_KEYS[loop]),
+      maxContextSize: () => settings.maxContextSize(),
+      runJob,
+      selfTask: (text, o) => this.port().injectSelf(text, o),
+      db,
+      pipeline: this.pipeline,
+      context: this.context,
+      docs: this.docs,
+      graph: this.graph,
+      index: this.index,
+      timeZone: settings.zone(),
+      log,
+    });
+    this.forgetter = new Forgetter({
+      db,
+      context: this.context,
+      docs: this.docs,
+      graph: this.graph,
+      pipeline: this.pipeline,
+      textlog: this.textlog,
+    });
+    this.memoryContext = new LayeredMemoryContext({
+      index: this.index,
+      indexer: this.indexer,
+      docs: this.docs,
+      textlog: this.textlog,
+      pipeline: this.pipeline,
+      zone: () => settings.zone(),
+      warn: (msg) => log.warn(msg),
+    });
+  }
+
+  /** The kernel is ready: the loops may start. Upgrade backups go once the daemon has started cleanly. */
+  attach(kernel: KernelPort): void {
+    this.kernel = kernel;
+    this.heartbeat.start();
+  }
+
+  /** Called when the daemon is up: a start that got this far no longer needs the pre-upgrade copy. */
+  started(): void {
+    for (const path of discardUpgradeBackups(this.opts.db))
+      this.opts.log.info(`memory: removed upgrade backup ${path}`);
+  }
+
+  setEmbedder(embedder: EmbeddingProvider | null): void {
+    this.index.setEmbedder(embedder);
+  }
+
+  tools(): DocTool[] {
+    return [
+      ...graphTools({
+        graph: this.graph,
+        social: this.social,
+        indexer: this.indexer,
+        forget: async (terms) => {
+          const c = await this.forgetter.remove(terms);
+          return { ...c };
+        },
+      }),
+      ...docTools(this.context, this.docs),
+    ];
+  }
+
+  apis() {
+    return memoryApis(this);
+  }
+
+  runLoop(loop: LoopName): Promise<string> {
+    return this.heartbeat.run(loop);
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.heartbeat.stop();
+    } catch (err) {
+      this.opts.log.warn(`memory: stopping the heartbeat failed: ${errorMessage(err)}`);
+    }
+    await this.index.close();
+    await this.textlog.close();
+  }
+
+  private port(): KernelPort {
+    if (!this.kernel) throw new Error("memory is not attached to the kernel yet");
+    return this.kernel;
+  }
+}
