@@ -150,19 +150,29 @@ export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promis
     timeline: timeline ? messageTokens({ role: "system", content: timeline }) : 0,
     plugin_context: plugin.reduce((sum, m) => sum + messageTokens(m), 0),
   };
-  const report: ContextReport = {
-    requestId: c.requestId,
+  return { messages, offer, report: reportOf(c.requestId, window, used, alloc, messageTokens(input), offer) };
+}
+
+function reportOf(
+  requestId: string,
+  window: number,
+  used: SectionTokens,
+  alloc: SectionTokens,
+  input: number,
+  offer: ToolOffer,
+): ContextReport {
+  return {
+    requestId,
     at: Date.now(),
     contextWindow: window,
-    budget: total,
+    budget: requestBudget(window),
     sections: [
       ...SECTIONS.map((s) => ({ name: s.name, tokens: used[s.name], budget: alloc[s.name] })),
-      { name: "input", tokens: messageTokens(input), budget: messageTokens(input) },
+      { name: "input", tokens: input, budget: input },
     ],
     toolsOffered: offer.count,
     toolsTotal: offer.total,
   };
-  return { messages, offer, report };
 }
 
 /** The memory sections within their allocations; a memory failure costs the sections, not the turn. */

@@ -10,7 +10,8 @@
  * 3. tools used recently in the context window, newest first (what the conversation is about);
  * 4. the output tools of the turn's channel (`output_send__<channel>`) and `output_list_channels`;
  * then other tools in registration order, up to 70 % of the allocation: the last 30 % is kept free for the
- * definitions tool_search loads.
+ * definitions tool_search loads. A call to a registered tool that is not offered still runs (its arguments
+ * are validated as always): trimming saves tokens, it is not a permission; only an allowlist refuses.
  */
 
 import { tokenize } from "../embedding/text.js";

@@ -44,12 +44,6 @@ export function normalFilter(f: SearchFilter | undefined): NormalFilter {
   return { kinds, since, until, meta };
 }
 
-export function isEmpty(f: NormalFilter): boolean {
-  return (
-    f.kinds === null && f.since === Number.NEGATIVE_INFINITY && f.until === Number.POSITIVE_INFINITY && !f.meta.length
-  );
-}
-
 /** A WHERE condition (always valid, "1" when empty) and its parameters. */
 export function filterSql(f: NormalFilter): { where: string; params: Array<string | number> } {
   const parts: string[] = [];

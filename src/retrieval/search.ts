@@ -11,7 +11,7 @@ import { cleanText, tokenize } from "../embedding/text.js";
 import { isZeroVector } from "../embedding/vector-math.js";
 import { EmbedQueue } from "./embed-queue.js";
 import { RetrievalError } from "./errors.js";
-import { isEmpty, type NormalFilter, normalFilter, type SearchFilter } from "./filter.js";
+import { type NormalFilter, normalFilter, type SearchFilter } from "./filter.js";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, validWeights, type Weights } from "./fusion.js";
 import { type ChangedRow, type ItemInput, KeywordIndex, MAX_LIST, type StoredItem } from "./keyword-index.js";
 import { PreparedQuery, spaceKey } from "./query.js";

@@ -1,6 +1,7 @@
 /** Slash commands of the cli socket. Each answers with one final frame; a throw becomes an error frame. */
 import type { FinalFrame } from "@homeagent/cli-protocol";
 import type { ContextReport, KernelStatus, LlmSourceStatus, PluginSDK } from "@homeagent/sdk";
+import { MEMORY_HELP } from "./memory-commands.js";
 
 export const HELP_TEXT = [
   "/help                         this list",
@@ -11,6 +12,7 @@ export const HELP_TEXT = [
   "/settings set <key> <value>   change a configuration entry",
   "/llm                          LLM sources: model, state, last error",
   "/llm use <name>               prefer this source until changed (/llm use auto: priority order)",
+  ...MEMORY_HELP,
   "/auth <key>                   authenticate (must be the first line when homed has an API key)",
   "any other line                a message to the agent",
 ].join("\n");

@@ -2,10 +2,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { directJobs, FakeClock } from "../../../test/fixtures/distill-fakes.js";
+import { openLayers } from "../../../test/fixtures/memory-layers.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
+import { GraphDB } from "../graph.js";
 import { openMemoryStore } from "../store.js";
 import { Heartbeat, type HeartbeatDeps, type LoopName, PIPELINE_INTERVAL_MS } from "./heartbeat.js";
+import { DistillPipeline } from "./pipeline.js";
 import type { ReviewRelation } from "./ports.js";
 
 const MIN = 60_000;
@@ -190,4 +193,28 @@ test("an interval that cannot be read turns the loop off with a warning instead 
   assert.equal(hb.nextRun("archive"), null);
   assert.ok(lines.some((l) => l.startsWith("WARN archive loop: cannot read its interval")));
   return hb.stop();
+});
+
+test("wired to the real context, documents, graph and index, every loop runs", async () => {
+  const layers = openLayers();
+  const graph = new GraphDB(layers.db, layers.index, { timeZone: "UTC" });
+  graph.commit([{ subject: "用户", relation: "居住地", object: "北京" }], { sentence: "我住在北京" });
+  const hb = new Heartbeat({
+    clock: new FakeClock(),
+    interval: () => 30 * MIN,
+    maxContextSize: () => 30,
+    runJob: directJobs(),
+    selfTask: async () => "ok",
+    db: layers.db,
+    pipeline: new DistillPipeline({ db: layers.db, graph, runJob: directJobs() }),
+    context: layers.context,
+    docs: layers.docs,
+    graph,
+    index: layers.index,
+    timeZone: "UTC",
+  });
+  for (const loop of ["pipeline", "distill", "archive", "merge", "review"]) {
+    assert.match(await hb.run(loop), new RegExp(`^${loop}: `));
+  }
+  assert.equal(graph.introspect().sentences, 0, "the review loop ran against the real graph");
 });

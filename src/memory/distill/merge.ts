@@ -82,12 +82,16 @@ interface Pair {
 }
 
 export async function runMergeLoop(d: MergeDeps, cursor: MergeCursor): Promise<string> {
-  d.markers.decay();
   const pairs: Pair[] = [];
   let scanned = 0;
   let wrapped = cursor.offset === 0;
   let page: EntityLite[] = [];
+  let decayed = false;
   const next = (): EntityLite | null => {
+    if (!decayed) {
+      decayed = true;
+      d.markers.decay(); // one round passes per tick, inside the job like every other write
+    }
     if (pairs.length >= MAX_MERGE_TASKS || scanned >= MERGE_SCAN_PER_TICK) return null;
     if (page.length === 0) {
       page = d.graph.entities({ offset: cursor.offset, limit: PAGE });

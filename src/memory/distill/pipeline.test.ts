@@ -3,9 +3,12 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { directJobs } from "../../../test/fixtures/distill-fakes.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
+import { SearchIndex } from "../../retrieval/search.js";
+import { GraphDB } from "../graph.js";
 import { openMemoryStore } from "../store.js";
 import { DISTILL_SESSION, DistillPipeline, type PipelineOptions } from "./pipeline.js";
 import type { CommitOpts } from "./ports.js";
+import { runReviewLoop } from "./review.js";
 import type { Triple } from "./triple.js";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -148,4 +151,31 @@ test("concurrent ticks share one run", async () => {
   const [a, b] = await Promise.all([pipeline.tick(), pipeline.tick()]);
   assert.equal(a, b);
   assert.equal(jobs.names.length, 1);
+});
+
+test("with the real graph: facts said in both languages land on one subject, then review clears their sentences", async () => {
+  const path = join(tempDir("distill-pipeline-"), "memory.db");
+  const db = openMemoryStore(path);
+  const index = new SearchIndex(db, { embedder: null });
+  const graph = new GraphDB(db, index, { timeZone: "UTC" });
+  const pipeline = new DistillPipeline({ db, graph, runJob: directJobs(), now: () => T0 });
+  pipeline.offer(said("我住在北京"));
+  pipeline.offer(said("I like jazz and I work as a nurse"));
+  await pipeline.tick();
+  assert.deepEqual(
+    graph
+      .relationsOf("用户")
+      .map((r) => `${r.relation}:${r.object}`)
+      .sort(),
+    ["喜好:jazz", "居住地:北京", "职业:nurse"],
+  );
+  assert.equal(graph.entity("用户")?.type, "Person");
+  assert.equal(graph.entity("北京")?.type, "Place");
+
+  const tasks: string[] = [];
+  const summary = await runReviewLoop({ graph, runJob: directJobs(), selfTask: async (text) => tasks.push(text) });
+  assert.equal(summary, "review: 3 facts reviewed, 2 orphan sentences deleted");
+  assert.equal(graph.introspect().sentences, 0);
+  assert.equal(graph.withSentences(5).length, 0, "each fact is reviewed once");
+  await index.close();
 });

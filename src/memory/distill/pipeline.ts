@@ -142,10 +142,15 @@ export class DistillPipeline {
   }
 
   private async distillAll(): Promise<PipelineSummary> {
-    const summary: PipelineSummary = { distilled: 0, triples: 0, failed: 0, expired: this.expire(), pending: 0 };
+    const summary: PipelineSummary = { distilled: 0, triples: 0, failed: 0, expired: 0, pending: 0 };
     let lastId = 0;
     let batch: Row[] = [];
+    let started = false;
     const next = (): Row | null => {
+      if (!started) {
+        started = true;
+        summary.expired = this.expire();
+      }
       if (batch.length === 0) {
         batch = this.db
           .prepare("SELECT id, ts, session, content FROM distill_candidates WHERE id > ? ORDER BY id LIMIT ?")
