@@ -107,6 +107,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     log: logger("kernel"),
   });
   memory.attach(agent);
+  config.onChange((key) => memory.settingChanged(key));
   const announce = (payload: Record<string, unknown>) => agent.bus.publish("system", "kernel", payload);
   sources.announceTo(announce);
   for (const tool of [...llmSourceTools(llmApi), ...memory.tools()]) {

@@ -35,6 +35,7 @@ import {
   topTerms,
 } from "./doc-text.js";
 import { turnLine, vectorText } from "./event-text.js";
+import { cachedStatement } from "./statements.js";
 import { type DB, migrateTables } from "./store.js";
 
 export {
@@ -53,8 +54,6 @@ const HOUR = 3_600_000;
 
 export class DocStore {
   private readonly now: () => number;
-  /** Prepared once per SQL text: a turn's memory work runs many of these. */
-  private readonly statements = new Map<string, Statement>();
   private lastIdMs = 0;
   private idSeq = 0;
 
@@ -336,12 +335,7 @@ export class DocStore {
   }
 
   private sql(text: string): Statement {
-    let st = this.statements.get(text);
-    if (!st) {
-      st = this.db.prepare(text);
-      this.statements.set(text, st);
-    }
-    return st;
+    return cachedStatement(this.db, text);
   }
 
   private byHash(hash: string): Doc | null {

@@ -16,6 +16,7 @@ import {
   toRelation,
 } from "./graph-core.js";
 import { containsPattern, GraphError, MAX_DEPTH, MAX_KEYWORDS, normalizeName } from "./graph-rules.js";
+import { cachedStatement } from "./statements.js";
 import type { DB } from "./store.js";
 
 export interface RecallLimits {
@@ -88,22 +89,20 @@ function matchEntities(db: DB, words: string[], names: string[], cap: number): E
   if (words.length > 0) {
     const like = words.map(() => "e.name LIKE ? ESCAPE '\\'").join(" OR ");
     rows.push(
-      ...db
-        .prepare<unknown[], EntityRow>(
-          `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE (${like}) AND ${ALIVE}
+      ...cachedStatement<unknown[], EntityRow>(
+        db,
+        `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE (${like}) AND ${ALIVE}
            ORDER BY e.mention_count DESC, e.id DESC LIMIT ?`,
-        )
-        .all(...words.map(containsPattern), cap),
+      ).all(...words.map(containsPattern), cap),
     );
   }
   if (names.length > 0) {
     rows.push(
-      ...db
-        .prepare<[string], EntityRow>(
-          `SELECT ${ENTITY_COLUMNS} FROM entities e
+      ...cachedStatement<[string], EntityRow>(
+        db,
+        `SELECT ${ENTITY_COLUMNS} FROM entities e
            WHERE e.name IN (SELECT value FROM json_each(?)) AND ${ALIVE}`,
-        )
-        .all(JSON.stringify(names)),
+      ).all(JSON.stringify(names)),
     );
   }
   const seen = new Set<number>();
@@ -123,16 +122,16 @@ function walk(
   const room = maxRelations - relations.length;
   if (room <= 0) return { next: [], truncated: true };
   // Two index searches (by source, by target) joined by UNION: an OR over both columns would scan every fact.
-  const rows = db
-    .prepare(
-      `WITH f(id) AS (SELECT value FROM json_each(@frontier)),
+  const rows = cachedStatement(
+    db,
+    `WITH f(id) AS (SELECT value FROM json_each(@frontier)),
             hit(id) AS (SELECT a.id FROM f CROSS JOIN relations a ON a.source_id = f.id AND a.status = 'active'
                         UNION SELECT b.id FROM f CROSS JOIN relations b ON b.target_id = f.id AND b.status = 'active')
        ${RELATION_SELECT.trim()}
        WHERE r.id IN (SELECT id FROM hit) AND r.id NOT IN (SELECT value FROM json_each(@taken))
        ORDER BY r.confidence DESC, r.updated_at DESC, r.id
        LIMIT @limit`,
-    )
+  )
     .all({ frontier: JSON.stringify(frontier), taken: JSON.stringify(taken), limit: room + 1 })
     .map((r) => toRelation(r as Parameters<typeof toRelation>[0]));
   const next: number[] = [];
@@ -151,15 +150,17 @@ function walk(
 }
 
 function overview(db: DB, entityCap: number): RecallResult {
-  const entities = db
-    .prepare<[number], EntityRow>(
-      `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE ${ALIVE}
+  const entities = cachedStatement<[number], EntityRow>(
+    db,
+    `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE ${ALIVE}
        ORDER BY e.mention_count DESC, e.id DESC LIMIT ?`,
-    )
+  )
     .all(entityCap)
     .map(toEntity);
-  const relations = db
-    .prepare(`${RELATION_SELECT} WHERE r.status = 'active' ORDER BY r.created_at DESC, r.id DESC LIMIT ?`)
+  const relations = cachedStatement(
+    db,
+    `${RELATION_SELECT} WHERE r.status = 'active' ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+  )
     .all(OVERVIEW_RELATIONS)
     .map((r) => toRelation(r as Parameters<typeof toRelation>[0]));
   return { entities, relations, traits: traitsOf(db, entities), truncated: false };
@@ -167,24 +168,23 @@ function overview(db: DB, entityCap: number): RecallResult {
 
 function entitiesById(db: DB, ids: number[]): EntityRow[] {
   if (ids.length === 0) return [];
-  const rows = db
-    .prepare<[string], EntityRow>(
-      `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
-    )
-    .all(JSON.stringify(ids));
+  const rows = cachedStatement<[string], EntityRow>(
+    db,
+    `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(ids));
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 export function traitsOf(db: DB, entities: readonly Entity[]): Trait[] {
   if (entities.length === 0) return [];
-  return db
-    .prepare<[string, number], { entity: string; trait: string; value: string; updated_at: number }>(
-      `SELECT e.name AS entity, t.trait, t.value, t.updated_at FROM person_traits t
+  return cachedStatement<[string, number], { entity: string; trait: string; value: string; updated_at: number }>(
+    db,
+    `SELECT e.name AS entity, t.trait, t.value, t.updated_at FROM person_traits t
        JOIN entities e ON e.id = t.entity_id
        WHERE t.entity_id IN (SELECT value FROM json_each(?))
        ORDER BY e.name, t.trait LIMIT ?`,
-    )
+  )
     .all(JSON.stringify(entities.map((e) => e.id)), MAX_TRAITS)
     .map((t) => ({ entity: t.entity, trait: t.trait, value: t.value, updatedAt: t.updated_at }));
 }

@@ -81,7 +81,7 @@ export class MemorySystem {
     this.graph = new GraphDB(db, this.index);
     this.social = new SocialStore(this.graph);
     this.indexer = new Indexer(this.graph, this.index);
-    this.textlog = new TextLog(join(opts.dataDir, "memory", "text"));
+    this.textlog = new TextLog(join(opts.dataDir, "memory", "text"), { log });
     const runJob = (job: Job) => this.port().enqueueJob(job);
     this.pipeline = new DistillPipeline({ db, graph: this.graph, runJob, log });
     this.heartbeat = new Heartbeat({
@@ -127,6 +127,11 @@ export class MemorySystem {
   started(): void {
     for (const path of discardUpgradeBackups(this.opts.db))
       this.opts.log.info(`memory: removed upgrade backup ${path}`);
+  }
+
+  /** A loop interval changed: the next run is scheduled from the new value (0 stops the loop). */
+  settingChanged(key: string): void {
+    if ((Object.values(LOOP_KEYS) as string[]).includes(key)) this.heartbeat.reschedule();
   }
 
   setEmbedder(embedder: EmbeddingProvider | null): void {

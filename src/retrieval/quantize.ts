@@ -24,7 +24,7 @@ export function quantizeDirection(v: Float32Array): Buffer {
 /** Cosine similarity of `query` with a vector stored by quantizeDirection. */
 export function cosineQuantized(query: Float32Array, q: Buffer): number {
   const scale = q.readFloatLE(0);
-  const codes = new Int8Array(q.buffer, q.byteOffset + 4, q.length - 4);
+  const codes = codesOf(q);
   let dot = 0;
   let qq = 0;
   for (let i = 0; i < query.length; i++) {
@@ -40,4 +40,9 @@ export function dequantize(q: Buffer): Float32Array {
   const out = new Float32Array(q.length - 4);
   for (let i = 0; i < out.length; i++) out[i] = q.readInt8(4 + i) * scale;
   return out;
+}
+
+/** The signed bytes of a vector stored by quantizeDirection (a view, not a copy). */
+export function codesOf(q: Buffer): Int8Array {
+  return new Int8Array(q.buffer, q.byteOffset + 4, q.length - 4);
 }

@@ -15,9 +15,7 @@ const ITEMS = Array.from({ length: 50 }, (_, i) => ({ id: `n${i}`, text: `note $
 
 function vecTables(index: SearchIndex): string[] {
   return index.db
-    .prepare<[], { name: string }>(
-      "SELECT name FROM sqlite_master WHERE name GLOB 'search_vec_*_q' AND type = 'table'",
-    )
+    .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE name GLOB 'search_vec_*_q' AND type = 'table'")
     .all()
     .map((r) => r.name);
 }

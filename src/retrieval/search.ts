@@ -14,14 +14,14 @@ import { RetrievalError } from "./errors.js";
 import { type NormalFilter, normalFilter, type SearchFilter } from "./filter.js";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, validWeights, type Weights } from "./fusion.js";
 import { type ChangedRow, type ItemInput, KeywordIndex, MAX_LIST, type StoredItem } from "./keyword-index.js";
-import { PreparedQuery, spaceKey } from "./query.js";
+import { asPrepared, type PreparedQuery, PreparedText, type QueryInput, spaceKey } from "./query.js";
 import { embedRows, ReembedJob, type ReembedOptions, type ReembedProgress, type VectorStores } from "./reembed.js";
 import { type Neighbour, VectorIndex, type VectorSpace } from "./vector-index.js";
 
 export type { SearchFilter } from "./filter.js";
 export type { Weights } from "./fusion.js";
 export type { ItemInput, StoredItem } from "./keyword-index.js";
-export { PreparedQuery } from "./query.js";
+export type { PreparedQuery, QueryInput } from "./query.js";
 
 export interface SearchIndexOptions {
   /** null or absent: keyword search only. */
@@ -76,8 +76,8 @@ export interface SearchStatus {
   dimension: number | null;
   /** "none": keyword search only; "partial": some items lack a vector in the current space. */
   vectors: "none" | "complete" | "partial";
-  /** "ann": nearest vectors are searched over all items (HNSW graphs, see ann.ts). */
-  vectorSearch: "ann" | null;
+  /** "exact": nearest vectors are found by scanning every vector of the space (see vector-matrix.ts). */
+  vectorSearch: "exact" | null;
   reembed: ReembedProgress | null;
   lastError: string | null;
 }
@@ -123,8 +123,7 @@ export class SearchIndex {
       this.ownsDb = false;
     }
     this.keywords = new KeywordIndex(this.db);
-    const file = this.db.name;
-    this.vectors = new VectorIndex(this.db, file && file !== ":memory:" && !this.db.memory ? `${file}.ann` : null);
+    this.vectors = new VectorIndex(this.db);
     this.stores = { db: this.db, keywords: this.keywords, vectors: this.vectors };
     this.weights = validWeights({ ...DEFAULT_WEIGHTS, ...opts.weights });
     this.queue = new EmbedQueue(
@@ -150,6 +149,7 @@ export class SearchIndex {
     }
     const { fingerprint, dimension } = embedder.info();
     this.space = this.vectors.open(fingerprint, dimension, this.keywords.count() === 0);
+    this.vectors.load(this.space);
     if (this.space.complete) this.dropOtherSpaces(this.space);
     else if (this.opts.autoReembed !== false) this.reembed();
   }
@@ -246,18 +246,18 @@ export class SearchIndex {
 
   /** Tokenizes and embeds a query once, for any number of searches and scorings. */
   async prepare(text: string): Promise<PreparedQuery> {
-    const q = new PreparedQuery(text);
+    const q = new PreparedText(text);
     await this.queryVector(q);
     return q;
   }
 
-  async search(query: string | PreparedQuery, opts: SearchOptions = {}): Promise<SearchHit[]> {
+  async search(query: QueryInput, opts: SearchOptions = {}): Promise<SearchHit[]> {
     const k = opts.k ?? 10;
     if (!Number.isInteger(k) || k <= 0) throw new Error(`search k must be a positive integer, got ${k}`);
     const weights = validWeights({ ...this.weights, ...opts.weights });
     const filter = normalFilter(opts.filter);
     const pool = Math.max(k * POOL_FACTOR, MIN_POOL);
-    const q = typeof query === "string" ? new PreparedQuery(query) : query;
+    const q = asPrepared(query);
 
     const candidates = new Map<number, Candidate>();
     if (weights.bm25 > 0 && q.tokens.length > 0) {
@@ -305,8 +305,8 @@ export class SearchIndex {
    * have a vector there, otherwise BM25 divided by the best BM25 among the ids (0 … 1). Unknown ids are
    * absent from the result.
    */
-  async scoreIds(query: string | PreparedQuery, ids: readonly string[]): Promise<Map<string, number>> {
-    const q = typeof query === "string" ? new PreparedQuery(query) : query;
+  async scoreIds(query: QueryInput, ids: readonly string[]): Promise<Map<string, number>> {
+    const q = asPrepared(query);
     const items = ids.map((id) => this.keywords.byId(id)).filter((i): i is StoredItem => i !== undefined);
     const out = new Map<string, number>();
     if (items.length === 0) return out;
@@ -393,25 +393,23 @@ export class SearchIndex {
       fingerprint: space?.fingerprint ?? null,
       dimension: space?.dimension ?? null,
       vectors: !space ? "none" : space.complete ? "complete" : "partial",
-      vectorSearch: !space ? null : "ann",
+      vectorSearch: !space ? null : "exact",
       reembed: this.job?.status() ?? null,
       lastError: this.lastError,
     };
   }
 
   /**
-   * Waits for queued vectors, stops re-embedding (resumable), saves the nearest-neighbour graphs and closes
-   * the database if this index opened it.
+   * Waits for queued vectors, stops re-embedding (resumable) and closes the database if this index opened it.
    */
   async close(): Promise<void> {
     await this.queue.flush();
     await this.job?.stop();
-    if (this.db.open) this.vectors.save();
     if (this.ownsDb) this.db.close();
   }
 
   /** The query's vector in the current space, computed now if it was prepared in another (or none). */
-  private async queryVector(q: PreparedQuery): Promise<Float32Array | null> {
+  private async queryVector(q: PreparedText): Promise<Float32Array | null> {
     const space = this.space;
     const embedder = this.embedder;
     if (!space || !embedder) return null;

@@ -10,6 +10,16 @@
  * moves the last row into its place, so a matrix never holds more than its live rows (plus growth slack).
  */
 import { exactSearch, MetricKind } from "usearch";
+import { Sketcher } from "./sketch.js";
+
+/**
+ * Up to this many rows a kind's matrix is scanned exactly (≈ 1.3 ms at 1024 dimensions). Above it the
+ * sketches are scanned first and the best RERANK_FACTOR × k (at least MIN_RERANK) rows rescored exactly,
+ * which keeps 100k rows within a few milliseconds (measured in the issue-8 note).
+ */
+const EXACT_MAX = 32_768;
+const RERANK_FACTOR = 8;
+const MIN_RERANK = 256;
 
 export interface MatrixHit {
   rowid: number;
@@ -19,12 +29,16 @@ export interface MatrixHit {
 
 class KindMatrix {
   data: Int8Array;
+  sketches: Int8Array;
   rowids: Float64Array;
   count = 0;
   readonly slotOf = new Map<number, number>();
+  private readonly dimension: number;
 
-  constructor(private readonly dimension: number) {
-    this.data = new Int8Array(dimension * 64);
+  constructor(private readonly sketcher: Sketcher) {
+    this.dimension = sketcher.dimension;
+    this.data = new Int8Array(this.dimension * 64);
+    this.sketches = new Int8Array(sketcher.width * 64);
     this.rowids = new Float64Array(64);
   }
 
@@ -37,6 +51,7 @@ class KindMatrix {
       this.rowids[slot] = rowid;
     }
     this.data.set(codes, slot * this.dimension);
+    this.sketcher.sketch(codes, this.sketches, slot * this.sketcher.width);
   }
 
   remove(rowid: number): boolean {
@@ -45,7 +60,9 @@ class KindMatrix {
     const last = --this.count;
     if (slot !== last) {
       const d = this.dimension;
+      const w = this.sketcher.width;
       this.data.copyWithin(slot * d, last * d, (last + 1) * d);
+      this.sketches.copyWithin(slot * w, last * w, (last + 1) * w);
       this.rowids[slot] = this.rowids[last];
       this.slotOf.set(this.rowids[slot], slot);
     }
@@ -54,15 +71,31 @@ class KindMatrix {
     return true;
   }
 
-  search(query: Int8Array, k: number): MatrixHit[] {
+  search(query: Int8Array, querySketch: Int8Array, k: number): MatrixHit[] {
     const n = Math.min(k, this.count);
     if (n === 0) return [];
-    const m = exactSearch(this.data.subarray(0, this.count * this.dimension), query, this.dimension, n, MetricKind.Cos, 1);
+    const d = this.dimension;
+    if (this.count <= EXACT_MAX) return this.hits(scan(this.data.subarray(0, this.count * d), query, d, n), null);
+    const w = this.sketcher.width;
+    const coarse = scan(this.sketches.subarray(0, this.count * w), querySketch, w, Math.max(MIN_RERANK, RERANK_FACTOR * n));
+    const slots = Array.from(coarse.keys, Number);
+    const rows = new Int8Array(slots.length * d);
+    slots.forEach((slot, i) => rows.set(this.data.subarray(slot * d, (slot + 1) * d), i * d));
+    return this.hits(scan(rows, query, d, n), slots);
+  }
+
+  private hits(m: { keys: BigUint64Array; distances: Float32Array }, slots: number[] | null): MatrixHit[] {
     const out: MatrixHit[] = [];
     for (let i = 0; i < m.keys.length; i++) {
-      out.push({ rowid: this.rowids[Number(m.keys[i])], similarity: 1 - m.distances[i] });
+      const slot = slots ? slots[Number(m.keys[i])] : Number(m.keys[i]);
+      out.push({ rowid: this.rowids[slot], similarity: 1 - m.distances[i] });
     }
     return out;
+  }
+
+  /** Makes room for `rows` rows in all, so a bulk load allocates once. */
+  reserve(rows: number): void {
+    if (rows > this.rowids.length) this.resize(rows);
   }
 
   private grow(): void {
@@ -76,6 +109,9 @@ class KindMatrix {
   private resize(rows: number): void {
     const data = new Int8Array(rows * this.dimension);
     data.set(this.data.subarray(0, this.count * this.dimension));
+    const sketches = new Int8Array(rows * this.sketcher.width);
+    sketches.set(this.sketches.subarray(0, this.count * this.sketcher.width));
+    this.sketches = sketches;
     const rowids = new Float64Array(rows);
     rowids.set(this.rowids.subarray(0, this.count));
     this.data = data;
@@ -85,13 +121,21 @@ class KindMatrix {
 
 export class VectorMatrix {
   private readonly kinds = new Map<string, KindMatrix>();
+  private readonly sketcher: Sketcher;
 
-  constructor(readonly dimension: number) {}
+  constructor(readonly dimension: number) {
+    this.sketcher = new Sketcher(dimension);
+  }
 
   size(): number {
     let n = 0;
     for (const m of this.kinds.values()) n += m.count;
     return n;
+  }
+
+  /** Makes room for this many rows of a kind (before a bulk load). */
+  reserve(kind: string, rows: number): void {
+    this.kindMatrix(kind).reserve(rows);
   }
 
   /** Adds or replaces one item's 8-bit codes (the bytes after quantizeDirection's 4-byte scale). */
@@ -100,24 +144,30 @@ export class VectorMatrix {
       throw new Error(`a ${codes.length}-dimensional vector cannot join a ${this.dimension}-dimensional matrix`);
     }
     for (const [k, m] of this.kinds) if (k !== kind) m.remove(rowid);
-    let m = this.kinds.get(kind);
-    if (!m) {
-      m = new KindMatrix(this.dimension);
-      this.kinds.set(kind, m);
-    }
-    m.put(rowid, codes);
+    this.kindMatrix(kind).put(rowid, codes);
   }
 
   remove(rowid: number): void {
     for (const m of this.kinds.values()) if (m.remove(rowid)) return;
   }
 
+  private kindMatrix(kind: string): KindMatrix {
+    let m = this.kinds.get(kind);
+    if (!m) {
+      m = new KindMatrix(this.sketcher);
+      this.kinds.set(kind, m);
+    }
+    return m;
+  }
+
   /** The `k` nearest items of the given kinds (all when null), best first; ties go to the older item. */
   search(query: Float32Array, k: number, kinds: readonly string[] | null): MatrixHit[] {
     const codes = toCodes(query);
     if (!codes) return [];
+    const sketch = new Int8Array(this.sketcher.width);
+    this.sketcher.sketch(codes, sketch);
     const hits: MatrixHit[] = [];
-    for (const kind of kinds ?? this.kinds.keys()) hits.push(...(this.kinds.get(kind)?.search(codes, k) ?? []));
+    for (const kind of kinds ?? this.kinds.keys()) hits.push(...(this.kinds.get(kind)?.search(codes, sketch, k) ?? []));
     return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
   }
 }
@@ -130,4 +180,9 @@ function toCodes(v: Float32Array): Int8Array | null {
   const out = new Int8Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = Math.round((v[i] / max) * 127);
   return out;
+}
+
+/** Exact cosine search on signed bytes with usearch's SIMD kernels, on this thread. */
+function scan(data: Int8Array, query: Int8Array, dimension: number, k: number) {
+  return exactSearch(data, query, dimension, Math.min(k, data.length / dimension), MetricKind.Cos, 1);
 }
