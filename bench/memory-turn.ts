@@ -67,7 +67,7 @@ export async function turnWork(opts: { entities: number; documents: number; turn
 
 async function oneTurn(memory: MemorySystem, requestId: string, text: string, ts: number): Promise<void> {
   const { context, memoryContext } = memory;
-  const q = await memoryContext.prepare(text);
+  const q = await memory.index.prepare(text);
   await context.prune(q, WINDOW - 1);
   const id = await context.append({ ts, kind: "user", source: "cli", channel: "cli", input: text });
   const exclude = new Set((await context.window()).map((e) => e.id));

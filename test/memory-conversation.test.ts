@@ -45,7 +45,12 @@ const FACTS: Fact[] = [
   // English, found verbatim in the documents.
   { say: "My sister Mia lives in Lisbon.", path: "docs", query: "where does my sister Mia live", expect: "Lisbon" },
   { say: "Our dog is called Biscuit, he is a beagle.", path: "docs", query: "the beagle's name", expect: "Biscuit" },
-  { say: "My wife Hannah is allergic to peanuts.", path: "docs", query: "what is Hannah allergic to", expect: "peanuts" },
+  {
+    say: "My wife Hannah is allergic to peanuts.",
+    path: "docs",
+    query: "what is Hannah allergic to",
+    expect: "peanuts",
+  },
   { say: "My car is a green Subaru Outback.", path: "docs", query: "which Subaru do I drive", expect: "Outback" },
   {
     say: "Our wedding anniversary is on the 14th of September.",
@@ -53,7 +58,12 @@ const FACTS: Fact[] = [
     query: "when is our wedding anniversary",
     expect: "14th of September",
   },
-  { say: "My son Theo plays the cello in the school orchestra.", path: "docs", query: "Theo orchestra", expect: "cello" },
+  {
+    say: "My son Theo plays the cello in the school orchestra.",
+    path: "docs",
+    query: "Theo orchestra",
+    expect: "cello",
+  },
   { say: "Our landlord is Mr. Okafor.", path: "docs", query: "who is our landlord", expect: "Okafor" },
   { say: "The wifi password at the cabin is blueheron77.", path: "docs", query: "cabin wifi", expect: "blueheron77" },
   { say: "My blood type is O negative.", path: "docs", query: "my blood type", expect: "O negative" },
@@ -67,7 +77,12 @@ const FACTS: Fact[] = [
   { say: "My best friend Rafael moved to Nairobi.", path: "docs", query: "where did Rafael move", expect: "Nairobi" },
   { say: "The spare house key is under the blue flowerpot.", path: "docs", query: "spare key", expect: "flowerpot" },
   { say: "My daughter Zoe is learning Japanese.", path: "docs", query: "language Zoe learns", expect: "Japanese" },
-  { say: "My bike was stolen outside the library.", path: "docs", query: "where was my bike stolen", expect: "library" },
+  {
+    say: "My bike was stolen outside the library.",
+    path: "docs",
+    query: "where was my bike stolen",
+    expect: "library",
+  },
   { say: "Mum's birthday is on the 3rd of May.", path: "docs", query: "mum birthday", expect: "3rd of May" },
   { say: "My locker at the gym is number 318.", path: "docs", query: "gym locker", expect: "318" },
   // Chinese, found verbatim in the documents.
@@ -99,9 +114,9 @@ const EN_FILLER = [
   (n: number) => `Can you summarise chapter ${n} of the novel we talked about?`,
   (n: number) => `What is ${n} times ${n + 7}?`,
   (n: number) => `Give me a synonym for the word number ${n} on my vocabulary list.`,
-  (n: number) => `How many minutes does it take to boil ${n % 5 + 2} eggs?`,
+  (n: number) => `How many minutes does it take to boil ${(n % 5) + 2} eggs?`,
   (n: number) => `Translate sentence ${n} of the exercise into French, please.`,
-  (n: number) => `Suggest a stretching routine of ${n % 20 + 5} minutes.`,
+  (n: number) => `Suggest a stretching routine of ${(n % 20) + 5} minutes.`,
   (n: number) => `Is ${n} a prime number?`,
   (n: number) => `Write a haiku about autumn rain, version ${n}.`,
   (n: number) => `Convert ${n} kilometres into miles.`,
@@ -128,14 +143,12 @@ test("500 turns with 50 facts in both languages: each fact is found again, the w
   assert.equal(FACTS.filter((f) => /[\u4e00-\u9fff]/.test(f.say)).length, 25, "25 Chinese facts, 25 English");
   const h = startMemoryAgent({ contextSize: MAX_CONTEXT });
   try {
-    const started = Date.now();
     const byTurn = new Map(FACTS.map((f, i) => [factAt(i), f]));
     let largest = 0;
     for (let turn = 0; turn < TURNS; turn++) {
       await h.say(byTurn.get(turn)?.say ?? filler(turn));
       largest = Math.max(largest, h.memory.context.size());
     }
-    const conversationMs = Date.now() - started;
     assert.ok(largest <= MAX_CONTEXT, `the window held ${largest} events, more than ${MAX_CONTEXT}`);
     assert.equal(h.memory.context.size(), MAX_CONTEXT);
     // Pruning archived everything else: every turn is in exactly one of the two layers.
@@ -158,7 +171,8 @@ test("500 turns with 50 facts in both languages: each fact is found again, the w
         h.settings.contextSize = 11;
         await h.say(filler(TURNS));
         h.settings.contextSize = MAX_CONTEXT;
-        // Vectors are computed after the commit; a conversation gives them the seconds between turns.
+        // Vectors are computed after the commit; a conversation gives them the seconds between turns. (A turn
+        // whose vector is still pending can rank below vector-only near-misses: a retrieval issue, reported.)
         await h.memory.index.flush();
         assert.ok(
           !(await h.memory.context.window()).some((e) => e.input.includes(fact.expect)),
@@ -177,7 +191,6 @@ test("500 turns with 50 facts in both languages: each fact is found again, the w
       }
     }
     assert.deepEqual(misses, [], `facts not found:\n${misses.join("\n")}`);
-    console.log(`500 turns in ${conversationMs} ms, whole test ${Date.now() - started} ms`);
   } finally {
     await h.close();
   }

@@ -4,21 +4,21 @@
  * context window or in the documents, and in exactly one of them: pruning moves events from the window
  * into a document in one transaction, so no kill point may leave a turn in neither layer or in both.
  *
- * The kill points are chosen without any hook in the daemon: the test watches memory.db's write-ahead
- * log and sends SIGKILL right after the k-th write to it that follows a trigger (a burst of turns, or
- * `/memory run distill` pruning a long window). A SQLite commit of a large archive is a run of WAL frame
+ * The kill points are chosen without any hook in the daemon: the test reads memory.db's write-ahead log
+ * and sends SIGKILL as soon as the k-th page frame after a trigger (a burst of turns, or `/memory run
+ * distill` pruning a long window) is written. A SQLite commit of a large archive is a run of frame
  * writes, so small k lands inside that commit, larger k between or after transactions; reading the WAL
  * after the kill tells which kills tore a commit (frames written after the last commit frame).
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { setPriority } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { setImmediate as nextTick } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
 import { CliLines, type HomedProcess, startHomedOn } from "./fixtures/homed-process.js";
 import { tempDir } from "./fixtures/temp-dir.js";
+import { tornFrames, whenFramesWritten } from "./fixtures/wal-watch.js";
 
 const WORDS = ["apple", "river", "stone", "violet", "engine", "harbor", "canyon", "lantern", "meadow", "quartz"];
 
@@ -140,48 +140,6 @@ class Ledger {
   }
 }
 
-/** Resolves after the k-th write to the WAL (its mtime changed k times), or once `done()` holds. */
-async function afterWalWrites(dir: string, k: number, done: () => boolean, timeoutMs = 20_000): Promise<number> {
-  const wal = join(dir, "memory.db-wal");
-  const mtime = () => (existsSync(wal) ? statSync(wal, { bigint: true }).mtimeNs : 0n);
-  let last = mtime();
-  let writes = 0;
-  const until = performance.now() + timeoutMs;
-  while (writes < k && !done()) {
-    if (performance.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${k} WAL writes`);
-    const now = mtime();
-    if (now !== last) {
-      writes++;
-      last = now;
-      continue;
-    }
-    await nextTick();
-  }
-  return writes;
-}
-
-/**
- * Frames of the WAL's current generation written after its last commit frame: a transaction that was
- * being committed when the process died (SQLite ignores them on recovery). Frames of the current
- * generation carry the header's salts; older frames further on (before a WAL reset) do not.
- */
-function tornFrames(dir: string): number {
-  const wal = join(dir, "memory.db-wal");
-  if (!existsSync(wal)) return 0;
-  const buf = readFileSync(wal);
-  if (buf.length < 32) return 0;
-  const pageSize = buf.readUInt32BE(8);
-  const salts = [buf.readUInt32BE(16), buf.readUInt32BE(20)];
-  let frames = 0;
-  let committed = 0;
-  for (let at = 32; at + 24 + pageSize <= buf.length; at += 24 + pageSize) {
-    if (buf.readUInt32BE(at + 8) !== salts[0] || buf.readUInt32BE(at + 12) !== salts[1]) break;
-    frames++;
-    if (buf.readUInt32BE(at + 4) !== 0) committed = frames;
-  }
-  return frames - committed;
-}
-
 describe("memory durability: a real homed killed with SIGKILL", () => {
   let fake: FakeLLM;
   let env: Record<string, string>;
@@ -275,6 +233,9 @@ describe("memory durability: a real homed killed with SIGKILL", () => {
         cli.send(line as string);
       };
       say(null, "/settings set core.agent.max_context_size 40");
+      // The lowest CPU priority for the daemon: on a busy machine the watcher still sees the frames of a
+      // commit while they are being written, not only after it.
+      setPriority(h.proc.pid as number, 19);
       let trigger: number;
       if (step.mode === "distill") {
         for (let n = 0; n < 30; n++) say(message(next++, 3000));
@@ -288,15 +249,21 @@ describe("memory durability: a real homed killed with SIGKILL", () => {
         trigger = lines.length;
         for (let n = 0; n < 25; n++) say(message(next++, 3000));
       }
-      const writes = await afterWalWrites(dir, step.k, () => cli.answers().length === lines.length);
+      const wal = join(dir, "memory.db-wal");
+      const frames = await whenFramesWritten(
+        wal,
+        step.k,
+        () => cli.answers().length === lines.length,
+        () => void h.kill(),
+      );
       await kill(h);
       cli.close();
       ledger.settle(lines, cli);
       const answered = cli.answers().length - trigger;
-      const frames = tornFrames(dir);
-      if (frames > 0) torn++;
+      const open = tornFrames(wal);
+      if (open > 0) torn++;
       outcomes.push(
-        `${step.mode} k=${step.k}: killed after ${writes} WAL writes and ${answered} answers, ${frames} frames of a torn commit`,
+        `${step.mode} k=${step.k}: killed after ${frames} WAL frames and ${answered} answers, ${open} frames of a torn commit`,
       );
     }
     const last = await start(dir);

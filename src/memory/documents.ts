@@ -285,15 +285,17 @@ export class DocStore {
 
   /**
    * Archived turns, and manual documents (as one pseudo-turn with id 0), whose text contains every term
-   * (lower-case; SQLite's lower() folds ASCII only, which is what case means for CJK-free terms). Forget
-   * is rare and exact, so this is a scan, not an index look-up.
+   * (lower-case; SQLite's lower() folds ASCII only, which is what case means for CJK-free terms). A turn's
+   * search item also holds its tool results, which doc_turns does not keep, so those items are matched
+   * too. Forget is rare and exact, so this is a scan, not an index look-up.
    */
   mentioning(terms: readonly string[]): DocTurn[] {
     const like = terms.map((t) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     const all = (expr: string) => like.map(() => `lower(${expr}) LIKE ? ESCAPE '\\'`).join(" AND ");
-    const turns = this.sql(`SELECT ${TURN_COLUMNS} FROM doc_turns WHERE ${all("input || ' ' || response")}`).all(
-      ...like,
-    ) as DocTurn[];
+    const turns = this.sql(
+      `SELECT ${TURN_COLUMNS} FROM doc_turns WHERE (${all("input || ' ' || response")})
+         OR id IN (SELECT CAST(substr(id, 6) AS INTEGER) FROM search_items WHERE kind = 'turn' AND ${all("text")})`,
+    ).all(...like, ...like) as DocTurn[];
     const docs = this.sql(
       `SELECT * FROM documents WHERE NOT EXISTS (SELECT 1 FROM doc_turns t WHERE t.doc_id = documents.id) AND ${all("content || ' ' || summary")}`,
     ).all(...like) as DocRow[];
@@ -311,13 +313,19 @@ export class DocStore {
     ];
   }
 
+  /** Search items that hold these turns (a manual document's pseudo-turn: each of its pieces). */
+  itemsOf(hits: readonly DocTurn[]): number {
+    return hits.reduce((n, t) => n + (t.id === 0 ? this.itemIds(t.docId, []).length : 1), 0);
+  }
+
   /**
    * Removes the given turns (and manual documents): each affected document is taken out and what remains
    * of it is archived again, so its summary, tags and verbatim text no longer carry what was forgotten.
    */
-  forget(hits: readonly DocTurn[]): { documents: number; turns: number } {
+  forget(hits: readonly DocTurn[]): { documents: number; turns: number; items: number } {
     const gone = new Set(hits.map((t) => t.id));
     const docIds = [...new Set(hits.map((t) => t.docId))];
+    const items = this.itemsOf(hits);
     return this.index.write((w) => {
       let turns = 0;
       for (const doc of this.take(docIds, w)) {
@@ -325,7 +333,7 @@ export class DocStore {
         turns += doc.turns.length - keep.length;
         if (keep.length > 0) this.archive(keep.map(turnEvent), doc.source, w);
       }
-      return { documents: docIds.length, turns };
+      return { documents: docIds.length, turns, items };
     });
   }
 

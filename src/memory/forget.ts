@@ -57,7 +57,7 @@ export class Forgetter {
     matched.relations = m.relations;
     matched.sentences = m.sentences;
     matched.textLog = log.total;
-    matched.indexItems = m.events.length + m.turns.length + m.entities.length;
+    matched.indexItems = m.events.length + this.deps.docs.itemsOf(m.turns) + m.entities.length;
     const samples = [
       ...m.events.map((e) => `${e.input} ${e.response}`.trim()),
       ...m.turns.map((t) => `${t.input} ${t.response}`.trim()),
@@ -74,11 +74,15 @@ export class Forgetter {
     return { ...preview, confirmed: true, removed };
   }
 
-  /** The removal itself, for the graph tools' hard purge and delete (they have removed the graph part). */
-  async remove(terms: readonly string[]): Promise<ForgetCounts> {
+  /**
+   * The removal itself, also for the graph tools' hard purge and delete. `keepPending` leaves the turn that
+   * is still running alone (a tool may not pull its own turn out from under it); the caller then repeats
+   * the removal once that turn has ended, which also catches its reply, raw-log line and distill candidate.
+   */
+  async remove(terms: readonly string[], opts: { keepPending?: boolean } = {}): Promise<ForgetCounts> {
     const { context, docs, graph, pipeline, textlog, db } = this.deps;
     const needle = checkTerms(terms);
-    const m = this.find(needle);
+    const m = this.find(needle, opts.keepPending === true);
     const counts = zeroCounts();
     counts.context = await context.remove(m.events.map((e) => e.id));
     const rewritten = docs.forget(m.turns);
@@ -94,14 +98,16 @@ export class Forgetter {
     counts.relations += cited.relations;
     pipeline.purge((content) => mentionsAll(content, needle));
     counts.textLog = await textlog.purge((e) => needle.every((t) => mentioning(t)(e)));
-    counts.indexItems = counts.context + rewritten.turns + counts.entities;
+    counts.indexItems = counts.context + rewritten.items + counts.entities;
     db.pragma("wal_checkpoint(TRUNCATE)");
     return counts;
   }
 
-  private find(terms: readonly string[]) {
+  private find(terms: readonly string[], keepPending = false) {
     const { context, docs, graph } = this.deps;
-    const events = context.events().filter((e) => mentionsAll(eventText(e), terms));
+    const events = context
+      .events()
+      .filter((e) => mentionsAll(eventText(e), terms) && !(keepPending && awaitingReply(e)));
     const turns: DocTurn[] = docs.mentioning(terms);
     const docIds = new Set(turns.map((t) => t.docId));
     const entities = graph
@@ -112,6 +118,11 @@ export class Forgetter {
     const sentences = graph.sentencesMatching(terms).length;
     return { events, turns, docs: [...docIds], entities, relations, sentences };
   }
+}
+
+/** A user input whose turn has not ended: no reply yet and not marked unanswered. */
+function awaitingReply(e: ContextEvent): boolean {
+  return e.kind === "user" && e.response === "" && e.unanswered === undefined;
 }
 
 function eventText(e: ContextEvent): string {

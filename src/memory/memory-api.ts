@@ -67,7 +67,7 @@ export function memoryApis(m: MemorySystem): MemoryApis {
         number
       >;
       return {
-        context: { events: m.context.size(), maxEvents: 0 },
+        context: { events: m.context.size(), maxEvents: m.maxContextSize() },
         documents: m.docs.count(),
         entities: g.entities,
         relations: g.relations,

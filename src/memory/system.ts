@@ -134,6 +134,11 @@ export class MemorySystem {
     if ((Object.values(LOOP_KEYS) as string[]).includes(key)) this.heartbeat.reschedule();
   }
 
+  /** core.agent.max_context_size as it is now: the window's limit that `/memory stats` reports. */
+  maxContextSize(): number {
+    return this.opts.settings.maxContextSize();
+  }
+
   setEmbedder(embedder: EmbeddingProvider | null): void {
     this.index.setEmbedder(embedder);
   }
@@ -145,12 +150,30 @@ export class MemorySystem {
         social: this.social,
         indexer: this.indexer,
         forget: async (terms) => {
-          const c = await this.forgetter.remove(terms);
+          const c = await this.forgetter.remove(terms, { keepPending: true });
+          this.forgetAfterTurn(terms);
           return { ...c };
         },
       }),
       ...docTools(this.context, this.docs),
     ];
+  }
+
+  /**
+   * Repeats a tool's forgetting once its turn has ended (the job lane runs after it), so the turn that
+   * asked — its input, reply, tool results, raw-log line — does not keep what was forgotten.
+   */
+  private forgetAfterTurn(terms: string[]): void {
+    const job = {
+      name: "forget",
+      step: async () => {
+        await this.forgetter.remove(terms);
+        return false;
+      },
+    };
+    this.port()
+      .enqueueJob(job)
+      .catch((err) => this.opts.log.warn(`memory: forgetting after the turn failed: ${errorMessage(err)}`));
   }
 
   apis() {

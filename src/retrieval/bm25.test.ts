@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
-import { Bm25Index, bm25Terms } from "./bm25.js";
+import { B, Bm25Index, bm25Terms, K1 } from "./bm25.js";
 import { SearchIndex } from "./search.js";
 
-test("scores follow BM25 (k1 1.2, b 0.75) and rank best first", () => {
+test("scores follow BM25 (with the index's k1 and b) and rank best first", () => {
   const idx = new Bm25Index();
   idx.add(1, "", ["cat", "sat", "mat"]);
   idx.add(2, "", ["dog", "dog", "cat"]);
@@ -16,7 +16,7 @@ test("scores follow BM25 (k1 1.2, b 0.75) and rank best first", () => {
   assert.equal(second, undefined);
   const idf = Math.log((3 - 1 + 0.5) / (1 + 0.5));
   const avg = 10 / 3;
-  const expected = (idf * 2 * 2.2) / (2 + 1.2 * (1 - 0.75 + (0.75 * 3) / avg));
+  const expected = (idf * 2 * (K1 + 1)) / (2 + K1 * (1 - B + (B * 3) / avg));
   assert.ok(Math.abs(first.score - expected) < 1e-9);
 });
 

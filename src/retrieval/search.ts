@@ -11,88 +11,24 @@ import { cleanText, tokenize } from "../embedding/text.js";
 import { isZeroVector } from "../embedding/vector-math.js";
 import { EmbedQueue } from "./embed-queue.js";
 import { RetrievalError } from "./errors.js";
-import { type NormalFilter, normalFilter, type SearchFilter } from "./filter.js";
+import { normalFilter, type SearchFilter } from "./filter.js";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, validWeights, type Weights } from "./fusion.js";
 import { type ChangedRow, type ItemInput, KeywordIndex, MAX_LIST, type StoredItem } from "./keyword-index.js";
+import { filteredKnn } from "./knn.js";
 import { asPrepared, type PreparedQuery, PreparedText, type QueryInput, spaceKey } from "./query.js";
-import { embedRows, ReembedJob, type ReembedOptions, type ReembedProgress, type VectorStores } from "./reembed.js";
+import { embedRows, ReembedJob, type VectorStores } from "./reembed.js";
+import type { IndexWriter, ListOptions, SearchHit, SearchIndexOptions, SearchOptions, SearchStatus } from "./types.js";
 import { type Neighbour, VectorIndex, type VectorSpace } from "./vector-index.js";
 
 export type { SearchFilter } from "./filter.js";
 export type { Weights } from "./fusion.js";
 export type { ItemInput, StoredItem } from "./keyword-index.js";
 export type { PreparedQuery, QueryInput } from "./query.js";
-
-export interface SearchIndexOptions {
-  /** null or absent: keyword search only. */
-  embedder?: EmbeddingProvider | null;
-  /** Default weights of the two components (0.5 / 0.5). */
-  weights?: Weights;
-  /** Start re-embedding automatically when the current space is incomplete (default true). */
-  autoReembed?: boolean;
-  reembed?: ReembedOptions;
-  /** Called when embedding fails; the items stay searchable by keyword. */
-  onError?: (err: Error) => void;
-}
-
-export interface SearchOptions {
-  k?: number;
-  filter?: SearchFilter;
-  weights?: Partial<Weights>;
-}
-
-/** What SearchIndex.write hands its callback: synchronous writes inside the one transaction. */
-export interface IndexWriter {
-  upsert(items: readonly ItemInput[]): void;
-  /** Returns how many of the ids existed. */
-  remove(ids: readonly string[]): number;
-}
-
-export interface ListOptions extends SearchFilter {
-  offset?: number;
-  /** 1 … 10,000; default 100. */
-  limit?: number;
-  /** By ts; default "asc". */
-  order?: "asc" | "desc";
-}
-
-export interface SearchHit {
-  id: string;
-  kind: string;
-  text: string;
-  ts: number;
-  meta: Record<string, unknown>;
-  /** Fused score: weighted sum of both components, each divided by its maximum for this query. */
-  score: number;
-  /** Raw BM25 (higher is better, 0 = no query token in the item). */
-  bm25: number;
-  /** Cosine similarity with the query; null when the item has no vector in the current space. */
-  vector: number | null;
-}
-
-export interface SearchStatus {
-  items: number;
-  fingerprint: string | null;
-  dimension: number | null;
-  /** "none": keyword search only; "partial": some items lack a vector in the current space. */
-  vectors: "none" | "complete" | "partial";
-  /** "exact": nearest vectors are found by scanning every vector of the space (see vector-matrix.ts). */
-  vectorSearch: "exact" | null;
-  reembed: ReembedProgress | null;
-  lastError: string | null;
-}
+export type { IndexWriter, ListOptions, SearchHit, SearchIndexOptions, SearchOptions, SearchStatus } from "./types.js";
 
 /** Candidates fetched from each component before fusion: a few times k, so fusion can reorder. */
 const POOL_FACTOR = 4;
 const MIN_POOL = 40;
-/**
- * A time or metadata filter is applied to the vector side by scanning the 8-bit copies of the items it
- * lets through when they are this few (≈ 3 µs each), else by fetching more neighbours from the graphs
- * and keeping those it lets through, up to this many.
- */
-const SCAN_MAX = 2000;
-const MAX_FETCH = 4096;
-
 export class SearchIndex {
   readonly db: Database.Database;
   private readonly ownsDb: boolean;
@@ -270,7 +206,7 @@ export class SearchIndex {
     const queryVector = space ? await this.queryVector(q) : null;
     // The provider may have been switched while the query was embedded: then its vector is of no use.
     if (space && queryVector && this.space?.id === space.id) {
-      for (const n of this.knn(space, queryVector, pool, filter)) {
+      for (const n of filteredKnn(this.keywords, this.vectors, space, queryVector, pool, filter)) {
         const c = candidates.get(n.rowid);
         if (c) c.vector = n.similarity;
         // Not among the keyword hits: its BM25 is below the pool's last one, counted as 0.
@@ -352,7 +288,7 @@ export class SearchIndex {
     const space = this.space;
     const vector = space ? this.vectors.vectorOf(space, item.rowid) : undefined;
     let found: Neighbour[];
-    if (space && vector) found = this.knn(space, vector, k + 1, f);
+    if (space && vector) found = filteredKnn(this.keywords, this.vectors, space, vector, k + 1, f);
     else {
       const tokens = tokenize(item.text);
       const self = this.keywords.scoreRows(tokens, [item.rowid]).get(item.rowid) ?? 0;
@@ -433,23 +369,6 @@ export class SearchIndex {
     }
   }
 
-  /** Nearest vectors among the items the filter lets through (see SCAN_MAX). */
-  private knn(space: VectorSpace, query: Float32Array, k: number, filter: NormalFilter): Neighbour[] {
-    if (filter.meta.length === 0 && !isTimed(filter)) return this.vectors.knn(space, query, k, filter.kinds);
-    if (this.keywords.countWhere(filter) <= SCAN_MAX) return this.vectors.scan(space, query, k, filter);
-    const accept = this.keywords.metaAccept(filter);
-    const total = this.vectors.size(space);
-    for (let fetch = k * 4; ; fetch *= 4) {
-      const n = Math.min(fetch, MAX_FETCH, total);
-      const found = this.vectors.knn(space, query, n, filter.kinds);
-      const kept = found.filter((c) => {
-        const ts = this.keywords.tsOf(c.rowid);
-        return ts !== undefined && ts >= filter.since && ts <= filter.until && (!accept || accept(c.rowid));
-      });
-      if (kept.length >= k || n >= MAX_FETCH || n >= total) return kept.slice(0, k);
-    }
-  }
-
   /** A rolled-back write leaves the in-memory keyword index ahead of the table: rebuild it from the table. */
   private inTransaction<T>(fn: () => T): T {
     try {
@@ -508,10 +427,6 @@ export class SearchIndex {
     this.lastError = err.message;
     this.opts.onError?.(err);
   }
-}
-
-function isTimed(f: NormalFilter): boolean {
-  return f.since !== Number.NEGATIVE_INFINITY || f.until !== Number.POSITIVE_INFINITY;
 }
 
 function invalid(message: string): never {

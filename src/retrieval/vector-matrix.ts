@@ -77,10 +77,15 @@ class KindMatrix {
     const d = this.dimension;
     if (this.count <= EXACT_MAX) return this.hits(scan(this.data.subarray(0, this.count * d), query, d, n), null);
     const w = this.sketcher.width;
-    const coarse = scan(this.sketches.subarray(0, this.count * w), querySketch, w, Math.max(MIN_RERANK, RERANK_FACTOR * n));
+    const coarse = scan(
+      this.sketches.subarray(0, this.count * w),
+      querySketch,
+      w,
+      Math.max(MIN_RERANK, RERANK_FACTOR * n),
+    );
     const slots = Array.from(coarse.keys, Number);
     const rows = new Int8Array(slots.length * d);
-    slots.forEach((slot, i) => rows.set(this.data.subarray(slot * d, (slot + 1) * d), i * d));
+    for (let i = 0; i < slots.length; i++) rows.set(this.data.subarray(slots[i] * d, (slots[i] + 1) * d), i * d);
     return this.hits(scan(rows, query, d, n), slots);
   }
 

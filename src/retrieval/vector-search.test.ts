@@ -116,3 +116,30 @@ test("the matrix keeps only live rows: removal moves the last row into the gap a
   assert.deepEqual(m.search(v(1), 5, ["missing"]), []);
   assert.throws(() => m.put(1, "odd", new Int8Array(3)), /3-dimensional vector/);
 });
+
+test("above 32,768 rows a kind is searched through sketches and still finds the true nearest rows", () => {
+  const d = 64;
+  const m = new VectorMatrix(d);
+  let seed = 11;
+  const rnd = () => {
+    seed = (seed * 16807) % 2147483647;
+    return seed / 2147483647 - 0.5;
+  };
+  const codes = (v: number[]) => Int8Array.from(v, (x) => Math.round(x * 180));
+  const target = Array.from({ length: d }, rnd);
+  for (let i = 0; i < 40_000; i++) m.put(i, "turn", codes(Array.from({ length: d }, rnd)));
+  // Three rows near the target, at increasing distance.
+  for (const [rowid, noise] of [
+    [50_001, 0.05],
+    [50_002, 0.15],
+    [50_003, 0.3],
+  ]) {
+    m.put(rowid, "turn", codes(target.map((x) => x + noise * rnd())));
+  }
+  const hits = m.search(Float32Array.from(target), 3, ["turn"]);
+  assert.deepEqual(
+    hits.map((h) => h.rowid),
+    [50_001, 50_002, 50_003],
+  );
+  assert.ok(hits[0].similarity > 0.95);
+});

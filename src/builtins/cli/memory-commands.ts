@@ -25,15 +25,15 @@ export async function memoryCommand(sdk: PluginSDK, args: string): Promise<Final
     case "query":
       return needs(rest, "/memory query <keywords>", () => query(sdk, rest));
     case "docs":
-      return needs(rest, "/memory docs <query>", () => docs(sdk, rest));
+      return needs(rest, "/memory docs <query>", () => docs(sdk, rest, dateIn(userZone(sdk))));
     case "timeline":
-      return response(timeline(await sdk.memory.timeline()));
+      return response(timeline(await sdk.memory.timeline(), dateIn(userZone(sdk))));
     case "stats":
       return response(JSON.stringify(await sdk.memory.stats(), null, 2));
     case "run": {
       if (!LOOPS.includes(rest as MemoryLoop)) return usage(`/memory run ${LOOPS.join("|")}`);
-      const report = await sdk.memory.runLoop(rest as MemoryLoop);
-      return response(`${report.loop}: ${report.summary}`);
+      // The summary names its loop already ("distill: …").
+      return response((await sdk.memory.runLoop(rest as MemoryLoop)).summary);
     }
     case "forget":
       return forget(sdk, rest);
@@ -54,22 +54,22 @@ async function query(sdk: PluginSDK, keywords: string): Promise<FinalFrame> {
   return response(lines.join("\n"));
 }
 
-async function docs(sdk: PluginSDK, q: string): Promise<FinalFrame> {
+async function docs(sdk: PluginSDK, q: string, date: DateFormat): Promise<FinalFrame> {
   const found = await sdk.docMemory.query(q, 5);
   if (found.length === 0) return response(`no documents match "${q}"`);
-  return response(found.map(docLine).join("\n\n"));
+  return response(found.map((d) => docLine(d, date)).join("\n\n"));
 }
 
-function docLine(d: MemoryDoc): string {
-  const when = new Date(d.tsStart).toISOString().slice(0, 10);
+function docLine(d: MemoryDoc, date: DateFormat): string {
+  const when = date(d.tsStart).slice(0, 10);
   return `${d.id} (${d.source}, ${when}, score ${d.score?.toFixed(2) ?? "-"}): ${d.summary}\n${clip(d.content, 600)}`;
 }
 
-function timeline(events: MemoryEvent[]): string {
+function timeline(events: MemoryEvent[], date: DateFormat): string {
   if (events.length === 0) return "the context window is empty";
   return events
     .map((e) => {
-      const when = new Date(e.ts).toISOString().replace("T", " ").slice(0, 19);
+      const when = date(e.ts);
       const reply = e.response ? ` → ${clip(e.response, LINE_CHARS)}` : "";
       return `#${e.id} [${when}] ${e.kind} ${e.source}: ${clip(e.input, LINE_CHARS)}${reply}`;
     })
@@ -77,8 +77,8 @@ function timeline(events: MemoryEvent[]): string {
 }
 
 async function forget(sdk: PluginSDK, args: string): Promise<FinalFrame> {
-  const confirmed = /^--yes\s+/.test(args);
-  const q = args.replace(/^--yes\s+/, "").trim();
+  const confirmed = /^--yes(\s|$)/.test(args);
+  const q = args.replace(/^--yes(\s+|$)/, "").trim();
   if (!q) return usage("/memory forget <query>, then /memory forget --yes <query>");
   const report = await sdk.memory.forget(q, { confirm: confirmed });
   if (!confirmed) {
@@ -92,6 +92,35 @@ async function forget(sdk: PluginSDK, args: string): Promise<FinalFrame> {
     );
   }
   return response(`forgot "${q}": removed ${counts(report.removed)}`);
+}
+
+type DateFormat = (ms: number) => string;
+
+/** The user's zone (`core.agent.timezone`), as the prompt uses it; the system's when unset or unknown. */
+function userZone(sdk: PluginSDK): string | undefined {
+  const zone = sdk.config.list("core.agent.timezone").find((e) => e.key === "core.agent.timezone")?.value;
+  if (!zone) return undefined;
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return zone;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in `zone` (sv-SE writes dates in that order). */
+function dateIn(zone: string | undefined): DateFormat {
+  const f = new Intl.DateTimeFormat("sv-SE", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hour12: false,
+  });
+  return (ms) => f.format(ms);
 }
 
 function counts(c: ForgetCounts): string {
