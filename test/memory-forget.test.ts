@@ -258,7 +258,7 @@ test("/memory forget shows what matches and removes nothing; --yes removes it fr
 
     const report: ForgetReport = await h.memory.apis().memory.forget(name, { confirm: false });
     assert.equal(report.confirmed, false);
-    assert.deepEqual(Object.values(report.removed), [0, 0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(Object.values(report.removed), [0, 0, 0, 0, 0, 0, 0, 0]);
 
     const done = await memoryCommand(sdk, `forget --yes ${name}`);
     assert.equal(done.type, "response");

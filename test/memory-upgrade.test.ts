@@ -46,7 +46,13 @@ let fake: FakeLLM;
 let env: Record<string, string>;
 before(async () => {
   fake = await startFakeLLM();
-  env = { HOMEAGENT_LLM_BASE_URL: fake.url, HOMEAGENT_LLM_MODEL: "fake-model", HOMEAGENT_LLM_API_KEY: "sk-test-0000" };
+  env = {
+    HOMEAGENT_LLM_BASE_URL: fake.url,
+    HOMEAGENT_LLM_MODEL: "fake-model",
+    HOMEAGENT_LLM_API_KEY: "sk-test-0000",
+    // `/memory` shows dates in the user's zone (the system's by default): the expected lines are UTC.
+    TZ: "UTC",
+  };
 });
 after(() => fake.close());
 

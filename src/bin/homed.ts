@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { setFlagsFromString } from "node:v8";
-import { startDaemon } from "../daemon/bootstrap.js";
+import { type Daemon, startDaemon } from "../daemon/bootstrap.js";
 import { resolveDataDir } from "../daemon/paths.js";
 import { errorMessage } from "../util/errors.js";
 import { VERSION } from "../version.js";
@@ -37,28 +37,39 @@ async function main(): Promise<void> {
   if (args.values.help) return void process.stdout.write(`${USAGE}\n`);
   if (args.values.version) return void process.stdout.write(`homed ${VERSION}\n`);
 
-  const daemon = await startDaemon({ dataDir: resolveDataDir(args.values.data) });
-  process.on("unhandledRejection", (err) => daemon.log.error(`unhandled rejection: ${describe(err)}`));
-  process.on("uncaughtException", (err) => daemon.log.error(`uncaught exception: ${describe(err)}`));
-
+  // Signals are handled from the start: one that arrives while the daemon is starting stops it as soon
+  // as it is up, instead of killing it halfway through (Node's default for SIGTERM).
+  let daemon: Daemon | null = null;
+  let pending: string | null = null;
   let stopping = false;
   const stop = (signal: string) => {
+    if (!daemon) {
+      pending = signal;
+      return;
+    }
+    const running = daemon;
     if (stopping) {
-      daemon.log.warn(`${signal} again: exiting now`);
+      running.log.warn(`${signal} again: exiting now`);
       process.exit(1);
     }
     stopping = true;
-    daemon.log.info(`${signal} received`);
-    daemon.stop().then(
+    running.log.info(`${signal} received`);
+    running.stop().then(
       () => process.exit(0),
       (err) => {
-        daemon.log.error(`unclean stop: ${describe(err)}`);
+        running.log.error(`unclean stop: ${describe(err)}`);
         process.exit(1);
       },
     );
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+
+  daemon = await startDaemon({ dataDir: resolveDataDir(args.values.data) });
+  const started = daemon;
+  process.on("unhandledRejection", (err) => started.log.error(`unhandled rejection: ${describe(err)}`));
+  process.on("uncaughtException", (err) => started.log.error(`uncaught exception: ${describe(err)}`));
+  if (pending) stop(pending);
 }
 
 function parse() {

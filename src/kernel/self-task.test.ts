@@ -88,6 +88,6 @@ test("a self-task that names an output channel delivers its reply and records it
   assert.equal(e.kind, "agent");
   assert.equal(e.channel, "cli");
   assert.equal(e.response, "time to stretch (・ω・)");
-  assert.equal(e.noMemory, true);
+  assert.equal(e.noMemory, false, "delivered to the user, so remembered");
   assert.deepEqual(h.context.prunes, []);
 });

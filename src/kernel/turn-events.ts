@@ -107,7 +107,8 @@ export async function closeTurn(
       response: end.final,
       toolsUsed: end.toolsUsed,
       toolResults: records,
-      noMemory: true,
+      // Delivered to the user, so remembered like anything else said in the conversation.
+      noMemory: false,
     };
     const id = await deps.context.append(event);
     return complete(id, event);
@@ -128,18 +129,32 @@ function complete(id: number, e: NewContextEvent): ContextEvent {
 
 /** The turn's tool results as memory keeps them: NoMemory flags and cleaned text from each tool's definition. */
 export function toolRecords(deps: Pick<EventDeps, "tools" | "warn">, results: ToolResult[]): ToolResultRecord[] {
+  let left = MEMORY_TOOL_CHARS;
   return results.map((r) => {
     const def = deps.tools.get(r.name)?.def;
-    const clean = cleanWith(def?.cleaner, r.content, (err) =>
+    const content = keepWithin(r.content, left);
+    left = Math.max(0, left - content.length);
+    const clean = cleanWith(def?.cleaner, content, (err) =>
       deps.warn(`the cleaner of tool "${r.name}" failed, its raw output is kept: ${errorMessage(err)}`),
     );
     return {
       name: r.name,
-      content: r.content,
+      content,
       ...(def?.noMemory ? { noMemory: true } : {}),
       ...(clean !== undefined ? { clean } : {}),
     };
   });
+}
+
+/**
+ * Tool output kept in memory per turn, in characters: the model read all of it during the turn, but a turn
+ * of twenty 100k-character results would make one event larger than the window can hold.
+ */
+export const MEMORY_TOOL_CHARS = 200_000;
+
+function keepWithin(text: string, room: number): string {
+  if (text.length <= room) return text;
+  return `${text.slice(0, room)}… [${text.length - room} characters not kept in memory]`;
 }
 
 /** `cleaner(text)` when it differs from `text`; a cleaner that throws or returns no string is reported. */

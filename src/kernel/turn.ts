@@ -76,6 +76,7 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
   const target = task.opts.outputChannel ?? task.channel;
   // A sync caller gets the reply itself; a self-task's reply is delivered only to a channel it names.
   const deliverTo = (task.reply && task.kind !== "self") || target === SELF_CHANNEL ? null : target;
+  // The reply is delivered even if memory cannot record it: a storage error must not eat the answer.
   const event = outcome.opened
     ? await closeTurn(
         deps,
@@ -89,7 +90,10 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
           toolResults: outcome.toolResults,
         },
         deliverTo,
-      )
+      ).catch((err) => {
+        deps.warn(`${task.requestId}: the reply could not be recorded in memory: ${errorMessage(err)}`);
+        return null;
+      })
     : null;
   if (deliverTo) await deliver(deps, task.requestId, deliverTo, final);
   deps.bus.publish("agent_output", "kernel", {

@@ -35,7 +35,7 @@ import {
   topTerms,
 } from "./doc-text.js";
 import { turnLine, vectorText } from "./event-text.js";
-import { cachedStatement } from "./statements.js";
+import { cachedStatement, containsAll } from "./statements.js";
 import { type DB, migrateTables } from "./store.js";
 
 export {
@@ -285,20 +285,25 @@ export class DocStore {
 
   /**
    * Archived turns, and manual documents (as one pseudo-turn with id 0), whose text contains every term
-   * (lower-case; SQLite's lower() folds ASCII only, which is what case means for CJK-free terms). A turn's
+   * (lower-case terms, matched case-insensitively in every script). A turn's
    * search item also holds its tool results, which doc_turns does not keep, so those items are matched
    * too. Forget is rare and exact, so this is a scan, not an index look-up.
    */
   mentioning(terms: readonly string[]): DocTurn[] {
-    const like = terms.map((t) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    const all = (expr: string) => like.map(() => `lower(${expr}) LIKE ? ESCAPE '\\'`).join(" AND ");
-    const turns = this.sql(
-      `SELECT ${TURN_COLUMNS} FROM doc_turns WHERE (${all("input || ' ' || response")})
-         OR id IN (SELECT CAST(substr(id, 6) AS INTEGER) FROM search_items WHERE kind = 'turn' AND ${all("text")})`,
-    ).all(...like, ...like) as DocTurn[];
-    const docs = this.sql(
-      `SELECT * FROM documents WHERE NOT EXISTS (SELECT 1 FROM doc_turns t WHERE t.doc_id = documents.id) AND ${all("content || ' ' || summary")}`,
-    ).all(...like) as DocRow[];
+    const turnText = containsAll(this.db, "input || ' ' || response", terms);
+    const itemText = containsAll(this.db, "text", terms);
+    const docText = containsAll(this.db, "content || ' ' || summary", terms);
+    const turns = this.db
+      .prepare(
+        `SELECT ${TURN_COLUMNS} FROM doc_turns WHERE ${turnText.sql}
+           OR id IN (SELECT CAST(substr(id, 6) AS INTEGER) FROM search_items WHERE kind = 'turn' AND ${itemText.sql})`,
+      )
+      .all(...turnText.params, ...itemText.params) as DocTurn[];
+    const docs = this.db
+      .prepare(
+        `SELECT * FROM documents WHERE NOT EXISTS (SELECT 1 FROM doc_turns t WHERE t.doc_id = documents.id) AND ${docText.sql}`,
+      )
+      .all(...docText.params) as DocRow[];
     return [
       ...turns,
       ...docs.map((r) => ({

@@ -7,6 +7,7 @@
  * Matching is plain case-insensitive substring: a user who says "forget Alice" means every trace of the
  * word, not what an embedding finds similar.
  */
+import { rmSync } from "node:fs";
 import type { ForgetCounts, ForgetReport } from "@homeagent/sdk";
 import type { ContextEvent } from "../kernel/types.js";
 import type { RelevanceContext } from "./context.js";
@@ -14,7 +15,7 @@ import type { DistillPipeline } from "./distill/pipeline.js";
 import type { DocTurn } from "./doc-schema.js";
 import type { DocStore } from "./documents.js";
 import type { GraphDB } from "./graph.js";
-import type { DB } from "./store.js";
+import { type DB, upgradeBackups } from "./store.js";
 import { mentioning, type TextLog } from "./textlog.js";
 
 export interface ForgetDeps {
@@ -31,7 +32,16 @@ const SAMPLES = 8;
 const MIN_TERM_CHARS = 2;
 
 export function zeroCounts(): ForgetCounts {
-  return { context: 0, documents: 0, entities: 0, relations: 0, sentences: 0, textLog: 0, indexItems: 0 };
+  return {
+    context: 0,
+    documents: 0,
+    entities: 0,
+    relations: 0,
+    sentences: 0,
+    textLog: 0,
+    indexItems: 0,
+    backups: 0,
+  };
 }
 
 export function checkTerms(terms: readonly string[]): string[] {
@@ -58,19 +68,22 @@ export class Forgetter {
     matched.sentences = m.sentences;
     matched.textLog = log.total;
     matched.indexItems = m.events.length + this.deps.docs.itemsOf(m.turns) + m.entities.length;
+    // The raw log repeats what the window and the documents hold: each text once.
     const samples = [
-      ...m.events.map((e) => `${e.input} ${e.response}`.trim()),
-      ...m.turns.map((t) => `${t.input} ${t.response}`.trim()),
-      ...m.entities,
-      ...log.events.map((e) => `${e.input} ${e.response}`.trim()),
+      ...new Set([
+        ...m.events.map((e) => `${e.input} ${e.response}`.trim()),
+        ...m.turns.map((t) => `${t.input} ${t.response}`.trim()),
+        ...m.entities,
+        ...log.events.map((e) => `${e.input} ${e.response}`.trim()),
+      ]),
     ].slice(0, SAMPLES);
     return { query, confirmed: false, matched, removed: zeroCounts(), samples };
   }
 
-  /** Removes every trace of text mentioning all `terms` (see file comment); returns counts by layer. */
-  async forget(query: string, terms: readonly string[] = [query]): Promise<ForgetReport> {
+  /** Removes every trace of text mentioning `query` (see file comment); returns counts by layer. */
+  async forget(query: string, opts: { keepPending?: boolean } = {}): Promise<ForgetReport> {
     const preview = await this.preview(query);
-    const removed = await this.remove(checkTerms(terms));
+    const removed = await this.remove([query], opts);
     return { ...preview, confirmed: true, removed };
   }
 
@@ -99,6 +112,11 @@ export class Forgetter {
     pipeline.purge((content) => mentionsAll(content, needle));
     counts.textLog = await textlog.purge((e) => needle.every((t) => mentioning(t)(e)));
     counts.indexItems = counts.context + rewritten.items + counts.entities;
+    // A pre-upgrade copy of memory.db holds the old text too; it is only kept for a failed upgrade.
+    for (const path of upgradeBackups(db)) {
+      rmSync(path, { force: true });
+      counts.backups++;
+    }
     db.pragma("wal_checkpoint(TRUNCATE)");
     return counts;
   }
@@ -110,11 +128,8 @@ export class Forgetter {
       .filter((e) => mentionsAll(eventText(e), terms) && !(keepPending && awaitingReply(e)));
     const turns: DocTurn[] = docs.mentioning(terms);
     const docIds = new Set(turns.map((t) => t.docId));
-    const entities = graph
-      .recall(terms, [], 0)
-      .entities.map((e) => e.name)
-      .filter((n) => terms.some((t) => n.toLowerCase().includes(t)));
-    const relations = graph.recall(terms, [], 1).relations.length;
+    const entities = graph.entitiesMatching(terms);
+    const relations = entities.reduce((n, name) => n + graph.relationsOf(name).length, 0);
     const sentences = graph.sentencesMatching(terms).length;
     return { events, turns, docs: [...docIds], entities, relations, sentences };
   }

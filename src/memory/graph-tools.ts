@@ -135,8 +135,9 @@ export function graphTools(deps: GraphToolDeps): GraphTool[] {
       def: {
         name: "memory_purge",
         description:
-          "Remove facts matching all given filters (at least one). hard (default) deletes them and, with " +
-          "subject/target filters, the raw conversation lines mentioning them; soft only marks them deleted (reversible).",
+          "Remove facts matching all given filters (at least one). hard (default) deletes them; with only " +
+          "subject/target filters (no relation_type) it forgets those names everywhere: the conversation, documents " +
+          "and raw log mentioning them. soft only marks facts deleted (reversible).",
         parameters: {
           type: "object",
           properties: {
@@ -152,14 +153,13 @@ export function graphTools(deps: GraphToolDeps): GraphTool[] {
         const target = optional(args, "target_contains");
         const mode = optional(args, "mode") ?? "hard";
         if (mode !== "soft" && mode !== "hard") throw bad('"mode" must be "soft" or "hard"');
-        const r = graph.purge({
-          subjectContains: subject,
-          relationType: optional(args, "relation_type"),
-          targetContains: target,
-          mode,
-        });
+        const relationType = optional(args, "relation_type");
+        const r = graph.purge({ subjectContains: subject, relationType, targetContains: target, mode });
+        // Only a purge of the names themselves forgets them everywhere; one narrowed to a relation removes
+        // those facts and nothing the user said about anything else.
         const terms = [subject, target].filter((t): t is string => !!t);
-        const elsewhere = mode === "hard" && terms.length > 0 ? await deps.forget?.(terms) : undefined;
+        const wholeNames = mode === "hard" && terms.length > 0 && !relationType;
+        const elsewhere = wholeNames ? await deps.forget?.(terms) : undefined;
         return {
           ...r,
           elsewhere: elsewhere ?? {},

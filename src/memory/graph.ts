@@ -42,6 +42,7 @@ import {
   runes,
   sameFact,
 } from "./graph-rules.js";
+import { containsAll } from "./statements.js";
 import { type DB, migrateTables } from "./store.js";
 
 export type { Entity, Relation, Trait, Triple } from "./graph-core.js";
@@ -328,12 +329,23 @@ export class GraphDB {
 
   /** Source sentences whose text mentions every term (lower-case): what forgetting would remove. */
   sentencesMatching(terms: readonly string[]): number[] {
-    const like = terms.map((t) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    const where = like.map(() => "lower(text) LIKE ? ESCAPE '\\'").join(" AND ");
+    const where = containsAll(this.db, "text", terms);
     return this.db
-      .prepare(`SELECT id FROM sentences WHERE ${where}`)
+      .prepare(`SELECT id FROM sentences WHERE ${where.sql}`)
       .pluck()
-      .all(...like) as number[];
+      .all(...where.params) as number[];
+  }
+
+  /**
+   * Entities whose name contains every term, whatever their state (soft-purged ones too) and however many:
+   * what forgetting must remove.
+   */
+  entitiesMatching(terms: readonly string[]): string[] {
+    const where = containsAll(this.db, "name", terms);
+    return this.db
+      .prepare(`SELECT name FROM entities WHERE ${where.sql}`)
+      .pluck()
+      .all(...where.params) as string[];
   }
 
   /**

@@ -82,7 +82,7 @@ export function memoryApis(m: MemorySystem): MemoryApis {
       }
       return { loop: name, summary: await m.runLoop(name as LoopName) };
     },
-    forget: (query, opts) => (opts.confirm ? m.forgetter.forget(query) : m.forgetter.preview(query)),
+    forget: (query, opts) => (opts.confirm ? m.forget(query) : m.forgetter.preview(query)),
   };
   const docMemory: DocMemoryAPI = {
     query: async (q, topK = 5) => (await m.docs.rank(q, topK)).map((r) => toDoc(m.docs.get(r.docId)!, r.score)),

@@ -24,3 +24,19 @@ export function cachedStatement<P extends unknown[] | object = unknown[], R = un
   }
   return st as unknown as Statement<P, R>;
 }
+
+const folding = new WeakSet<DB>();
+
+/**
+ * `WHERE` text matching every term, case-insensitively for every script: SQLite's lower() and LIKE fold
+ * ASCII only, so "émile" would never match "Émile". Terms must already be lower-case (JS toLowerCase).
+ */
+export function containsAll(db: DB, expr: string, terms: readonly string[]): { sql: string; params: string[] } {
+  if (!folding.has(db)) {
+    db.function("ha_fold", { deterministic: true }, (s: unknown) => (typeof s === "string" ? s.toLowerCase() : s));
+    folding.add(db);
+  }
+  const params = terms.map((t) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  const sql = params.map(() => `ha_fold(${expr}) LIKE ? ESCAPE '\\'`).join(" AND ");
+  return { sql: `(${sql})`, params };
+}

@@ -1,7 +1,8 @@
 /**
  * memory.db: one SQLite file for everything the agent remembers (context window, documents, graph, search
- * index). WAL so a write is durable when it commits, foreign keys on, and `secure_delete` on so that text
- * the user deleted is overwritten instead of lingering in free pages. Each layer owns its own numbered
+ * index). WAL so a write is durable when it commits (checkpointed between turns, not inside one:
+ * wal-checkpoint.ts), foreign keys on, and `secure_delete` on so that text the user deleted is overwritten
+ * instead of lingering in free pages. Each layer owns its own numbered
  * migration list (`migrateTables`), recorded per layer in `schema_versions`, so no two layers ever edit one
  * shared array.
  */
@@ -9,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { HomeAgentError } from "../util/errors.js";
+import { scheduleWalCheckpoints, type WalCheckpointOptions } from "./wal-checkpoint.js";
 
 export type DB = Database.Database;
 
@@ -24,7 +26,12 @@ export const LEGACY_CONTEXT_TABLE = "context_events";
 
 export class MemoryStoreError extends HomeAgentError {}
 
-export function openMemoryStore(path: string): DB {
+export interface MemoryStoreOptions {
+  /** When the log is checkpointed; false leaves it to SQLite (inside the commit that fills the log). */
+  checkpoints?: WalCheckpointOptions | false;
+}
+
+export function openMemoryStore(path: string, opts: MemoryStoreOptions = {}): DB {
   mkdirSync(dirname(path), { recursive: true });
   let db: DB;
   try {
@@ -42,6 +49,7 @@ export function openMemoryStore(path: string): DB {
     db.pragma("foreign_keys = ON");
     db.pragma("secure_delete = ON");
     prepareFormat(db, path);
+    if (opts.checkpoints !== false) scheduleWalCheckpoints(db, opts.checkpoints);
     return db;
   } catch (err) {
     db.close();

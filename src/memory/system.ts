@@ -6,7 +6,7 @@
  * because the Agent needs the context window before memory can use its job lane and self-tasks.
  */
 import { join } from "node:path";
-import type { Logger } from "@homeagent/sdk";
+import type { ForgetReport, Logger } from "@homeagent/sdk";
 import type { EmbeddingProvider } from "../embedding/spi.js";
 import type { Job } from "../kernel/jobs.js";
 import type { MemoryContext } from "../kernel/types.js";
@@ -32,6 +32,7 @@ import { TextLog } from "./textlog.js";
 /** What memory needs of the kernel once it exists. */
 export interface KernelPort {
   enqueueJob(job: Job): Promise<void>;
+  status(): { busy: boolean };
   injectSelf(text: string, opts: { tools: string[] }): Promise<unknown>;
 }
 
@@ -150,9 +151,9 @@ export class MemorySystem {
         social: this.social,
         indexer: this.indexer,
         forget: async (terms) => {
-          const c = await this.forgetter.remove(terms, { keepPending: true });
+          const counts = await this.forgetter.remove(terms, { keepPending: true });
           this.forgetAfterTurn(terms);
-          return { ...c };
+          return { ...counts };
         },
       }),
       ...docTools(this.context, this.docs),
@@ -180,8 +181,28 @@ export class MemorySystem {
     return memoryApis(this);
   }
 
-  runLoop(loop: LoopName): Promise<string> {
-    return this.heartbeat.run(loop);
+  /**
+   * Runs a loop now. Its jobs wait for the lane, which waits for a running turn: so while the agent is busy
+   * (a tool of that turn may be the caller) the loop is started and not awaited — awaiting it from inside
+   * a turn would hold that turn until its tool timed out.
+   */
+  async runLoop(loop: LoopName): Promise<string> {
+    if (!this.port().status().busy) return this.heartbeat.run(loop);
+    this.heartbeat
+      .run(loop)
+      .then((summary) => this.opts.log.info(`memory: ${summary}`))
+      .catch((err) => this.opts.log.warn(`memory: the ${loop} loop failed: ${errorMessage(err)}`));
+    return `${loop}: started; the agent is busy, so it runs after the current turn (its result goes to the log)`;
+  }
+
+  /**
+   * Forgets now everywhere except in a turn still running (pulling its event out from under it would
+   * break that turn), then once more after it ends — which also catches its reply and raw-log line.
+   */
+  async forget(query: string): Promise<ForgetReport> {
+    const report = await this.forgetter.forget(query, { keepPending: true });
+    this.forgetAfterTurn([query]);
+    return report;
   }
 
   async close(): Promise<void> {

@@ -143,7 +143,16 @@ test("memory reads need memory, runLoop and forget need memory_admin; without a 
     search: async (q) => [{ id: "turn:1", kind: "turn", text: q, ts: 1, meta: {} }],
     forget: async (q, o) => {
       forgotten.push(q);
-      const zero = { context: 0, documents: 0, entities: 0, relations: 0, sentences: 0, textLog: 0, indexItems: 0 };
+      const zero = {
+        context: 0,
+        documents: 0,
+        entities: 0,
+        relations: 0,
+        sentences: 0,
+        textLog: 0,
+        indexItems: 0,
+        backups: 0,
+      };
       return { query: q, confirmed: o.confirm, matched: zero, removed: zero, samples: [] };
     },
   };

@@ -23,7 +23,7 @@ export function quantizeDirection(v: Float32Array): Buffer {
 
 /** Cosine similarity of `query` with a vector stored by quantizeDirection. */
 export function cosineQuantized(query: Float32Array, q: Buffer): number {
-  const scale = q.readFloatLE(0);
+  const scale = scaleOf(q);
   const codes = codesOf(q);
   let dot = 0;
   let qq = 0;
@@ -40,6 +40,11 @@ export function dequantize(q: Buffer): Float32Array {
   const out = new Float32Array(q.length - 4);
   for (let i = 0; i < out.length; i++) out[i] = q.readInt8(4 + i) * scale;
   return out;
+}
+
+/** The scale of a vector stored by quantizeDirection: codes × scale is its unit vector. */
+export function scaleOf(q: Buffer): number {
+  return q.readFloatLE(0);
 }
 
 /** The signed bytes of a vector stored by quantizeDirection (a view, not a copy). */

@@ -31,6 +31,8 @@ class KindMatrix {
   data: Int8Array;
   sketches: Int8Array;
   rowids: Float64Array;
+  /** Per slot: the factor that turns its codes back into a unit vector (quantizeDirection's scale). */
+  scales: Float32Array;
   count = 0;
   readonly slotOf = new Map<number, number>();
   private readonly dimension: number;
@@ -40,9 +42,10 @@ class KindMatrix {
     this.data = new Int8Array(this.dimension * 64);
     this.sketches = new Int8Array(sketcher.width * 64);
     this.rowids = new Float64Array(64);
+    this.scales = new Float32Array(64);
   }
 
-  put(rowid: number, codes: Int8Array): void {
+  put(rowid: number, codes: Int8Array, scale: number): void {
     let slot = this.slotOf.get(rowid);
     if (slot === undefined) {
       if (this.count === this.rowids.length) this.grow();
@@ -51,7 +54,21 @@ class KindMatrix {
       this.rowids[slot] = rowid;
     }
     this.data.set(codes, slot * this.dimension);
+    this.scales[slot] = scale;
     this.sketcher.sketch(codes, this.sketches, slot * this.sketcher.width);
+  }
+
+  /** Cosine of `query` with the row in `slot`, as cosineQuantized computes it from the stored copy. */
+  cosine(query: Float32Array, slot: number): number {
+    const { data, dimension } = this;
+    const at = slot * dimension;
+    let dot = 0;
+    let qq = 0;
+    for (let i = 0; i < dimension; i++) {
+      dot += query[i] * data[at + i];
+      qq += query[i] * query[i];
+    }
+    return qq === 0 ? 0 : (dot * this.scales[slot]) / Math.sqrt(qq);
   }
 
   remove(rowid: number): boolean {
@@ -64,6 +81,7 @@ class KindMatrix {
       this.data.copyWithin(slot * d, last * d, (last + 1) * d);
       this.sketches.copyWithin(slot * w, last * w, (last + 1) * w);
       this.rowids[slot] = this.rowids[last];
+      this.scales[slot] = this.scales[last];
       this.slotOf.set(this.rowids[slot], slot);
     }
     this.slotOf.delete(rowid);
@@ -119,8 +137,11 @@ class KindMatrix {
     this.sketches = sketches;
     const rowids = new Float64Array(rows);
     rowids.set(this.rowids.subarray(0, this.count));
+    const scales = new Float32Array(rows);
+    scales.set(this.scales.subarray(0, this.count));
     this.data = data;
     this.rowids = rowids;
+    this.scales = scales;
   }
 }
 
@@ -143,13 +164,28 @@ export class VectorMatrix {
     this.kindMatrix(kind).reserve(rows);
   }
 
-  /** Adds or replaces one item's 8-bit codes (the bytes after quantizeDirection's 4-byte scale). */
-  put(rowid: number, kind: string, codes: Int8Array): void {
+  /**
+   * Adds or replaces one item's 8-bit codes (the bytes after quantizeDirection's 4-byte scale) and that
+   * scale (default: the one that makes the codes a unit vector).
+   */
+  put(rowid: number, kind: string, codes: Int8Array, scale = unitScale(codes)): void {
     if (codes.length !== this.dimension) {
       throw new Error(`a ${codes.length}-dimensional vector cannot join a ${this.dimension}-dimensional matrix`);
     }
     for (const [k, m] of this.kinds) if (k !== kind) m.remove(rowid);
-    this.kindMatrix(kind).put(rowid, codes);
+    this.kindMatrix(kind).put(rowid, codes, scale);
+  }
+
+  /**
+   * Cosine of `query` with one row, from memory (rescoring keyword candidates by rowid without a database
+   * read); undefined when the row has no vector here.
+   */
+  similarity(query: Float32Array, rowid: number): number | undefined {
+    for (const m of this.kinds.values()) {
+      const slot = m.slotOf.get(rowid);
+      if (slot !== undefined) return m.cosine(query, slot);
+    }
+    return undefined;
   }
 
   remove(rowid: number): void {
@@ -175,6 +211,12 @@ export class VectorMatrix {
     for (const kind of kinds ?? this.kinds.keys()) hits.push(...(this.kinds.get(kind)?.search(codes, sketch, k) ?? []));
     return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
   }
+}
+
+function unitScale(codes: Int8Array): number {
+  let sum = 0;
+  for (let i = 0; i < codes.length; i++) sum += codes[i] * codes[i];
+  return sum === 0 ? 0 : 1 / Math.sqrt(sum);
 }
 
 /** The query's direction as signed bytes (the matrix's type: usearch compares like with like). */

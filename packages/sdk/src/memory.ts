@@ -80,6 +80,8 @@ export interface ForgetCounts {
   sentences: number;
   textLog: number;
   indexItems: number;
+  /** Pre-upgrade copies of memory.db deleted: they held the forgotten text too. */
+  backups: number;
 }
 
 export interface ForgetReport {

@@ -114,13 +114,18 @@ describe("/memory over the cli socket of a real daemon", () => {
   test("forget shows what matches, and --yes removes it from every layer", async () => {
     const preview = (await cli.text("/memory forget Lyon")).split("\n");
     assert.match(preview[0], /^matches for "Lyon": context 0, documents 1, entities 1, relations 1, .*textLog 1/);
-    assert.ok(preview.slice(1, -1).every((l) => l.startsWith("- ") && /Lyon/.test(l)));
+    const samples = preview.slice(1, -1);
+    assert.deepEqual(
+      samples,
+      ["- I live in Lyon ok", "- Lyon"],
+      "each matching text once (the raw log repeats the turn)",
+    );
     assert.equal(preview.at(-1), "to remove all of it from every layer, send: /memory forget --yes Lyon");
     assert.match(await cli.text("/memory docs Lyon"), /I live in Lyon/, "a preview removes nothing");
 
     assert.match(
       await cli.text("/memory forget --yes Lyon"),
-      /^forgot "Lyon": removed context 0, documents 1, entities 1, relations 1, sentences \d+, textLog 1, indexItems 2$/,
+      /^forgot "Lyon": removed context 0, documents 1, entities 1, relations 1, sentences \d+, textLog 1, indexItems 2, backups 0$/,
     );
     assert.equal(await cli.text("/memory forget Lyon"), 'nothing in memory matches "Lyon"');
     assert.equal(await cli.text("/memory docs Lyon"), 'no documents match "Lyon"');
