@@ -18,7 +18,18 @@ export function builtinPlugins(): BuiltinPlugin[] {
     {
       name: "cli",
       // Messages in, status and /settings, /llm and /auth: what waiter's commands need, nothing more.
-      capabilities: ["io", "events", "settings_cross", "kernel_status", "llm_admin", "auth", "memory", "memory_admin"],
+      capabilities: [
+        "io",
+        "events",
+        "settings_cross",
+        "kernel_status",
+        "llm_admin",
+        "auth",
+        "memory",
+        "memory_admin",
+        "doc_memory",
+        "social",
+      ],
       builtin: true,
       create: () => createCliPlugin(),
     },

@@ -126,11 +126,11 @@ test("the built-in plugins declare only known capabilities and are marked built-
   }
 });
 
-test("memory reads need memory, runLoop and forget need memory_admin; without a memory host calls say so", async () => {
-  const reader = sdkWith(["memory"]).sdk;
+test("memory reads need memory (documents doc_memory, people social), runLoop and forget need memory_admin; without a memory host calls say so", async () => {
+  const reader = sdkWith(["memory", "doc_memory", "social"]).sdk;
   assert.throws(() => sdkWith([], false, "none").sdk.memory.search("x"), denied("memory.search", "memory"));
-  assert.throws(() => sdkWith([], false, "none2").sdk.docMemory.query("x"), denied("docMemory.query", "memory"));
-  assert.throws(() => sdkWith([], false, "none3").sdk.social.person("x"), denied("social.person", "memory"));
+  assert.throws(() => sdkWith([], false, "none2").sdk.docMemory.query("x"), denied("docMemory.query", "doc_memory"));
+  assert.throws(() => sdkWith([], false, "none3").sdk.social.person("x"), denied("social.person", "social"));
   assert.throws(() => reader.memory.forget("x", { confirm: true }), denied("memory.forget", "memory_admin"));
   assert.throws(() => reader.memory.runLoop("distill"), denied("memory.runLoop", "memory_admin"));
   await assert.rejects(

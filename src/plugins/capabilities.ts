@@ -56,11 +56,12 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "memory.stats": "memory",
   "memory.runLoop": "memory_admin",
   "memory.forget": "memory_admin",
-  "docMemory.query": "memory",
-  "docMemory.get": "memory",
-  "docMemory.list": "memory",
-  "social.person": "memory",
-  "social.network": "memory",
+  // The original's gradient: documents and people are their own groups, beside the graph.
+  "docMemory.query": "doc_memory",
+  "docMemory.get": "doc_memory",
+  "docMemory.list": "doc_memory",
+  "social.person": "social",
+  "social.network": "social",
 };
 
 /** Members only built-in plugins may call, whatever capabilities a plugin declares. */

@@ -9,11 +9,11 @@ export const CAPABILITIES = [
   "core",
   /** Injecting input and interrupts, i.e. talking to the agent as a user would. */
   "io",
-  /** Reading long-term memory: recall, search, browse, the timeline, stats, documents, people. */
+  /** Reading long-term memory: graph recall, search, browsing the index, the timeline, stats. */
   "memory",
   /** Running memory's heartbeat loops on demand and forgetting (removing what matches from every layer). */
   "memory_admin",
-  /** Reading and writing memory documents. */
+  /** Reading memory documents (archived conversations, committed notes). */
   "doc_memory",
   /** Reading and writing the knowledge base. */
   "knowledge",

@@ -448,9 +448,9 @@ export interface PluginSDK {
    * for runLoop and forget. Calls throw (code "memory_unavailable") while memory is not running.
    */
   memory: MemoryAPI;
-  /** Memory documents (archived conversations, committed notes); capability `memory`. */
+  /** Memory documents (archived conversations, committed notes), read-only; capability `doc_memory`. */
   docMemory: DocMemoryAPI;
-  /** People and their relations, read-only; capability `memory`. */
+  /** People and their relations, read-only; capability `social`. */
   social: SocialAPI;
 }
 
