@@ -14,9 +14,10 @@
  * expectation instead of adding up), its weight is `kind weight × (1 + ln tf)`, and the vector is L2
  * normalised, so the dot product is the cosine.
  *
- * No IDF: a fixed vector space cannot follow corpus statistics without re-embedding everything whenever
- * they move, and no frequency table ships with the project. Stop-word removal stands in for it here, and
- * the hybrid search adds IDF through BM25.
+ * No IDF in stored vectors: a fixed vector space cannot follow corpus statistics without re-embedding
+ * everything whenever they move, and no frequency table ships with the project. The search adds it on the
+ * query side instead (`vector(text, tokenWeight)`, see retrieval/lexical-query.ts): weighting the query's
+ * features by the index's IDF weights each shared feature by it in the dot product, with no re-embedding.
  */
 import { createHash } from "node:crypto";
 import { EmbeddingError } from "./errors.js";
@@ -89,10 +90,15 @@ export class LexicalEmbedder implements EmbeddingProvider {
     return textsOf(this.name, inputs).map((text) => this.vector(text));
   }
 
-  /** The vector of one text; all zeros when the text has no feature (see vector-math.ts). */
-  vector(text: string): Float32Array {
+  /**
+   * The vector of one text; all zeros when the text has no feature (see vector-math.ts). `tokenWeight`
+   * scales the features each token brings (the word and its n-grams; a CJK bigram takes the largest
+   * weight of the tokens it lies in, else 1): searches weight a query's tokens by their rarity. Stored
+   * vectors are computed without it.
+   */
+  vector(text: string, tokenWeight?: (token: string) => number): Float32Array {
     const v = new Float32Array(this.opts.dimension);
-    for (const [feature, { weight, tf }] of this.features(text)) {
+    for (const [feature, { weight, tf }] of this.features(text, tokenWeight)) {
       const h = hash32(feature);
       const value = weight * (1 + Math.log(tf));
       v[h & (this.opts.dimension - 1)] += h & 0x80000000 ? -value : value;
@@ -100,20 +106,26 @@ export class LexicalEmbedder implements EmbeddingProvider {
     return l2Normalize(v);
   }
 
-  private features(text: string): Map<string, { weight: number; tf: number }> {
+  /** Features with their weight (kind weight × token weight, the largest when tokens share one) and count. */
+  private features(text: string, tokenWeight?: (token: string) => number): Map<string, { weight: number; tf: number }> {
     const out = new Map<string, { weight: number; tf: number }>();
     const add = (feature: string, weight: number) => {
       const f = out.get(feature);
-      if (f) f.tf++;
-      else out.set(feature, { weight, tf: 1 });
+      if (!f) out.set(feature, { weight, tf: 1 });
+      else {
+        f.tf++;
+        f.weight = Math.max(f.weight, weight);
+      }
     };
     const { wordWeight, ngramWeight, ngramMin, ngramMax, cjkBigramWeight } = this.opts;
-    for (const token of tokenize(text)) {
-      add(`w:${token}`, wordWeight);
+    const tokens = tokenize(text);
+    for (const token of tokens) {
+      const scale = tokenWeight?.(token) ?? 1;
+      add(`w:${token}`, wordWeight * scale);
       if (ngramWeight > 0 && ALPHABETIC.test(token)) {
         const marked = `<${token}>`;
         for (let n = ngramMin; n <= ngramMax && n < marked.length; n++) {
-          for (let i = 0; i + n <= marked.length; i++) add(`g:${marked.slice(i, i + n)}`, ngramWeight);
+          for (let i = 0; i + n <= marked.length; i++) add(`g:${marked.slice(i, i + n)}`, ngramWeight * scale);
         }
       }
     }
@@ -123,12 +135,20 @@ export class LexicalEmbedder implements EmbeddingProvider {
         for (let i = 0; i + 1 < chars.length; i++) {
           // A bigram with a stop character ("我的") says little and would only add noise.
           if (STOP_WORDS.has(chars[i]) || STOP_WORDS.has(chars[i + 1])) continue;
-          add(`b:${chars[i]}${chars[i + 1]}`, cjkBigramWeight);
+          const bigram = `${chars[i]}${chars[i + 1]}`;
+          add(`b:${bigram}`, cjkBigramWeight * (tokenWeight ? bigramScale(bigram, tokens, tokenWeight) : 1));
         }
       }
     }
     return out;
   }
+}
+
+/** The largest weight of the tokens a CJK bigram lies in; 1 when it spans a word boundary. */
+function bigramScale(bigram: string, tokens: readonly string[], tokenWeight: (token: string) => number): number {
+  let scale = 0;
+  for (const t of tokens) if (t.length >= 2 && t.includes(bigram)) scale = Math.max(scale, tokenWeight(t));
+  return scale || 1;
 }
 
 /** `lexical:hash-v1:d1024`, plus a digest of the weights when they differ from the defaults. */

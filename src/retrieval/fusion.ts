@@ -11,10 +11,12 @@ export interface Weights {
 
 /**
  * Chosen on the LoCoMo development split (recall@10, lexical vectors): BM25 weight 0.3 / 0.5 / 0.6 / 0.7 /
- * 0.8 / 1.0 → 0.581 / 0.618 / 0.632 / 0.636 / 0.631 / 0.613. A real embedding model may earn more weight;
- * callers can pass their own.
+ * 0.8 / 1.0 → 0.581 / 0.618 / 0.632 / 0.636 / 0.631 / 0.613. Since the lexical tier weights queries by IDF
+ * and pivots lengths (lexical-query.ts) its vectors earn more: 0.55 / 0.6 / 0.65 / 0.7 → 0.662 / 0.664 /
+ * 0.662 / 0.658; 0.65 because Chinese queries lean more on BM25 (a known-item check in Chinese: MRR 0.646 at
+ * 0.6, 0.651 at 0.65). A real embedding model may earn more weight; callers can pass their own.
  */
-export const DEFAULT_WEIGHTS: Readonly<Weights> = { bm25: 0.7, vector: 0.3 };
+export const DEFAULT_WEIGHTS: Readonly<Weights> = { bm25: 0.65, vector: 0.35 };
 
 export interface Candidate {
   rowid: number;
@@ -22,27 +24,42 @@ export interface Candidate {
   bm25: number;
   /** Cosine similarity in the query's vector space; null when the item has no vector there. */
   vector: number | null;
+  /** What the vector component ranks by when it is not the cosine itself (the lexical tier's pivot). */
+  vectorRank?: number;
+  /** Its vector is still to be computed (written moments ago, or not yet re-embedded). */
+  pending?: boolean;
 }
 
 export interface Fused extends Candidate {
   score: number;
 }
 
-/** Scores every candidate (negative similarities count as 0); unordered. */
+/**
+ * Scores every candidate (negative similarities count as 0); unordered. A candidate whose vector is pending
+ * is ranked by the component it has: its vector component is taken to be as high as its BM25 one. Counting
+ * it as 0 capped a fresh exact keyword match at the BM25 weight while vector-only near-misses, scaled
+ * against the best of them, reached the vector weight, so the match could drop out of the top k until its
+ * vector was written.
+ */
 export function fuse(candidates: Iterable<Candidate>, weights: Weights): Fused[] {
   const list = [...candidates];
   let maxBm25 = 0;
   let maxVector = 0;
   for (const c of list) {
     if (c.bm25 > maxBm25) maxBm25 = c.bm25;
-    if (c.vector !== null && c.vector > maxVector) maxVector = c.vector;
+    const v = rankOf(c);
+    if (v !== null && v > maxVector) maxVector = v;
   }
-  return list.map((c) => ({
-    ...c,
-    score:
-      (maxBm25 > 0 ? (weights.bm25 * c.bm25) / maxBm25 : 0) +
-      (maxVector > 0 && c.vector !== null && c.vector > 0 ? (weights.vector * c.vector) / maxVector : 0),
-  }));
+  return list.map((c) => {
+    const bm25 = maxBm25 > 0 ? c.bm25 / maxBm25 : 0;
+    const v = rankOf(c);
+    const vector = c.pending ? bm25 : maxVector > 0 && v !== null && v > 0 ? v / maxVector : 0;
+    return { ...c, score: weights.bm25 * bm25 + weights.vector * vector };
+  });
+}
+
+function rankOf(c: Candidate): number | null {
+  return c.vector === null ? null : (c.vectorRank ?? c.vector);
 }
 
 export function validWeights(w: Weights): Weights {

@@ -189,6 +189,16 @@ export class KeywordIndex {
     return this.bm25.scoreDocs(bm25Terms(queryTokens), rowids);
   }
 
+  /** Inverse document frequency of a query token (stemmed as BM25 indexes it). */
+  idf(token: string): number {
+    return this.bm25.idf(bm25Terms([token])[0]);
+  }
+
+  /** The item's length in BM25 terms divided by the average; 1 for an item without terms. */
+  lengthRatio(rowid: number): number {
+    return this.bm25.lengthRatio(rowid);
+  }
+
   /** Rows passing a metadata filter, as a predicate (undefined when the filter has no metadata part). */
   metaAccept(filter: NormalFilter): ((rowid: number) => boolean) | undefined {
     if (!filter.meta.length) return undefined;

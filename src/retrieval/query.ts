@@ -1,7 +1,8 @@
 /**
  * A query prepared once per turn: its tokens and its vector are computed once and reused by every search
  * and scoring call of the turn (prune, documents, graph, related memory). The vector belongs to the
- * vector space it was computed in; the index recomputes it when the embedder has changed since.
+ * vector space it was computed in (and, for the lexical tier, to the index whose IDF weighted it); the
+ * index recomputes it when the embedder has changed since.
  *
  * Callers see the text and tokens (PreparedQuery). Search and scoring take any object with a text (the
  * kernel's own PreparedQuery type, say); only one made by SearchIndex.prepare carries the vector.

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import Database from "better-sqlite3";
 import { WordEmbedder } from "../../test/fixtures/embedding/word-embedder.js";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
+import { LexicalEmbedder } from "../embedding/lexical.js";
 import { fuse } from "./fusion.js";
 import { SearchIndex } from "./search.js";
 
@@ -89,13 +90,33 @@ test("fusion normalises each component by the query's maximum", () => {
       { rowid: 1, bm25: 10, vector: 0.2 },
       { rowid: 2, bm25: 5, vector: 0.4 },
       { rowid: 3, bm25: 0, vector: null },
+      { rowid: 4, bm25: 5, vector: null },
+      { rowid: 5, bm25: 5, vector: null, pending: true },
     ],
     { bm25: 0.5, vector: 0.5 },
   );
   assert.deepEqual(
     fused.map((f) => f.score),
-    [0.5 + 0.25, 0.25 + 0.5, 0],
+    [0.5 + 0.25, 0.25 + 0.5, 0, 0.25, 0.25 + 0.25],
+    "no vector counts 0; a pending one counts as high as the item's BM25 share",
   );
+});
+
+test("a keyword match whose vector is still pending is not outranked by vector-only near-misses", async () => {
+  const index = new SearchIndex(":memory:", { embedder: new LexicalEmbedder() });
+  await index.add(Array.from({ length: 30 }, (_, i) => ({ id: `n${i}`, text: "把这句话翻译成英文：今天是第26天。" })));
+  // Vectors are computed after the write commits: this one is not written yet when the search runs.
+  index.write((w) => w.upsert([{ id: "sister", text: "我妹妹在柏林读研究生。" }]));
+  const search = () => index.search("妹妹在哪里读研究生", { k: 5, weights: { bm25: 0.4, vector: 0.6 } });
+  const before = await search();
+  assert.equal(before[0]?.id, "sister", `ranked: ${before.map((h) => h.id).join(", ")}`);
+  assert.equal(before[0].vector, null, "its vector was pending");
+  await index.flush();
+  const after = await search();
+  assert.equal(after[0].id, "sister");
+  assert.ok(after[0].vector! > 0);
+  assert.ok(Math.abs(after[0].score - before[0].score) < 1e-9, "scored the same before and after its vector");
+  await index.close();
 });
 
 test("vectors of another fingerprint are never compared or returned", async () => {

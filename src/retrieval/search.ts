@@ -15,6 +15,7 @@ import { normalFilter, type SearchFilter } from "./filter.js";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, validWeights, type Weights } from "./fusion.js";
 import { type ChangedRow, type ItemInput, KeywordIndex, MAX_LIST, type StoredItem } from "./keyword-index.js";
 import { filteredKnn } from "./knn.js";
+import { isLexical, lexicalQueryVector, pivoted } from "./lexical-query.js";
 import { asPrepared, type PreparedQuery, PreparedText, type QueryInput, spaceKey } from "./query.js";
 import { embedRows, ReembedJob, type VectorStores } from "./reembed.js";
 import type { IndexWriter, ListOptions, SearchHit, SearchIndexOptions, SearchOptions, SearchStatus } from "./types.js";
@@ -29,6 +30,9 @@ export type { IndexWriter, ListOptions, SearchHit, SearchIndexOptions, SearchOpt
 /** Candidates fetched from each component before fusion: a few times k, so fusion can reorder. */
 const POOL_FACTOR = 4;
 const MIN_POOL = 40;
+/** Tells indexes apart in a prepared query's cache: a lexical query vector depends on its index's IDF. */
+let nextInstance = 1;
+
 export class SearchIndex {
   readonly db: Database.Database;
   private readonly ownsDb: boolean;
@@ -37,6 +41,7 @@ export class SearchIndex {
   private readonly stores: VectorStores;
   private readonly weights: Weights;
   private readonly queue: EmbedQueue;
+  private readonly instance = nextInstance++;
   private embedder: EmbeddingProvider | null = null;
   private space: VectorSpace | null = null;
   private job: ReembedJob | null = null;
@@ -212,8 +217,11 @@ export class SearchIndex {
         // Not among the keyword hits: its BM25 is below the pool's last one, counted as 0.
         else candidates.set(n.rowid, { rowid: n.rowid, bm25: 0, vector: n.similarity });
       }
+      const lexical = isLexical(this.embedder);
       for (const c of candidates.values()) {
         if (c.vector === null) c.vector = this.vectors.similarity(space, queryVector, c.rowid) ?? null;
+        if (c.vector === null) c.pending = this.vectorPending(space, c.rowid);
+        else if (lexical) c.vectorRank = pivoted(c.vector, this.keywords.lengthRatio(c.rowid));
       }
     }
 
@@ -349,7 +357,7 @@ export class SearchIndex {
     const space = this.space;
     const embedder = this.embedder;
     if (!space || !embedder) return null;
-    const key = spaceKey(space.fingerprint, space.dimension);
+    const key = spaceKey(space.fingerprint, space.dimension) + (isLexical(embedder) ? `@${this.instance}` : "");
     if (q.spaceKey === key) return q.vector;
     const vector = await this.embedQuery(embedder, q.text);
     q.vector = vector;
@@ -360,6 +368,7 @@ export class SearchIndex {
   private async embedQuery(embedder: EmbeddingProvider, query: string): Promise<Float32Array | null> {
     const text = cleanText(query);
     if (!text) return null;
+    if (isLexical(embedder)) return lexicalQueryVector(embedder, text, (t) => this.keywords.idf(t));
     try {
       const [v] = await embedder.embed([textInput(text)]);
       return v && !isZeroVector(v) ? v : null;
@@ -367,6 +376,11 @@ export class SearchIndex {
       this.fail(err instanceof Error ? err : new Error(String(err)));
       return null;
     }
+  }
+
+  /** The item's vector is still to come: queued after its write, or beyond re-embedding's progress. */
+  private vectorPending(space: VectorSpace, rowid: number): boolean {
+    return this.queue.has(rowid) || (!space.complete && rowid > space.cursor);
   }
 
   /** A rolled-back write leaves the in-memory keyword index ahead of the table: rebuild it from the table. */

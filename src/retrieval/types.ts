@@ -10,7 +10,7 @@ import type { ReembedOptions, ReembedProgress } from "./reembed.js";
 export interface SearchIndexOptions {
   /** null or absent: keyword search only. */
   embedder?: EmbeddingProvider | null;
-  /** Default weights of the two components (DEFAULT_WEIGHTS in fusion.ts: BM25 0.7, vector 0.3). */
+  /** Default weights of the two components (DEFAULT_WEIGHTS in fusion.ts: BM25 0.65, vector 0.35). */
   weights?: Weights;
   /** Start re-embedding automatically when the current space is incomplete (default true). */
   autoReembed?: boolean;
@@ -46,7 +46,10 @@ export interface SearchHit {
   text: string;
   ts: number;
   meta: Record<string, unknown>;
-  /** Fused score: weighted sum of both components, each divided by its maximum for this query. */
+  /**
+   * Fused score: weighted sum of both components, each divided by its maximum for this query (see fuse()
+   * in fusion.ts for items whose vector is pending, and lexical-query.ts for the lexical tier's ranking).
+   */
   score: number;
   /** Raw BM25 (higher is better, 0 = no query token in the item). */
   bm25: number;
