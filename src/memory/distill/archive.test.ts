@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { performance } from "node:perf_hooks";
 import { test } from "node:test";
 import { directJobs } from "../../../test/fixtures/distill-fakes.js";
 import { openLayers } from "../../../test/fixtures/memory-layers.js";
@@ -48,6 +49,7 @@ test("archive distills only cold documents into the graph and keeps their verbat
 
   s.at(T0 + 73 * HOUR);
   const summary = await runArchiveLoop({
+    db: s.db,
     docs: s.docs,
     graph: s.graph,
     runJob: directJobs(),
@@ -73,7 +75,13 @@ test("archive distills only cold documents into the graph and keeps their verbat
     "its turns are still found by search",
   );
 
-  const again = await runArchiveLoop({ docs: s.docs, graph: s.graph, runJob: directJobs(), now: () => T0 + 74 * HOUR });
+  const again = await runArchiveLoop({
+    db: s.db,
+    docs: s.docs,
+    graph: s.graph,
+    runJob: directJobs(),
+    now: () => T0 + 74 * HOUR,
+  });
   assert.match(again, /^archive: 0 cold documents/, "a distilled document is not distilled twice");
 });
 
@@ -90,6 +98,7 @@ test("a document whose commit fails stays cold for the next tick; the others go 
   };
   const warnings: string[] = [];
   const deps = {
+    db: s.db,
     docs: s.docs,
     graph,
     runJob: directJobs(),
@@ -102,6 +111,62 @@ test("a document whose commit fails stays cold for the next tick; the others go 
   assert.match(warnings[0], /disk I\/O error/);
   assert.match(await runArchiveLoop(deps), /1 cold documents .*\(0 failed\)$/);
   assert.notEqual(s.docs.get(a.id)?.distilledAt, null);
+});
+
+/** A commit that takes `ms` of CPU, so a 40 ms job step holds only a few of them. */
+function slowCommits(graph: GraphDB, ms: number) {
+  return {
+    commit: (...args: Parameters<GraphDB["commit"]>) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+      return graph.commit(...args);
+    },
+  };
+}
+
+test("a document interrupted mid-way resumes at its next turn: no fact is counted twice", async () => {
+  const s = setup();
+  const doc = s.docs.archive(Array.from({ length: 6 }, (_, i) => said(i + 1, T0 + i, `I like sport${i}`)))!;
+  let commits = 0;
+  const graph = {
+    commit: (...args: Parameters<GraphDB["commit"]>) => {
+      if (++commits === 4) throw new Error("killed");
+      return s.graph.commit(...args);
+    },
+  };
+  const deps = { db: s.db, docs: s.docs, graph, runJob: directJobs(), now: () => T0 + 100 * HOUR, timeZone: "UTC" };
+  assert.match(await runArchiveLoop(deps), /0 cold documents .*\(1 failed\)$/);
+  assert.equal(s.graph.entity("用户")?.mentionCount, 3, "three turns were in before the failure");
+  assert.equal(s.docs.get(doc.id)?.distilledAt, null, "not marked before all its turns are in");
+
+  assert.match(await runArchiveLoop(deps), /1 cold documents .*\(0 failed\)$/);
+  assert.equal(s.graph.entity("用户")?.mentionCount, 6, "each turn committed exactly once");
+  assert.notEqual(s.docs.get(doc.id)?.distilledAt, null);
+  assert.equal(s.db.prepare("SELECT COUNT(*) FROM distill_archive_progress").pluck().get(), 0);
+});
+
+test("a document taken out between two steps (doc_query, forget) is dropped, not distilled further", async () => {
+  const s = setup();
+  const doc = s.docs.archive(Array.from({ length: 40 }, (_, i) => said(i + 1, T0 + i, `I like sport${i}`)))!;
+  let before = 0;
+  const runJob = directJobs({
+    afterStep: (n) => {
+      if (n !== 1) return;
+      before = s.graph.entity("用户")?.mentionCount ?? 0;
+      s.docs.take([doc.id]);
+    },
+  });
+  const summary = await runArchiveLoop({
+    db: s.db,
+    docs: s.docs,
+    graph: slowCommits(s.graph, 10),
+    runJob,
+    now: () => T0 + 100 * HOUR,
+  });
+  assert.ok(before > 0 && before < 40, `the first step committed part of the document (${before})`);
+  assert.match(summary, /^archive: 0 cold documents/);
+  assert.equal(s.graph.entity("用户")?.mentionCount, before, "nothing of it was committed after it left");
+  assert.equal(s.db.prepare("SELECT COUNT(*) FROM distill_archive_progress").pluck().get(), 0);
 });
 
 test("docToTriples: rule facts per turn with their sentence, topics and sources on the day's document", () => {

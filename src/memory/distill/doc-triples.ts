@@ -32,12 +32,20 @@ export interface DocCommit {
 
 /** The commits that carry a cold document's facts into the graph; `day(ts)` names its date (YYYY-MM-DD). */
 export function docToTriples(doc: ColdDoc, turns: readonly DocTurnLite[], day: (ts: number) => string): DocCommit[] {
-  const out: DocCommit[] = [];
-  for (const turn of turns) {
-    if (NOT_A_SPEAKER.has(turn.source) || turn.input.trim() === "") continue;
-    const triples = extractTriples(turn.input).filter((t) => !isNoise(t));
-    if (triples.length > 0) out.push({ triples, sentence: turn.input, ts: turn.ts, sessionId: DISTILL_SESSION });
-  }
+  const out = turns.flatMap((turn) => turnCommit(turn) ?? []);
+  const about = docCommit(doc, turns, day);
+  return about ? [...out, about] : out;
+}
+
+/** The rule facts of one archived turn, citing it; null when it states none (or is not a person's). */
+export function turnCommit(turn: DocTurnLite): DocCommit | null {
+  if (NOT_A_SPEAKER.has(turn.source) || turn.input.trim() === "") return null;
+  const triples = extractTriples(turn.input).filter((t) => !isNoise(t));
+  return triples.length > 0 ? { triples, sentence: turn.input, ts: turn.ts, sessionId: DISTILL_SESSION } : null;
+}
+
+/** What the document as a whole adds: its topics and where its turns came from, on the day's subject. */
+export function docCommit(doc: ColdDoc, turns: readonly DocTurnLite[], day: (ts: number) => string): DocCommit | null {
   const subject = `${DOC_SUBJECT} ${day(doc.tsStart)}`;
   const about: Triple[] = topics(doc.tags).map((tag) => ({
     subject,
@@ -52,8 +60,7 @@ export function docToTriples(doc: ColdDoc, turns: readonly DocTurnLite[], day: (
     about.push({ subject, subjectType: "Document", relation: "来源", object: source, objectType: "Source" });
   }
   const kept = about.filter((t) => !isNoise(t));
-  if (kept.length > 0) out.push({ triples: kept, ts: doc.tsStart, sessionId: ARCHIVE_SESSION });
-  return out;
+  return kept.length > 0 ? { triples: kept, ts: doc.tsStart, sessionId: ARCHIVE_SESSION } : null;
 }
 
 function topics(tags: readonly string[]): string[] {

@@ -33,7 +33,7 @@ function fakeDeps(overrides: Partial<HeartbeatDeps> = {}) {
     db: openMemoryStore(join(tempDir("heartbeat-"), "memory.db")),
     pipeline: { tick: async () => ({ distilled: 0, triples: 0, failed: 0, expired: 0, pending: 0 }) },
     context: { size: () => 0, window: async () => [], prune: async () => [] },
-    docs: { findCold: () => [], turns: () => [], markDistilled: () => {} },
+    docs: { findCold: () => [], turns: () => [], get: () => null, markDistilled: () => {} },
     graph: {
       commit: () => ({ entities: 0, relations: 0, skipped: [] }),
       entities: () => [],

@@ -136,7 +136,7 @@ export class Heartbeat {
             (p) => `pipeline: ${p.distilled} lines → ${p.triples} triples (${p.failed} failed, ${p.pending} waiting)`,
           );
       case "distill":
-        return runDistillLoop(d);
+        return runDistillLoop({ ...d, prepare: d.index.prepare?.bind(d.index) });
       case "archive":
         return runArchiveLoop({ ...d, now: () => this.clock.now() });
       case "merge":

@@ -6,7 +6,7 @@ import { openLayers, userEvent } from "../../../test/fixtures/memory-layers.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { openMemoryStore } from "../store.js";
 import { MERGE_TOOLS, REVIEW_TOOLS } from "./consolidation.js";
-import { runDistillLoop } from "./context-loop.js";
+import { PruneBatch, runDistillLoop } from "./context-loop.js";
 import { MAX_MERGE_TASKS, type MergeCursor, NO_MERGE_ROUNDS, NoMergeMarkers, runMergeLoop } from "./merge.js";
 import type { EntityLite, ReviewRelation } from "./ports.js";
 import { runReviewLoop } from "./review.js";
@@ -28,7 +28,23 @@ test("distill prunes the window to max_context_size only when it holds more than
   assert.match(await runDistillLoop(deps), /window 11 events \(limit 5\), pruned 6$/);
   assert.equal(layers.context.size(), 5);
   assert.deepEqual(jobs.names, ["distill.prune"]);
-  assert.equal(layers.docs.count(), 1, "what left the window was archived, not dropped");
+  const archived = layers.docs.list({ limit: 50 }).reduce((n, d) => n + layers.docs.turns(d.id).length, 0);
+  assert.equal(archived, 6, "what left the window was archived (in one document per batch), not dropped");
+});
+
+test("a prune batch grows while steps are quick and shrinks when one is slow, never below one event", () => {
+  const batch = new PruneBatch(25);
+  batch.adjust(5);
+  assert.equal(batch.size, 2, "grows by half at most (rounded up)");
+  batch.adjust(5);
+  assert.equal(batch.size, 3);
+  batch.adjust(5);
+  batch.adjust(20);
+  assert.equal(batch.size, 7, "near the target: scaled to it (5 × 25 / 20, rounded up)");
+  batch.adjust(100);
+  assert.equal(batch.size, 1);
+  batch.adjust(500);
+  assert.equal(batch.size, 1, "a fixed cost over the target alone still prunes one event a step");
 });
 
 test("the prune query is the newest user input, so related older events stay", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { test } from "node:test";
 import { directJobs } from "../../../test/fixtures/distill-fakes.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
@@ -14,7 +15,8 @@ import type { Triple } from "./triple.js";
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.UTC(2024, 4, 1);
 
-function recordingGraph() {
+/** Records commits; `delayMs` of CPU each makes a 40 ms job step hold only a few. */
+function recordingGraph(delayMs = 0) {
   const commits: Array<{ triples: Triple[]; opts?: CommitOpts }> = [];
   let failNext = 0;
   return {
@@ -23,6 +25,8 @@ function recordingGraph() {
       failNext = n;
     },
     commit(triples: readonly Triple[], opts?: CommitOpts) {
+      const until = performance.now() + delayMs;
+      while (performance.now() < until);
       if (failNext > 0) {
         failNext--;
         throw new Error("disk full");
@@ -33,11 +37,18 @@ function recordingGraph() {
   };
 }
 
-function setup(opts: PipelineOptions & { path?: string; now?: () => number } = {}) {
+function setup(
+  opts: PipelineOptions & {
+    path?: string;
+    now?: () => number;
+    jobs?: ReturnType<typeof directJobs>;
+    delayMs?: number;
+  } = {},
+) {
   const path = opts.path ?? join(tempDir("distill-pipeline-"), "memory.db");
   const db = openMemoryStore(path);
-  const graph = recordingGraph();
-  const jobs = directJobs();
+  const graph = recordingGraph(opts.delayMs);
+  const jobs = opts.jobs ?? directJobs();
   const pipeline = new DistillPipeline({ db, graph, runJob: jobs, now: opts.now ?? (() => T0) }, opts);
   return { path, db, graph, jobs, pipeline };
 }
@@ -143,6 +154,24 @@ test("forgetting removes matching candidates; a preview only counts them", () =>
   assert.equal(pipeline.pending(), 2);
   assert.equal(pipeline.purge(match), 1);
   assert.equal(pipeline.pending(), 1);
+});
+
+test("a candidate forgotten while a tick is under way (between two steps) is not distilled", async () => {
+  let pipeline: DistillPipeline | undefined;
+  const jobs = directJobs({
+    afterStep: (n) => {
+      if (n === 1) pipeline?.purge((text) => text.includes("Rosebud"));
+    },
+  });
+  const s = setup({ jobs, delayMs: 15 });
+  pipeline = s.pipeline;
+  for (let i = 0; i < 3; i++) s.pipeline.offer(said(`I like jazz${i}`));
+  for (let i = 0; i < 20; i++) s.pipeline.offer(said(`I live in Rosebud${i}`));
+  const summary = await s.pipeline.tick();
+  assert.ok(jobs.steps > 1);
+  const cities = s.graph.commits.map((c) => c.triples[0].object).filter((o) => o.startsWith("Rosebud"));
+  assert.deepEqual(cities, [], "the first step took only the three lines before them");
+  assert.equal(summary.pending, 0);
 });
 
 test("concurrent ticks share one run", async () => {

@@ -3,6 +3,7 @@
  * document store, the graph, the search index and the kernel's two lanes. The real objects (RelevanceContext,
  * DocStore, GraphDB, SearchIndex, the agent) satisfy them as they are; tests pass small fakes or real SQLite.
  */
+import type { PreparedQuery } from "../../retrieval/search.js";
 import type { Triple } from "./triple.js";
 
 /** Wall-clock time and timers, injectable so tests move time by hand. */
@@ -32,11 +33,14 @@ export type RunJob = (job: Job) => Promise<void>;
 /** `agent.injectSelf`: an LLM self-task restricted to `tools`; resolves when it is done. */
 export type SelfTask = (text: string, opts: { tools: string[] }) => Promise<unknown>;
 
+/** A query as text, or tokenized and embedded once (SearchIndex.prepare) for repeated use. */
+export type PruneQuery = string | PreparedQuery;
+
 /** ContextWindow (kernel/types.ts), the part the distill loop uses. */
 export interface WindowPort {
   size(): number;
   window(): Promise<Array<{ kind: string; input: string }>>;
-  prune(query: string, keep: number): Promise<unknown[]>;
+  prune(query: PruneQuery, keep: number): Promise<unknown[]>;
 }
 
 export interface ColdDoc {
@@ -59,6 +63,8 @@ export interface DocsPort {
   /** Not yet distilled, ≤ 2 accesses, untouched for 72 h; oldest first, at most `limit`. */
   findCold(now: number, ageMs?: number, maxAccess?: number, limit?: number): ColdDoc[];
   turns(docId: string): DocTurnLite[];
+  /** null when the document is gone (consumed by doc_query, forgotten). */
+  get(id: string): { distilledAt: number | null } | null;
   markDistilled(id: string, at: number): void;
 }
 
@@ -86,9 +92,10 @@ export interface MergeGraph {
   entityById(id: number): EntityLite | null;
 }
 
-/** SearchIndex.nearest over the `ent:<id>` items. */
+/** SearchIndex.nearest over the `ent:<id>` items, and (optional for fakes) prepare for the prune query. */
 export interface NearestIndex {
   nearest(id: string, k: number, filter?: { kind?: string }): Array<{ id: string; similarity: number }>;
+  prepare?(text: string): Promise<PreparedQuery>;
 }
 
 export interface ReviewRelation {

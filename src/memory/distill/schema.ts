@@ -1,7 +1,9 @@
 /**
  * The distillation tables in memory.db, as their own migration layer ("distill"): the rule pipeline's raw
- * candidates (so a line said just before a restart is still distilled after it) and the merge loop's
- * "already proposed" markers (so a restart does not ask the model about the same pair again).
+ * candidates (so a line said just before a restart is still distilled after it), the merge loop's
+ * "already proposed" markers (so a restart does not ask the model about the same pair again) and the
+ * archive loop's place inside a long document (so a restart resumes there instead of committing its first
+ * turns again).
  */
 import { type DB, migrateTables } from "../store.js";
 
@@ -20,6 +22,11 @@ export const DISTILL_MIGRATIONS: readonly string[] = [
      b TEXT NOT NULL,
      rounds INTEGER NOT NULL,
      PRIMARY KEY (a, b)
+   );`,
+  `CREATE TABLE distill_archive_progress (
+     doc_id TEXT PRIMARY KEY,
+     next_turn INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
    );`,
 ];
 
