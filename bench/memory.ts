@@ -3,13 +3,17 @@
  * section is an exported async function returning its figures, so sections can be added (or run alone)
  * without touching the others.
  *
+ * Section turnWork (bench/memory-turn.ts): the memory work of one user turn at 10k entities and 10k
+ * documents, p50 / p99.
+ *
  * Section semanticRecall: 20,000 distractor items at 1024 dimensions with the synonym embedder fixture
  * (synonyms share a direction, see test/fixtures/embedding/synonym-embedder.ts) plus one item about a
  * car, in an on-disk index; the query "automobile" shares no word with it, so only vector search can find
  * it. Reports whether it is in the top 10, hybrid search latency (k = 10) over a mix of queries, and how
  * long reopening the index takes (the in-memory vectors are rebuilt from SQLite).
  *
- *   npm run bench:memory [-- --distractors 20000 --queries 300]
+ *   npm run bench:memory [-- --distractors 20000 --queries 300 --entities 10000 --documents 10000 --turns 300
+ *                            --sections semantic,turn]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +21,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { SearchIndex } from "../src/retrieval/search.js";
 import { distractors, SYNONYM_GROUPS, SynonymEmbedder } from "../test/fixtures/embedding/synonym-embedder.js";
+import { turnWork } from "./memory-turn.js";
 import { percentile } from "./stats.js";
 
 const BATCH = 1000;
@@ -71,14 +76,37 @@ export async function semanticRecall(opts: { distractors: number; queries: numbe
   }
 }
 
+const SECTIONS = ["semantic", "turn"] as const;
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       distractors: { type: "string", default: "20000" },
       queries: { type: "string", default: "300" },
+      entities: { type: "string", default: "10000" },
+      documents: { type: "string", default: "10000" },
+      turns: { type: "string", default: "300" },
+      sections: { type: "string", default: SECTIONS.join(",") },
     },
   });
-  const figures = await semanticRecall({ distractors: Number(values.distractors), queries: Number(values.queries) });
+  const sections = values.sections.split(",").map((s) => s.trim());
+  const unknown = sections.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new Error(`unknown section(s) ${unknown.join(", ")}: use ${SECTIONS.join(", ")}`);
+  const size = (name: keyof typeof values) => {
+    const n = Number(values[name]);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${values[name]}`);
+    return n;
+  };
+  const figures: Record<string, unknown> = {};
+  if (sections.includes("semantic")) {
+    Object.assign(figures, await semanticRecall({ distractors: size("distractors"), queries: size("queries") }));
+  }
+  if (sections.includes("turn")) {
+    Object.assign(
+      figures,
+      await turnWork({ entities: size("entities"), documents: size("documents"), turns: size("turns") }),
+    );
+  }
   console.log(JSON.stringify({ bench: "memory", ...figures }));
 }
 

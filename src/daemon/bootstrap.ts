@@ -16,6 +16,7 @@ import { llmSourceTools } from "../llm/source-tools.js";
 import { openMemoryStore } from "../memory/store.js";
 import { MemorySystem } from "../memory/system.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
+import { errorMessage } from "../util/errors.js";
 import { userZone } from "../util/time-zone.js";
 import { VERSION } from "../version.js";
 import { startLlmSources } from "./llm-sources.js";
@@ -87,7 +88,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { llm } = sources;
   const llmApi = sources.api;
 
-  const memoryDb = openMemoryStore(paths.memoryDb);
+  const memoryLog = logger("memory");
+  const memoryDb = openMemoryStore(paths.memoryDb, {
+    checkpoints: { onError: (err) => memoryLog.warn(`checkpointing memory.db failed: ${errorMessage(err)}`) },
+  });
   const settings = agentSettings(config);
   const memory = new MemorySystem({
     db: memoryDb,
@@ -97,7 +101,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       zone: () => userZone(settings.timezone()),
       duration: (key) => config.getDuration(key),
     },
-    log: logger("memory"),
+    log: memoryLog,
   });
   const agent = new Agent({
     llm,

@@ -116,6 +116,7 @@ export class RelevanceContext implements ContextWindow {
       delete: db.prepare("DELETE FROM context_window WHERE id = ?"),
       count: db.prepare("SELECT COUNT(*) FROM context_window").pluck(),
       oldest: db.prepare("SELECT id FROM context_window ORDER BY ts, id LIMIT ?").pluck(),
+      ids: db.prepare("SELECT id FROM context_window ORDER BY ts, id").pluck(),
     };
   }
 
@@ -161,22 +162,20 @@ export class RelevanceContext implements ContextWindow {
     if (!Number.isInteger(keep) || keep < 0) {
       throw new ContextError({ code: "context_invalid", message: `prune keeps a whole number of events, got ${keep}` });
     }
-    const events = this.events();
-    if (events.length <= keep) return [];
-    const older = events.slice(0, events.length - Math.min(this.protectRecent, keep));
-    const slots = keep - (events.length - older.length);
+    // Ids only: this runs on every user turn, and only the events that leave are read whole (by evictWith).
+    const ids = this.st.ids.all() as number[];
+    if (ids.length <= keep) return [];
+    const older = ids.slice(0, ids.length - Math.min(this.protectRecent, keep));
+    const slots = keep - (ids.length - older.length);
     const kept = new Set<number>();
     if (slots > 0) {
-      const scores = await this.index.scoreIds(
-        query,
-        older.map((e) => contextItemId(e.id)),
-      );
+      const scores = await this.index.scoreIds(query, older.map(contextItemId));
       const ranked = older
-        .map((e, order) => ({ id: e.id, order, score: scores.get(contextItemId(e.id)) ?? 0 }))
+        .map((id, order) => ({ id, order, score: scores.get(contextItemId(id)) ?? 0 }))
         .sort((a, b) => b.score - a.score || b.order - a.order);
       for (const r of ranked.slice(0, slots)) kept.add(r.id);
     }
-    const out = older.filter((e) => !kept.has(e.id)).map((e) => e.id);
+    const out = older.filter((id) => !kept.has(id));
     return this.index.write((w) => this.evictWith(w, out));
   }
 

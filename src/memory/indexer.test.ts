@@ -109,3 +109,23 @@ test("keywords: at most five, the most specific, in message order; short Latin t
   ]);
   assert.deepEqual(queryKeywords(["猫", "猫咪", "猫咪"]), ["猫咪"]);
 });
+
+test("entity names are scanned for the message's keywords only when the index matched no entity", async () => {
+  const { graph, index, indexer, close } = await seeded();
+  graph.commit([{ subject: "Carol", relation: "keeps", object: "a leather notebook" }]);
+  await index.flush();
+  const keywordsAsked: string[][] = [];
+  const recall = graph.recall.bind(graph);
+  graph.recall = (keywords, ...rest) => {
+    keywordsAsked.push([...keywords]);
+    return recall(keywords, ...rest);
+  };
+  const matched = await indexer.buildContext(await index.prepare("Where does Alice live?"), 500, "r1");
+  assert.ok(matched.includes("Alice lives in Paris"), matched);
+  assert.deepEqual(keywordsAsked.at(-1), [], "the index found Alice: no scan of every entity name");
+  // "book" is no word of any entity, only part of one: the scan finds it.
+  const inside = await indexer.buildContext(await index.prepare("the book"), 500, "r1");
+  assert.ok(inside.includes("Carol keeps a leather notebook"), inside);
+  assert.deepEqual(keywordsAsked.at(-1), ["book"]);
+  await close();
+});

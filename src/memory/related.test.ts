@@ -160,3 +160,28 @@ test("no match, or no room for even one excerpt: an empty section without a head
   assert.equal(await relatedMemory(deps, "quantum chromodynamics", 400, opts()), "");
   assert.equal(await relatedMemory(deps, "LGBTQ support group", 5, opts()), "");
 });
+
+test("a first search of 24 hits fills the section; the full 40 are asked for only when it did not", async () => {
+  const { index, docs } = layers();
+  // 36 matching turns, a day apart with unrelated turns between them, so each is a hit of its own.
+  for (let i = 0; i < 36; i++) {
+    docs.archive([event(T0 + i * DAY, `harbour walk number ${i}`)]);
+    docs.archive([event(T0 + i * DAY + HOUR, `unrelated chore ${i}`)]);
+  }
+  const asked: number[] = [];
+  const counting = {
+    db: index.db,
+    prepare: index.prepare.bind(index),
+    search: (q: Parameters<SearchIndex["search"]>[0], o?: Parameters<SearchIndex["search"]>[1]) => {
+      asked.push(o?.k ?? 10);
+      return index.search(q, o);
+    },
+  };
+  const small = await relatedMemory({ index: counting, docs }, "harbour walk", 150, opts());
+  assert.match(small, /harbour walk number/);
+  assert.deepEqual(asked, [24], "one search of 24 hits filled it");
+  asked.length = 0;
+  const large = await relatedMemory({ index: counting, docs }, "harbour walk", 8_000, opts());
+  assert.deepEqual(asked, [24, 40]);
+  for (let i = 0; i < 36; i++) assert.ok(large.includes(`harbour walk number ${i}\n`), `walk ${i} in ${large}`);
+});

@@ -6,7 +6,10 @@
  * ("last week", "2023年5月") boost what falls in that range without dropping the rest.
  *
  * Cost per call: one search (two when the query names a time range) and one indexed look-up of neighbours
- * per hit placed; the section stops filling when the budget is spent.
+ * per hit placed, all of them in one read transaction; the section stops filling when the budget is
+ * spent. Every search hit costs a vector rescoring and a row read, and the section is full after about 14
+ * hits (at most 19 in bench/memory.ts), so a first search asks for 24 and the full 40 are asked for only
+ * when those did not fill it.
  */
 
 import type { PreparedQuery, SearchHit, SearchIndex } from "../retrieval/search.js";
@@ -18,7 +21,7 @@ import { parseTimeQuery, type TimeRange } from "./time-query.js";
 export { RELATED_HEADER } from "./related-pack.js";
 
 export interface RelatedDeps {
-  index: Pick<SearchIndex, "search" | "prepare">;
+  index: Pick<SearchIndex, "search" | "prepare" | "db">;
   docs: Pick<DocStore, "turnsAround">;
 }
 
@@ -36,6 +39,8 @@ export interface RelatedOptions {
 
 const KINDS = ["turn", "doc"];
 const DEFAULT_K = 40;
+/** Hits of the first search: enough to fill the section on almost every turn. */
+const FIRST_K = 24;
 /** Below this many tokens left, no excerpt is worth starting. */
 const MIN_EXCERPT_TOKENS = 16;
 /** A hit may take at most this share of the budget, a neighbour a smaller one: one long paste must not crowd out the rest. */
@@ -51,31 +56,43 @@ export async function relatedMemory(
 ): Promise<string> {
   const packer = new RelatedPacker(budgetTokens);
   if (packer.left < MIN_EXCERPT_TOKENS) return "";
-  const hits = await rankedHits(deps.index, q, opts);
-  const seen = new Set<string>();
-  const fill = new Filler(deps.docs, packer, opts, budgetTokens, seen);
-  for (const [rank, hit] of hits.entries()) {
-    if (packer.left < MIN_EXCERPT_TOKENS) break;
-    if (hit.kind === "turn") fill.turn(hit, rank);
-    else fill.doc(hit, rank);
+  const text = typeof q === "string" ? q : q.text;
+  const range = parseTimeQuery(text, { now: opts.now, zone: opts.zone });
+  const query = typeof q === "string" ? await deps.index.prepare(q) : q;
+  const fill = new Filler(deps.docs, packer, opts, budgetTokens, new Set());
+  const visited = new Set<string>();
+  const k = opts.k ?? DEFAULT_K;
+  for (const size of k > FIRST_K ? [FIRST_K, k] : [k]) {
+    const { hits, more } = await rankedHits(deps.index, query, range, size, opts.exclude);
+    const fresh = hits.filter((h) => !visited.has(h.id));
+    // One read transaction for the neighbour look-ups (three small queries per hit).
+    deps.index.db.transaction(() => {
+      for (const hit of fresh) {
+        if (packer.left < MIN_EXCERPT_TOKENS) return;
+        const rank = visited.size;
+        visited.add(hit.id);
+        if (hit.kind === "turn") fill.turn(hit, rank);
+        else fill.doc(hit, rank);
+      }
+    })();
+    if (packer.left < MIN_EXCERPT_TOKENS || !more) break;
   }
   return packer.render();
 }
 
 /**
- * Turn and document hits, best first, minus the excluded. With a time range, a second search inside the
- * range brings in matches the plain search ranked too low, and every hit inside the range is boosted by
- * the range's strength; hits outside stay, so a wrong guess about time costs rank, not recall.
+ * Turn and document hits, best first, minus the excluded; `more` when a larger k could find others. With
+ * a time range, a second search inside the range brings in matches the plain search ranked too low, and
+ * every hit inside the range is boosted by the range's strength; hits outside stay, so a wrong guess
+ * about time costs rank, not recall.
  */
 async function rankedHits(
   index: RelatedDeps["index"],
-  q: string | PreparedQuery,
-  opts: RelatedOptions,
-): Promise<SearchHit[]> {
-  const k = opts.k ?? DEFAULT_K;
-  const text = typeof q === "string" ? q : q.text;
-  const range = parseTimeQuery(text, { now: opts.now, zone: opts.zone });
-  const query = range && typeof q === "string" ? await index.prepare(q) : q;
+  query: PreparedQuery,
+  range: TimeRange | null,
+  k: number,
+  exclude: ReadonlySet<string>,
+): Promise<{ hits: SearchHit[]; more: boolean }> {
   const [all, inRange] = await Promise.all([
     index.search(query, { k, filter: { kind: KINDS } }),
     range
@@ -84,12 +101,15 @@ async function rankedHits(
   ]);
   const best = new Map<string, { hit: SearchHit; score: number }>();
   for (const hit of [...all, ...inRange]) {
-    if (opts.exclude.has(hit.id)) continue;
+    if (exclude.has(hit.id)) continue;
     const score = hit.score * boost(range, hit.ts);
     const prev = best.get(hit.id);
     if (!prev || score > prev.score) best.set(hit.id, { hit, score });
   }
-  return [...best.values()].sort((a, b) => b.score - a.score).map((b) => b.hit);
+  return {
+    hits: [...best.values()].sort((a, b) => b.score - a.score).map((b) => b.hit),
+    more: all.length >= k || inRange.length >= Math.ceil(k / 2),
+  };
 }
 
 function boost(range: TimeRange | null, ts: number): number {

@@ -22,6 +22,12 @@ test("memory.db runs in WAL with foreign keys and secure_delete on", () => {
   db.close();
 });
 
+test("sorts and temporary tables stay in memory (a temporary file per graph walk cost ≈ 0.8 ms)", () => {
+  const db = openMemoryStore(join(tempDir("ha-store-"), "memory.db"));
+  assert.equal(db.pragma("temp_store", { simple: true }), 2, "2 = MEMORY");
+  db.close();
+});
+
 test("deleted text does not linger in the file's free pages", () => {
   const path = join(tempDir("ha-store-"), "memory.db");
   const db = openMemoryStore(path);

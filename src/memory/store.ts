@@ -48,6 +48,9 @@ export function openMemoryStore(path: string, opts: MemoryStoreOptions = {}): DB
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     db.pragma("secure_delete = ON");
+    // Sorts and temporary tables of small results (graph recall's walk) would otherwise open a temporary
+    // file each time: ≈ 1.5 ms per walk query at 10k entities instead of ≈ 0.2 ms.
+    db.pragma("temp_store = MEMORY");
     prepareFormat(db, path);
     if (opts.checkpoints !== false) scheduleWalCheckpoints(db, opts.checkpoints);
     return db;
