@@ -1,13 +1,15 @@
 /**
  * Nearest vectors under a search filter. The kind filter is exact and free (one matrix per kind); a time
- * or metadata filter is applied by scanning the 8-bit copies of the items it lets through when they are
- * few (≈ 3 µs each), else by fetching more neighbours from the matrices and keeping those it lets through.
+ * or metadata filter is applied by scanning the rows of the items it lets through when they are few
+ * (gathered into one block, ≈ 1.5 µs a row), else by fetching more neighbours from the matrices' SIMD scan
+ * and keeping those it lets through: a range such as "today" that covers most recent items would otherwise
+ * gather thousands of rows per search (≈ 3 ms at 2,000, measured in the soak).
  */
 import type { NormalFilter } from "./filter.js";
 import type { KeywordIndex } from "./keyword-index.js";
 import type { Neighbour, VectorIndex, VectorSpace } from "./vector-index.js";
 
-const SCAN_MAX = 2000;
+const SCAN_MAX = 256;
 const MAX_FETCH = 4096;
 
 export function filteredKnn(

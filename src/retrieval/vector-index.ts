@@ -195,14 +195,11 @@ export class VectorIndex {
   /** The `k` nearest among the items the filter lets through, by scanning their 8-bit copies. */
   scan(space: VectorSpace, query: Float32Array, k: number, filter: NormalFilter): Neighbour[] {
     const { where, params } = filterSql(filter);
-    const rows = this.db
-      .prepare<Array<string | number>, { rowid: number; q: Buffer }>(
-        `SELECT v.rowid AS rowid, v.q AS q FROM ${tableOf(space.id)} v JOIN search_items i ON i.rowid = v.rowid WHERE ${where}`,
-      )
-      .iterate(...params);
-    const out: Neighbour[] = [];
-    for (const r of rows) out.push({ rowid: r.rowid, similarity: cosineQuantized(query, r.q) });
-    return out.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
+    const rowids = this.db
+      .prepare<Array<string | number>, number>(`SELECT rowid FROM search_items WHERE ${where}`)
+      .pluck()
+      .all(...params);
+    return this.matrix(space).searchAmong(query, k, rowids);
   }
 
   /** One item's vector direction (from its 8-bit copy); undefined when it has none in this space. */

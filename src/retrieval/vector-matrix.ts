@@ -201,6 +201,37 @@ export class VectorMatrix {
     return m;
   }
 
+  /**
+   * The `k` nearest among `rowids` (a filtered set, e.g. one time range): their rows are gathered into one
+   * block and scanned with the same SIMD kernel — a per-row loop in JS costs ≈ 3 µs a row at 1024
+   * dimensions, which a 2,000-row filter turned into ≈ 6 ms per search.
+   */
+  searchAmong(query: Float32Array, k: number, rowids: readonly number[]): MatrixHit[] {
+    const codes = toCodes(query);
+    if (!codes) return [];
+    const d = this.dimension;
+    const found: Array<{ m: KindMatrix; slot: number }> = [];
+    for (const rowid of rowids) {
+      for (const m of this.kinds.values()) {
+        const slot = m.slotOf.get(rowid);
+        if (slot !== undefined) {
+          found.push({ m, slot });
+          break;
+        }
+      }
+    }
+    if (found.length === 0) return [];
+    const rows = new Int8Array(found.length * d);
+    found.forEach(({ m, slot }, i) => rows.set(m.data.subarray(slot * d, (slot + 1) * d), i * d));
+    const r = scan(rows, codes, d, Math.min(k, found.length));
+    const out: MatrixHit[] = [];
+    for (let i = 0; i < r.keys.length; i++) {
+      const { m, slot } = found[Number(r.keys[i])];
+      out.push({ rowid: m.rowids[slot], similarity: 1 - r.distances[i] });
+    }
+    return out.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid);
+  }
+
   /** The `k` nearest items of the given kinds (all when null), best first; ties go to the older item. */
   search(query: Float32Array, k: number, kinds: readonly string[] | null): MatrixHit[] {
     const codes = toCodes(query);
