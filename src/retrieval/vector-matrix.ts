@@ -222,7 +222,7 @@ export class VectorMatrix {
     }
     if (found.length === 0) return [];
     const rows = new Int8Array(found.length * d);
-    found.forEach(({ m, slot }, i) => rows.set(m.data.subarray(slot * d, (slot + 1) * d), i * d));
+    for (const [i, { m, slot }] of found.entries()) rows.set(m.data.subarray(slot * d, (slot + 1) * d), i * d);
     const r = scan(rows, codes, d, Math.min(k, found.length));
     const out: MatrixHit[] = [];
     for (let i = 0; i < r.keys.length; i++) {
