@@ -10,6 +10,7 @@
 import { rmSync } from "node:fs";
 import type { ForgetCounts, ForgetReport } from "@homeagent/sdk";
 import type { ContextEvent } from "../kernel/types.js";
+import { HomeAgentError } from "../util/errors.js";
 import type { RelevanceContext } from "./context.js";
 import type { DistillPipeline } from "./distill/pipeline.js";
 import type { DocTurn } from "./doc-schema.js";
@@ -31,7 +32,7 @@ const SAMPLES = 8;
 /** Terms shorter than this would match nearly everything; forgetting them needs a longer phrase. */
 const MIN_TERM_CHARS = 2;
 
-export function zeroCounts(): ForgetCounts {
+function zeroCounts(): ForgetCounts {
   return {
     context: 0,
     documents: 0,
@@ -44,10 +45,13 @@ export function zeroCounts(): ForgetCounts {
   };
 }
 
-export function checkTerms(terms: readonly string[]): string[] {
+function checkTerms(terms: readonly string[]): string[] {
   const clean = terms.map((t) => t.trim().toLowerCase()).filter(Boolean);
   if (clean.length === 0 || clean.some((t) => [...t].length < MIN_TERM_CHARS)) {
-    throw new Error(`say what to forget in at least ${MIN_TERM_CHARS} characters`);
+    throw new HomeAgentError({
+      code: "forget_too_short",
+      message: `say what to forget in at least ${MIN_TERM_CHARS} characters: a shorter text would match nearly everything`,
+    });
   }
   return clean;
 }
@@ -144,7 +148,7 @@ function eventText(e: ContextEvent): string {
   return [e.input, e.response, ...e.toolResults.map((r) => r.content)].join("\n");
 }
 
-export function mentionsAll(text: string, terms: readonly string[]): boolean {
+function mentionsAll(text: string, terms: readonly string[]): boolean {
   const lower = text.toLowerCase();
   return terms.every((t) => lower.includes(t));
 }

@@ -6,6 +6,7 @@
  */
 import type { ContextEvent, MemoryBudgets, MemoryContext, PreparedQuery } from "../kernel/types.js";
 import type { SearchIndex } from "../retrieval/search.js";
+import { errorMessage } from "../util/errors.js";
 import type { DistillPipeline } from "./distill/pipeline.js";
 import type { DocStore } from "./documents.js";
 import type { Indexer } from "./indexer.js";
@@ -66,7 +67,7 @@ export class LayeredMemoryContext implements MemoryContext {
         toolsUsed: e.toolsUsed,
       });
     } catch (err) {
-      this.deps.warn(`text log: ${(err as Error).message}`);
+      this.deps.warn(`text log: ${errorMessage(err)}`);
     }
     if (e.kind === "user") this.deps.pipeline.offer({ ts: e.ts, source: e.source, input: e.input });
   }

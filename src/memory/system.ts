@@ -11,7 +11,7 @@ import type { EmbeddingProvider } from "../embedding/spi.js";
 import type { Job } from "../kernel/jobs.js";
 import type { MemoryContext } from "../kernel/types.js";
 import { SearchIndex } from "../retrieval/search.js";
-import { errorMessage } from "../util/errors.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { RelevanceContext } from "./context.js";
 import { LOOP_KEYS } from "./distill/config.js";
 import { Heartbeat, type LoopName } from "./distill/heartbeat.js";
@@ -216,7 +216,12 @@ export class MemorySystem {
   }
 
   private port(): KernelPort {
-    if (!this.kernel) throw new Error("memory is not attached to the kernel yet");
+    if (!this.kernel) {
+      throw new HomeAgentError({
+        code: "memory_unavailable",
+        message: "memory is not attached to the kernel yet: wait until homed has started",
+      });
+    }
     return this.kernel;
   }
 }
