@@ -2,56 +2,22 @@
  * End to end: the fake LLM server, a real `homed` subprocess and a real `waiter` subprocess.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { cliSocketPath } from "@homeagent/cli-protocol";
 import { WaiterClient } from "../src/bin/waiter-client.js";
 import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
+import { type HomedProcess, startHomedOn } from "./fixtures/homed-process.js";
 import { tempDir } from "./fixtures/temp-dir.js";
 import { waitFor } from "./fixtures/wait.js";
 
 const NODE_ARGS = ["--conditions=development", "--import", "tsx"];
 
-interface Homed {
-  proc: ChildProcess;
-  dir: string;
-  socket: string;
-  stderr: () => string;
-  stop(): Promise<number | null>;
-}
-
-async function startHomed(env: Record<string, string>): Promise<Homed> {
-  const dir = tempDir("ha-e2e-");
-  const proc = spawn(process.execPath, [...NODE_ARGS, "src/bin/homed.ts", "--data", dir], {
-    // No local-first detection: a real Ollama on this machine must not change what the tests see.
-    env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_LLM_BASE_URL: "", HOMEAGENT_OLLAMA_URL: "", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  proc.stderr?.on("data", (d) => {
-    err += d;
-  });
-  const ready = () => err.includes("ready");
-  await waitFor(() => ready() || proc.exitCode !== null, "homed to say it is ready", { timeoutMs: 20_000 }).catch(
-    (cause) => {
-      proc.kill("SIGKILL");
-      throw new Error(`homed did not start:\n${err}`, { cause });
-    },
-  );
-  if (!ready()) throw new Error(`homed exited before it was ready:\n${err}`);
-  return {
-    proc,
-    dir,
-    socket: cliSocketPath(dir),
-    stderr: () => err,
-    stop: () =>
-      new Promise((resolve) => {
-        proc.once("exit", resolve);
-        proc.kill("SIGTERM");
-      }),
-  };
+/** A fresh data dir each time: these tests never reuse one. */
+function startHomed(env: Record<string, string>): Promise<HomedProcess> {
+  return startHomedOn(tempDir("ha-e2e-"), env, { timeoutMs: 20_000 });
 }
 
 function waiter(args: string[], env: Record<string, string> = {}, input?: string) {
@@ -75,7 +41,7 @@ function waiter(args: string[], env: Record<string, string> = {}, input?: string
 
 describe("homed + waiter + fake LLM", () => {
   let fake: FakeLLM;
-  let homed: Homed;
+  let homed: HomedProcess;
   before(async () => {
     fake = await startFakeLLM();
     homed = await startHomed({
