@@ -5,6 +5,8 @@
 
 import type { EmbeddingFactory } from "./embedding.js";
 import type { DocMemoryAPI, MemoryAPI, SocialAPI } from "./memory.js";
+import type { ConfigAPI, SettingsAPI } from "./settings.js";
+import type { ContextReport, KernelStatus, LlmAPI } from "./status.js";
 
 /** The seven stage hooks, in the order one input passes through them. */
 export const STAGES = [
@@ -238,150 +240,6 @@ export interface InputReply {
   error?: string;
 }
 
-/**
- * The plugin's own settings. `key` is relative: `settings.get("token")` of plugin `my-plugin` reads the
- * config key `plugin.my-plugin.token`, the same entry `/settings plugin.my-plugin.` lists and the web UI
- * edits: one namespace, one store (the daemon's config table). Keys are letters, digits, "_" and "-", in
- * dot-separated segments, at most 128 characters.
- *
- * A key the plugin declares with `define()` is validated on every write (by anyone) and read as its default
- * while unset or when the stored value is invalid. Only declared keys can be changed from outside the
- * plugin (`/settings set`, the web UI); the plugin itself may also keep undeclared keys (at most 1024 keys,
- * 64 KiB per value). Undeclared values are listed as they are: declare a secret with type `password` so
- * every list shows at most its last four characters.
- */
-export interface SettingsAPI {
-  get(key: string): string | undefined;
-  /** Throws (with the reason) when the value is invalid for the key's definition or over a limit. */
-  set(key: string, value: string): void;
-  /** Declared and stored keys (relative) with their effective values. */
-  list(): Record<string, string>;
-  /** Declares settings (relative keys); call it in start() so users can see and change them. */
-  define(defs: SettingDef[]): void;
-}
-
-/** `float` and `url` (http/https only) are validated like `int` and `string` plus their own rules. */
-export type ConfigType = "string" | "int" | "float" | "bool" | "duration" | "url" | "password" | "select" | "text";
-
-/** A setting's definition: what the settings page shows and what every write is validated against. */
-export interface SettingDef {
-  key: string;
-  default: string;
-  description: string;
-  type: ConfigType;
-  /** Allowed values of a `select`. */
-  options?: string[];
-  /**
-   * Bounds of an `int`/`float`, or of a `duration` in milliseconds. Without them: int 0 to 2^31−1, float
-   * ±1e9, duration 0 to 2^31−1 ms (the longest timer).
-   */
-  min?: number;
-  max?: number;
-  /** Longest value in characters; defaults by type (text 64 KiB, others at most 4 KiB). */
-  maxLength?: number;
-  category?: string;
-  /** Kept out of settings lists, e.g. internal bookkeeping. */
-  hidden?: boolean;
-  displayName?: string;
-  placeholder?: string;
-}
-
-export interface ConfigEntry {
-  key: string;
-  /** Masked when the key is a password. */
-  value: string;
-  type: ConfigType;
-  description: string;
-  category: string;
-}
-
-/** Daemon-wide configuration, every namespace: capability `settings_cross` (cli, webui). */
-export interface ConfigAPI {
-  list(prefix?: string): ConfigEntry[];
-  set(key: string, value: string): void;
-}
-
-export interface KernelStatus {
-  version: string;
-  uptimeS: number;
-  busy: boolean;
-  queued: number;
-  processed: number;
-  tools: number;
-  outputChannels: string[];
-  llm: { sources: Array<{ name: string; model: string; available: boolean; lastError?: string }> };
-  plugins: Array<{ name: string; state: string }>;
-  embedding: EmbeddingStatusInfo;
-  /** Settings whose stored value is invalid: the default is in effect for each, and `message` says why. */
-  configProblems: Array<{ key: string; message: string }>;
-}
-
-/**
- * What the last LLM request of a turn held, section by section (`/context`). Tokens are the daemon's
- * estimate (about one per CJK character, one per four Latin characters).
- */
-export interface ContextReport {
-  requestId: string;
-  /** Unix milliseconds. */
-  at: number;
-  /** Tokens of the source's context window (the default when the source does not say). */
-  contextWindow: number;
-  /** Tokens the request may use (80 % of the window). */
-  budget: number;
-  /**
-   * persona, output_rules, tools, memory_index, related_memory, timeline, plugin_context, then input:
-   * tokens used and the share of the budget each was given.
-   */
-  sections: Array<{ name: string; tokens: number; budget: number }>;
-  toolsOffered: number;
-  toolsTotal: number;
-}
-
-/** The embedding tier in use, and every tier above it that is not, with the reason. */
-export interface EmbeddingStatusInfo {
-  active: string;
-  fingerprint: string;
-  dimension: number;
-  degraded: Array<{ tier: string; reason: string }>;
-}
-
-/** One LLM source as the daemon sees it (`/llm`, the llm_list_sources tool, the status page). */
-export interface LlmSourceStatus {
-  name: string;
-  model: string;
-  adapter: string;
-  /** Whether the next request may go to it: not disabled by a 401/403 and not cooling down. */
-  available: boolean;
-  /**
-   * "cooling_down": failed repeatedly; skipped until `cooldownUntil` unless every other source fails too.
-   * "unavailable": rejected its credentials (401/403); skipped until its configuration changes.
-   */
-  state: "ready" | "cooling_down" | "unavailable";
-  lastError?: string;
-  /** Unix milliseconds. */
-  cooldownUntil?: number;
-  priority: number;
-  /** Chosen with `/llm use <name>` (or llm_set_source): tried before the priority order. */
-  preferred: boolean;
-  /** Tokens; 0 = unknown (configured, or read from the server). */
-  contextWindow: number;
-  /** false = the model cannot take tools, so none are sent; absent = unknown. */
-  supportsTools?: boolean;
-  maxConcurrent: number;
-  inFlight: number;
-}
-
-/** The daemon's LLM sources. */
-export interface LlmAPI {
-  /** Capability `kernel_status`: the same facts `kernel.status()` reports, in full. */
-  sources(): LlmSourceStatus[];
-  /**
-   * Capability `llm_admin`. Makes `name` the preferred source until changed (persisted as
-   * core.llm.provider); "" = priority order.
-   */
-  use(name: string): void;
-}
-
 export interface Logger {
   debug(msg: string): void;
   info(msg: string): void;
@@ -518,3 +376,5 @@ export type {
   PersonNetwork,
   SocialAPI,
 } from "./memory.js";
+export type { ConfigAPI, ConfigEntry, ConfigType, SettingDef, SettingsAPI } from "./settings.js";
+export type { ContextReport, EmbeddingStatusInfo, KernelStatus, LlmAPI, LlmSourceStatus } from "./status.js";

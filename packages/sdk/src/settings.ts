@@ -1,0 +1,64 @@
+/** Settings as plugins see them: their own (`sdk.settings`) and, with `settings_cross`, the daemon's. */
+
+/**
+ * The plugin's own settings. `key` is relative: `settings.get("token")` of plugin `my-plugin` reads the
+ * config key `plugin.my-plugin.token`, the same entry `/settings plugin.my-plugin.` lists and the web UI
+ * edits: one namespace, one store (the daemon's config table). Keys are letters, digits, "_" and "-", in
+ * dot-separated segments, at most 128 characters.
+ *
+ * A key the plugin declares with `define()` is validated on every write (by anyone) and read as its default
+ * while unset or when the stored value is invalid. Only declared keys can be changed from outside the
+ * plugin (`/settings set`, the web UI); the plugin itself may also keep undeclared keys (at most 1024 keys,
+ * 64 KiB per value). Undeclared values are listed as they are: declare a secret with type `password` so
+ * every list shows at most its last four characters.
+ */
+export interface SettingsAPI {
+  get(key: string): string | undefined;
+  /** Throws (with the reason) when the value is invalid for the key's definition or over a limit. */
+  set(key: string, value: string): void;
+  /** Declared and stored keys (relative) with their effective values. */
+  list(): Record<string, string>;
+  /** Declares settings (relative keys); call it in start() so users can see and change them. */
+  define(defs: SettingDef[]): void;
+}
+
+/** `float` and `url` (http/https only) are validated like `int` and `string` plus their own rules. */
+export type ConfigType = "string" | "int" | "float" | "bool" | "duration" | "url" | "password" | "select" | "text";
+
+/** A setting's definition: what the settings page shows and what every write is validated against. */
+export interface SettingDef {
+  key: string;
+  default: string;
+  description: string;
+  type: ConfigType;
+  /** Allowed values of a `select`. */
+  options?: string[];
+  /**
+   * Bounds of an `int`/`float`, or of a `duration` in milliseconds. Without them: int 0 to 2^31−1, float
+   * ±1e9, duration 0 to 2^31−1 ms (the longest timer).
+   */
+  min?: number;
+  max?: number;
+  /** Longest value in characters; defaults by type (text 64 KiB, others at most 4 KiB). */
+  maxLength?: number;
+  category?: string;
+  /** Kept out of settings lists, e.g. internal bookkeeping. */
+  hidden?: boolean;
+  displayName?: string;
+  placeholder?: string;
+}
+
+export interface ConfigEntry {
+  key: string;
+  /** Masked when the key is a password. */
+  value: string;
+  type: ConfigType;
+  description: string;
+  category: string;
+}
+
+/** Daemon-wide configuration, every namespace: capability `settings_cross` (cli, webui). */
+export interface ConfigAPI {
+  list(prefix?: string): ConfigEntry[];
+  set(key: string, value: string): void;
+}

@@ -1,0 +1,82 @@
+/** What the daemon reports about itself: status, the last request's context, embedding tier, LLM sources. */
+
+export interface KernelStatus {
+  version: string;
+  uptimeS: number;
+  busy: boolean;
+  queued: number;
+  processed: number;
+  tools: number;
+  outputChannels: string[];
+  llm: { sources: Array<{ name: string; model: string; available: boolean; lastError?: string }> };
+  plugins: Array<{ name: string; state: string }>;
+  embedding: EmbeddingStatusInfo;
+  /** Settings whose stored value is invalid: the default is in effect for each, and `message` says why. */
+  configProblems: Array<{ key: string; message: string }>;
+}
+
+/**
+ * What the last LLM request of a turn held, section by section (`/context`). Tokens are the daemon's
+ * estimate (about one per CJK character, one per four Latin characters).
+ */
+export interface ContextReport {
+  requestId: string;
+  /** Unix milliseconds. */
+  at: number;
+  /** Tokens of the source's context window (the default when the source does not say). */
+  contextWindow: number;
+  /** Tokens the request may use (80 % of the window). */
+  budget: number;
+  /**
+   * persona, output_rules, tools, memory_index, related_memory, timeline, plugin_context, then input:
+   * tokens used and the share of the budget each was given.
+   */
+  sections: Array<{ name: string; tokens: number; budget: number }>;
+  toolsOffered: number;
+  toolsTotal: number;
+}
+
+/** The embedding tier in use, and every tier above it that is not, with the reason. */
+export interface EmbeddingStatusInfo {
+  active: string;
+  fingerprint: string;
+  dimension: number;
+  degraded: Array<{ tier: string; reason: string }>;
+}
+
+/** One LLM source as the daemon sees it (`/llm`, the llm_list_sources tool, the status page). */
+export interface LlmSourceStatus {
+  name: string;
+  model: string;
+  adapter: string;
+  /** Whether the next request may go to it: not disabled by a 401/403 and not cooling down. */
+  available: boolean;
+  /**
+   * "cooling_down": failed repeatedly; skipped until `cooldownUntil` unless every other source fails too.
+   * "unavailable": rejected its credentials (401/403); skipped until its configuration changes.
+   */
+  state: "ready" | "cooling_down" | "unavailable";
+  lastError?: string;
+  /** Unix milliseconds. */
+  cooldownUntil?: number;
+  priority: number;
+  /** Chosen with `/llm use <name>` (or llm_set_source): tried before the priority order. */
+  preferred: boolean;
+  /** Tokens; 0 = unknown (configured, or read from the server). */
+  contextWindow: number;
+  /** false = the model cannot take tools, so none are sent; absent = unknown. */
+  supportsTools?: boolean;
+  maxConcurrent: number;
+  inFlight: number;
+}
+
+/** The daemon's LLM sources. */
+export interface LlmAPI {
+  /** Capability `kernel_status`: the same facts `kernel.status()` reports, in full. */
+  sources(): LlmSourceStatus[];
+  /**
+   * Capability `llm_admin`. Makes `name` the preferred source until changed (persisted as
+   * core.llm.provider); "" = priority order.
+   */
+  use(name: string): void;
+}
