@@ -5,6 +5,7 @@
  * while the stored input stays as it arrived. A channel without a registration is an ordinary one.
  */
 import { HomeAgentError } from "../util/errors.js";
+import { OwnedChannels } from "./owned-channels.js";
 
 export interface InputChannelOptions {
   noMemory?: boolean;
@@ -23,9 +24,7 @@ export class InputChannelError extends HomeAgentError {}
 const CHANNEL_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 const MAX_CHANNELS = 256;
 
-export class InputChannels {
-  private readonly channels = new Map<string, InputChannel>();
-
+export class InputChannels extends OwnedChannels<InputChannel> {
   register(owner: string, name: string, opts: InputChannelOptions = {}): void {
     if (!CHANNEL_NAME.test(name)) {
       throw new InputChannelError({
@@ -53,24 +52,5 @@ export class InputChannels {
       });
     }
     this.channels.set(name, { name, owner, noMemory: opts.noMemory === true, cleaner: opts.cleaner });
-  }
-
-  unregisterPlugin(owner: string): number {
-    let n = 0;
-    for (const [name, ch] of this.channels) {
-      if (ch.owner === owner) {
-        this.channels.delete(name);
-        n++;
-      }
-    }
-    return n;
-  }
-
-  get(name: string): InputChannel | undefined {
-    return this.channels.get(name);
-  }
-
-  names(): string[] {
-    return [...this.channels.keys()].sort();
   }
 }

@@ -8,6 +8,7 @@
 import type { OutputChannelOptions, OutputHandler, OutputMessage, ToolDef, ToolHandler } from "@homeagent/sdk";
 import { CapAudio, CapFile, CapImage, CapStructured, CapText } from "@homeagent/sdk";
 import { HomeAgentError } from "../util/errors.js";
+import { OwnedChannels } from "./owned-channels.js";
 
 export interface OutputChannel {
   name: string;
@@ -50,11 +51,11 @@ export function capNames(caps: number): string[] {
   return CAP_NAMES.filter(([bit]) => (caps & bit) !== 0).map(([, name]) => name);
 }
 
-export class OutputChannels {
-  private readonly channels = new Map<string, OutputChannel>();
-
+export class OutputChannels extends OwnedChannels<OutputChannel> {
   /** `guard` checks a new channel's tool names against every tool name in use. */
-  constructor(private readonly guard: NameGuard) {}
+  constructor(private readonly guard: NameGuard) {
+    super();
+  }
 
   register(
     owner: string,
@@ -80,25 +81,6 @@ export class OutputChannels {
     this.guard(channelToolNames(name), `output channel "${name}" of plugin "${owner}"`);
     const types = opts.types?.length ? opts.types : ["text"];
     this.channels.set(name, { name, owner, caps, description, types, help: opts.help ?? "", handler });
-  }
-
-  unregisterPlugin(owner: string): number {
-    let n = 0;
-    for (const [name, ch] of this.channels) {
-      if (ch.owner === owner) {
-        this.channels.delete(name);
-        n++;
-      }
-    }
-    return n;
-  }
-
-  get(name: string): OutputChannel | undefined {
-    return this.channels.get(name);
-  }
-
-  names(): string[] {
-    return [...this.channels.keys()].sort();
   }
 
   async send(name: string, msg: OutputMessage): Promise<unknown> {
