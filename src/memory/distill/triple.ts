@@ -4,14 +4,8 @@
  * Names follow the original pipeline (姓名, 居住地, 喜好, 年龄, 职业) plus 来自, 不喜欢 and 工作单位.
  */
 
-export interface Triple {
-  subject: string;
-  relation: string;
-  object: string;
-  /** Entity types as GraphDB takes them; absent = Concept. */
-  subjectType?: string;
-  objectType?: string;
-}
+/** The graph's own shape: what the rules produce is committed as it is. */
+export type { Triple } from "../graph-core.js";
 
 /** Who "I" is when the line names no speaker: the word the original graph and its prompts use. */
 export const DEFAULT_SUBJECT = "用户";
