@@ -321,19 +321,25 @@ export function graphTools(deps: GraphToolDeps): GraphTool[] {
   ];
 }
 
-async function recallTool(deps: GraphToolDeps, args: Record<string, unknown>, ctx: ToolContext) {
-  const intent = optional(args, "query_intent") ?? "";
-  const depth = integer(args, "depth", 2, 0, MAX_DEPTH);
+/**
+ * Graph facts for what someone asks about: comma-separated names or keywords as given, else (a sentence)
+ * its own most specific words. Shared by memory_recall and `/memory query`, so both read a query alike.
+ */
+export function recallIntent(graph: GraphDB, intent: string, depth: number): RecallResult {
   const terms = intent
     .split(/[,，、;；\n]/)
     .map((t) => t.trim())
     .filter(Boolean);
-  let found: RecallResult = deps.graph.recall(terms, [], depth);
-  // A sentence instead of keywords: try its own words before saying nothing is known.
-  if (found.entities.length === 0 && terms.length > 0) {
-    const words = queryKeywords(tokenize(intent));
-    if (words.length > 0) found = deps.graph.recall(words, [], depth);
-  }
+  const found = graph.recall(terms, [], depth);
+  if (found.entities.length > 0 || terms.length === 0) return found;
+  const words = queryKeywords(tokenize(intent));
+  return words.length > 0 ? graph.recall(words, [], depth) : found;
+}
+
+async function recallTool(deps: GraphToolDeps, args: Record<string, unknown>, ctx: ToolContext) {
+  const intent = optional(args, "query_intent") ?? "";
+  const depth = integer(args, "depth", 2, 0, MAX_DEPTH);
+  const found = recallIntent(deps.graph, intent, depth);
   deps.indexer.markRecalled(
     ctx.requestId,
     found.entities.map((e) => e.name),

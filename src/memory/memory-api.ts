@@ -12,12 +12,12 @@ import type {
   MemoryRelation,
   SocialAPI,
 } from "@homeagent/sdk";
-import { tokenize } from "../embedding/text.js";
 import type { SearchHit, StoredItem } from "../retrieval/search.js";
 import { HomeAgentError } from "../util/errors.js";
 import { LOOPS, type LoopName } from "./distill/heartbeat.js";
 import type { Doc } from "./doc-schema.js";
 import type { Relation } from "./graph.js";
+import { recallIntent } from "./graph-tools.js";
 import type { MemorySystem } from "./system.js";
 
 const KINDS: readonly MemoryKind[] = ["context", "turn", "doc", "entity"];
@@ -32,9 +32,7 @@ export interface MemoryApis {
 export function memoryApis(m: MemorySystem): MemoryApis {
   const memory: MemoryAPI = {
     recall: async (query, opts) => {
-      const depth = opts?.depth ?? 2;
-      const words = query.split(/[,，、\s]+/).filter(Boolean);
-      const r = m.graph.recall(words.length > 0 ? words : tokenize(query), [], depth);
+      const r = recallIntent(m.graph, query, opts?.depth ?? 2);
       return {
         entities: r.entities.map((e) => ({
           name: e.name,
