@@ -12,7 +12,7 @@ import type { ContextReport, InputReply, TokenUsage, ToolResult } from "@homeage
 import type { InputChannels } from "../io/input-channels.js";
 import type { OutputChannels } from "../io/output-channels.js";
 import { errorMessage } from "../util/errors.js";
-import { isTimeZone, systemTimeZone } from "../util/time-zone.js";
+import { userZone } from "../util/time-zone.js";
 import { stopMessage } from "./cancel.js";
 import { composeRequest, type Notice } from "./compose.js";
 import { newStageContext } from "./stages.js";
@@ -196,10 +196,11 @@ async function think(
 /** `core.agent.timezone`, or the system's zone when it is empty or unknown to this runtime. */
 function timeZone(deps: TurnDeps): string {
   const configured = deps.settings.timezone();
-  if (!configured) return systemTimeZone();
-  if (isTimeZone(configured)) return configured;
-  deps.warn(`core.agent.timezone "${configured}" is not a known time zone; using the system's (${systemTimeZone()})`);
-  return systemTimeZone();
+  const zone = userZone(configured);
+  if (configured && zone !== configured) {
+    deps.warn(`core.agent.timezone "${configured}" is not a known time zone; using the system's (${zone})`);
+  }
+  return zone;
 }
 
 async function deliver(deps: TurnDeps, requestId: string, channel: string, text: string): Promise<void> {
