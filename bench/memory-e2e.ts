@@ -16,7 +16,7 @@
  * becomes a space: the cli protocol is one message per line.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -28,6 +28,7 @@ import { cliSocketPath } from "@homeagent/cli-protocol";
 import { RawCliClient } from "../test/fixtures/cli-client.js";
 import { openaiWire } from "../test/fixtures/fake-openai.js";
 import { parseJson, readBody } from "../test/fixtures/fake-wire.js";
+import { startBenchHomed, stopBenchHomed } from "./homed.js";
 import { loadLocomo, type Question } from "./locomo-data.js";
 import {
   newestUserText,
@@ -41,9 +42,7 @@ import { percentile } from "./stats.js";
 
 const CATEGORIES = new Set([1, 2, 3, 4]);
 const DEV_SPLIT = fileURLToPath(new URL("../../shared/datasets/locomo/locomo-dev.json", import.meta.url));
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const MESSAGE_TIMEOUT_MS = 120_000;
-const START_TIMEOUT_MS = 60_000;
 const CONTEXT_WINDOW = 8192;
 
 /** What the fake LLM keeps of each chat request: its order of arrival and body. */
@@ -87,48 +86,6 @@ async function startOkServer(): Promise<{ url: string; requests: Recorded[]; clo
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-async function startHomed(dir: string, llmUrl: string, dist: boolean): Promise<ChildProcess> {
-  const entry = dist ? ["dist/bin/homed.js"] : ["--conditions=development", "--import", "tsx", "src/bin/homed.ts"];
-  const proc = spawn(process.execPath, [...entry, "--data", dir], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HOMEAGENT_API_KEY: "",
-      HOMEAGENT_OLLAMA_URL: "",
-      HOMEAGENT_LLM_BASE_URL: llmUrl,
-      HOMEAGENT_LLM_MODEL: "fake-model",
-      HOMEAGENT_LLM_API_KEY: "sk-bench-0000000000",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`homed not ready after ${START_TIMEOUT_MS} ms:\n${log}`)),
-      START_TIMEOUT_MS,
-    );
-    proc.stderr?.on("data", (d) => {
-      if (log.length < 100_000) log += d;
-      if (log.includes(" ready ")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    proc.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`homed exited with ${code}:\n${log}`));
-    });
-  });
-  return proc;
-}
-
-async function stopHomed(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null) return;
-  const exited = new Promise((resolve) => proc.once("exit", resolve));
-  proc.kill("SIGTERM");
-  await exited;
 }
 
 /** Sends one line and waits for its final frame; an error frame is an error. */
@@ -195,7 +152,7 @@ async function runConversation(
   const result: ConversationResult = { scored: [], tokens: [], turnMs: [], unanswered: 0 };
   let homed: ChildProcess | null = null;
   try {
-    homed = await startHomed(dir, fake.url, dist);
+    homed = await startBenchHomed(dir, fake.url, { dist });
     const client = await RawCliClient.open(cliSocketPath(dir));
     await ask(client, `/settings set core.llm.sources.env.context_window ${CONTEXT_WINDOW}`);
     const send = async (line: string) => {
@@ -225,7 +182,7 @@ async function runConversation(
     }
     client.destroy();
   } finally {
-    if (homed) await stopHomed(homed);
+    if (homed) await stopBenchHomed(homed);
     await fake.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -12,13 +12,13 @@
  * "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its time goes).
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cliSocketPath, isFinalFrame, type ServerFrame } from "@homeagent/cli-protocol";
 import { startFakeLLM } from "../test/fixtures/fake-llm.js";
+import { startBenchHomed, stopBenchHomed } from "./homed.js";
 import { percentile } from "./stats.js";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 3000);
@@ -84,36 +84,9 @@ function p(sorted: number[], q: number): number {
   return Math.round(percentile(sorted, q) * 100) / 100;
 }
 
-async function startHomed(dir: string, llmUrl: string): Promise<ChildProcess> {
-  const proc = spawn(
-    process.execPath,
-    [...(process.env.HOMED_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "dist/bin/homed.js", "--data", dir],
-    {
-      env: {
-        ...process.env,
-        HOMEAGENT_API_KEY: "",
-        HOMEAGENT_OLLAMA_URL: "",
-        HOMEAGENT_LLM_BASE_URL: llmUrl,
-        HOMEAGENT_LLM_MODEL: "fake-model",
-        HOMEAGENT_LLM_API_KEY: "sk-bench-0000000000",
-      },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  let log = "";
-  await new Promise<void>((resolve, reject) => {
-    proc.stderr?.on("data", (d) => {
-      log += d;
-      if (log.includes(" ready ")) resolve();
-    });
-    proc.once("exit", (code) => reject(new Error(`homed exited with ${code}:\n${log}`)));
-  });
-  return proc;
-}
-
 const fake = await startFakeLLM();
 const dir = mkdtempSync(join(tmpdir(), "ha-soak-"));
-const homed = await startHomed(dir, fake.url);
+const homed = await startBenchHomed(dir, fake.url, { dist: true });
 const pid = homed.pid as number;
 const socketPath = cliSocketPath(dir);
 
@@ -171,7 +144,6 @@ console.log(
   }),
 );
 
-homed.kill("SIGTERM");
-await new Promise((resolve) => homed.once("exit", resolve));
+await stopBenchHomed(homed);
 await fake.close();
 rmSync(dir, { recursive: true, force: true });
