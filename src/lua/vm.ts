@@ -173,11 +173,11 @@ export class LuaVM {
     if (!this.closed) await this.enqueue(name, async (worker) => worker.unload(name));
   }
 
-  /** Terminates the worker; a call in flight and every waiting one fail with "the Lua VM is closed". */
+  /** Stops the worker; a call in flight and every waiting one fail with "the Lua VM is closed". */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.worker?.terminate((script) => this.closedError(script));
+    await this.worker?.close((script) => this.closedError(script));
     this.worker = undefined;
     this.logLimiter.flush();
   }
@@ -232,7 +232,7 @@ export class LuaVM {
       throw new LuaError({ kind: this.kind, script, detail, code: "lua_worker", cause: err });
     }
     if (this.closed) {
-      await worker.terminate((s) => this.closedError(s));
+      await worker.close((s) => this.closedError(s));
       throw this.closedError(script);
     }
     return worker;

@@ -43,8 +43,8 @@ export interface LuaWorkerOptions {
   httpAllowedHosts: readonly string[];
   httpTimeoutMs: number;
   log: (level: LuaLogLevel, script: string, message: string) => void;
-  /** Called once when a worker that had started has stopped, whatever the reason. */
-  onExit?: () => void;
+  /** Called once when a worker that had started has stopped, whatever the reason, with its exit code. */
+  onExit?: (code: number) => void;
 }
 
 type WorkerMessage =
@@ -70,6 +70,8 @@ interface Pending {
 
 /** How long after its limit a call that the hook did not stop is terminated. */
 const TERMINATE_GRACE_MS = 250;
+/** How long an idle worker asked to exit may take before it is terminated after all. */
+const EXIT_GRACE_MS = 2000;
 /** The worker's own bound on one HTTP wait, beyond the budget the host enforces. */
 const HTTP_WAIT_GRACE_MS = 1000;
 const LOG_LEVELS = new Set<string>(["debug", "info", "warn", "error"]);
@@ -138,6 +140,25 @@ export class LuaWorker {
 
   unload(name: string): void {
     if (this.alive) this.worker.postMessage({ op: "unload", name });
+  }
+
+  /**
+   * Stops the worker for good. An idle one is asked to exit and ends by itself: its event loop drains the
+   * isolate's background tasks first. Node 20 aborts the whole process ("NodePlatform::ForIsolate
+   * Assertion failed") when a terminated isolate still has a concurrent compile running, which a worker
+   * that has just served a call often has — so terminate() is kept for what cannot stop by itself.
+   */
+  async close(reason: (script: string) => LuaError): Promise<void> {
+    if (this.terminating) return;
+    if (this.pending) return this.terminate(reason);
+    this.terminating = true;
+    this.stopped.abort();
+    if (this.thread.exited) return;
+    const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
+    const timer = setTimeout(() => void this.worker.terminate(), EXIT_GRACE_MS);
+    this.worker.postMessage({ op: "exit" });
+    await exited;
+    clearTimeout(timer);
   }
 
   /** Stops the worker at once; a request in flight is rejected with `reason(its script)`. */
@@ -243,7 +264,7 @@ export class LuaWorker {
       const err = this.failure(pending.script, why, crash, this.callIndex(pending));
       pending.reject(err);
     }
-    this.opts.onExit?.();
+    this.opts.onExit?.(code);
   }
 
   private settle(): Pending | undefined {
