@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { performance } from "node:perf_hooks";
 import { test } from "node:test";
-import { openLayers } from "../../test/fixtures/memory-layers.js";
+import { openLayers, storedEvent } from "../../test/fixtures/memory-layers.js";
 import { tokenize } from "../embedding/text.js";
 import type { ContextEvent } from "../kernel/types.js";
 import { docTools, RESTORE_LIMITS } from "./doc-tools.js";
@@ -13,18 +13,7 @@ const ctx = { requestId: "r1", source: "cli", channel: "cli", signal: new AbortC
 tokenize("用户");
 
 function turn(id: number, ts: number, input: string): ContextEvent {
-  return {
-    id,
-    ts,
-    kind: "user",
-    source: "cli",
-    channel: "cli",
-    input,
-    response: "ok, noted",
-    toolsUsed: [],
-    toolResults: [],
-    noMemory: false,
-  };
+  return storedEvent(id, ts, input, { response: "ok, noted" });
 }
 
 function setup() {

@@ -1,27 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { openLayers } from "../../test/fixtures/memory-layers.js";
-import type { ContextEvent } from "../kernel/types.js";
+import { openLayers, storedEvent } from "../../test/fixtures/memory-layers.js";
 import { DOC_LIMITS, DocStoreError } from "./documents.js";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2023, 4, 8, 13, 56);
 
-function event(id: number, ts: number, input: string, extra: Partial<ContextEvent> = {}): ContextEvent {
-  return {
-    id,
-    ts,
-    kind: "user",
-    source: "cli",
-    channel: "cli",
-    input,
-    response: "",
-    toolsUsed: [],
-    toolResults: [],
-    noMemory: false,
-    ...extra,
-  };
-}
+const event = storedEvent;
 
 test("archive keeps the verbatim turns with their original timestamps, a summary, tags and entities", async () => {
   const { docs, index } = openLayers();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
+import { storedEvent } from "../../test/fixtures/memory-layers.js";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { estimateTokens } from "../kernel/budget.js";
 import type { ContextEvent } from "../kernel/types.js";
@@ -19,18 +20,7 @@ const T0 = Date.UTC(2023, 4, 8, 5, 56);
 
 let nextId = 1;
 function event(ts: number, input: string, response = "ok."): ContextEvent {
-  return {
-    id: nextId++,
-    ts,
-    kind: "user",
-    source: "cli",
-    channel: "cli",
-    input,
-    response,
-    toolsUsed: [],
-    toolResults: [],
-    noMemory: false,
-  };
+  return storedEvent(nextId++, ts, input, { response });
 }
 
 function layers() {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { performance } from "node:perf_hooks";
 import { test } from "node:test";
 import { directJobs } from "../../../test/fixtures/distill-fakes.js";
-import { openLayers } from "../../../test/fixtures/memory-layers.js";
+import { openLayers, storedEvent } from "../../../test/fixtures/memory-layers.js";
 import type { ContextEvent } from "../../kernel/types.js";
 import { GraphDB } from "../graph.js";
 import { ARCHIVE_MAX_PER_TICK, runArchiveLoop } from "./archive.js";
@@ -12,18 +12,7 @@ const HOUR = 60 * 60 * 1000;
 const T0 = Date.UTC(2024, 4, 1, 9);
 
 function said(id: number, ts: number, input: string, response = "ok"): ContextEvent {
-  return {
-    id,
-    ts,
-    kind: "user",
-    source: "cli",
-    channel: "cli",
-    input,
-    response,
-    toolsUsed: [],
-    toolResults: [],
-    noMemory: false,
-  };
+  return storedEvent(id, ts, input, { response });
 }
 
 function setup() {

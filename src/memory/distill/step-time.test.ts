@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { directJobs, type JobRecord } from "../../../test/fixtures/distill-fakes.js";
-import { openLayers, userEvent } from "../../../test/fixtures/memory-layers.js";
+import { openLayers, storedEvent, userEvent } from "../../../test/fixtures/memory-layers.js";
 import { tokenize } from "../../embedding/text.js";
 import type { ContextEvent } from "../../kernel/types.js";
 import { GraphDB } from "../graph.js";
@@ -82,18 +82,7 @@ test("distill prunes a window of 3 KB events in steps under the bound", async ()
 });
 
 function said(id: number, ts: number, input: string): ContextEvent {
-  return {
-    id,
-    ts,
-    kind: "user",
-    source: "cli",
-    channel: "cli",
-    input,
-    response: "ok, noted",
-    toolsUsed: [],
-    toolResults: [],
-    noMemory: false,
-  };
+  return storedEvent(id, ts, input, { response: "ok, noted" });
 }
 
 test("archive distills a 970-turn document across steps under the bound, marked only when all is in", async () => {
