@@ -9,7 +9,7 @@
 import type { ToolCall, ToolCallStatus, ToolContext, ToolDef, ToolHandler } from "@homeagent/sdk";
 import { untilAborted } from "../util/abort.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
-import { isObject } from "../util/object.js";
+import { deleteOwned, isObject } from "../util/object.js";
 import { stopMessage } from "./cancel.js";
 import { validateArguments } from "./tool-args.js";
 
@@ -92,14 +92,7 @@ export class ToolRegistry {
   }
 
   unregisterPlugin(owner: string): number {
-    let n = 0;
-    for (const [name, tool] of this.own) {
-      if (tool.owner === owner) {
-        this.own.delete(name);
-        n++;
-      }
-    }
-    return n;
+    return deleteOwned(this.own, owner);
   }
 
   addSource(source: ToolSource): void {
