@@ -242,13 +242,13 @@ export class LuaWorker {
 
   /**
    * The request failed in a way that may have left the Lua state inconsistent (a wasm trap, an abort, an
-   * error from outside Lua): nothing more may run in it. The worker is terminated, and a new one with the
-   * scripts loaded again serves later calls, as after a timeout.
+   * error from outside Lua): nothing more may run in it. The worker, idle now, is closed, and a new one with
+   * the scripts loaded again serves later calls, as after a timeout.
    */
   private discard(pending: Pending, error: string, callIndex?: number): void {
     const detail = `its Lua state broke (${error}); the Lua worker was restarted`;
     pending.reject(this.failure(pending.script, detail, undefined, callIndex));
-    void this.terminate(() => this.failure(pending.script, detail));
+    void this.close(() => this.failure(pending.script, detail));
   }
 
   private onExit(code: number): void {
