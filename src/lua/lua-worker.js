@@ -8,8 +8,7 @@
  * Host → worker: {op: "load", id, name, source, label, globals, libraries, timeoutMs, httpWaitMs},
  * {op: "call", id, name, fn, args, timeoutMs, httpWaitMs}, {op: "calls", id, name, calls: [{fn, args}],
  * timeoutMs, httpWaitMs} (several calls in one round trip, answered with the array of their values; the
- * first failure ends the batch and is answered with its index), {op: "unload", name}, {op: "exit"} (close
- * the ports so that the thread ends by itself; see LuaWorker.close).
+ * first failure ends the batch and is answered with its index), {op: "unload", name}.
  * Worker → host: {op: "ready"}, {op: "done", id, ok, value | error, timedOut, broken, index}, {op: "log", script,
  * level, message}, {op: "http", id, request}. The answer to "http" arrives on httpPort, announced by a bump of
  * httpFlag[0]: this thread is inside a Lua call then and cannot run its event loop.
@@ -258,11 +257,6 @@ function run(msg) {
 }
 
 parentPort.on("message", (msg) => {
-  if (msg.op === "exit") {
-    httpPort.close();
-    parentPort.close();
-    return;
-  }
   if (msg.op === "unload") {
     if (broken) return;
     runner.unload(msg.name);

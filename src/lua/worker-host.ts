@@ -70,8 +70,8 @@ interface Pending {
 
 /** How long after its limit a call that the hook did not stop is terminated. */
 const TERMINATE_GRACE_MS = 250;
-/** How long an idle worker asked to exit may take before it is terminated after all. */
-const EXIT_GRACE_MS = 2000;
+/** How long a closed idle worker stays idle before it is terminated (see close). */
+const QUIET_MS = 1000;
 /** The worker's own bound on one HTTP wait, beyond the budget the host enforces. */
 const HTTP_WAIT_GRACE_MS = 1000;
 const LOG_LEVELS = new Set<string>(["debug", "info", "warn", "error"]);
@@ -143,22 +143,18 @@ export class LuaWorker {
   }
 
   /**
-   * Stops the worker for good. An idle one is asked to exit and ends by itself: its event loop drains the
-   * isolate's background tasks first. Node 20 aborts the whole process ("NodePlatform::ForIsolate
-   * Assertion failed") when a terminated isolate still has a concurrent compile running, which a worker
-   * that has just served a call often has — so terminate() is kept for what cannot stop by itself.
+   * Stops the worker for good. A busy one is terminated at once. An idle one is terminated after QUIET_MS
+   * more of idleness: Node 20 aborts the whole process ("NodePlatform::ForIsolate Assertion failed") when it
+   * disposes of an isolate whose concurrent compile is still running, which a worker that has just served
+   * calls often has. (Letting the thread end by itself was tried: its exit could block for good in Node's
+   * drain of background tasks.) The thread is unref'd meanwhile, so it never holds the process open.
    */
   async close(reason: (script: string) => LuaError): Promise<void> {
     if (this.terminating) return;
     if (this.pending) return this.terminate(reason);
     this.terminating = true;
     this.stopped.abort();
-    if (this.thread.exited) return;
-    const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
-    const timer = setTimeout(() => void this.worker.terminate(), EXIT_GRACE_MS);
-    this.worker.postMessage({ op: "exit" });
-    await exited;
-    clearTimeout(timer);
+    setTimeout(() => void this.worker.terminate(), QUIET_MS).unref();
   }
 
   /** Stops the worker at once; a request in flight is rejected with `reason(its script)`. */
