@@ -178,6 +178,8 @@ export class LuaVM {
     if (this.closed) return;
     this.closed = true;
     await this.worker?.close((script) => this.closedError(script));
+    // Every waiting call fails (closed) before close resolves.
+    await this.tail;
     this.worker = undefined;
     this.logLimiter.flush();
   }
