@@ -86,7 +86,11 @@ export class Agent {
       onRun: (report) => this.bus.publish("stage", "kernel", { ...report }),
       onLateWrite: (plugin, stage, field) =>
         log.warn(
-          `stage handler of plugin "${plugin}" wrote ctx.${field} after its ${stage} run was over (timed out or stopped); that write and any later ones were ignored — finish the work within core.plugin.stage_timeout and stop at ctx.signal`,
+          `stage handler of plugin "${plugin}" wrote ctx.${field} after its ${stage} run was over (it had returned, timed out or been stopped); that write and any later ones were ignored — await all the work before returning, within core.plugin.stage_timeout, and stop at ctx.signal`,
+        ),
+      onConflict: (field, winner, loser, stage) =>
+        log.warn(
+          `stage handlers of plugins "${loser}" and "${winner}" both changed ctx.${field} in ${stage}, to different values; "${winner}"'s change was kept and "${loser}"'s dropped — let only one of them own that field`,
         ),
     });
     this.tools.addSource(this.outputs);

@@ -1,24 +1,40 @@
 /**
- * StageHost: runs the handlers of one stage concurrently on one shared StageContext. Each handler is
- * isolated and bounded: a throw or rejection is recorded in `ctx.errors`, and so is a handler still running
- * at its deadline (`core.plugin.stage_timeout`) — the stage then goes on without it and its `ctx.signal`
- * is aborted. A stopped turn (cancel, shutdown) ends the stage at once, so no handler can hold up input
- * or `stop()`. Each handler gets a view of the context of its own (stage-view.ts) whose writes stop counting
- * when the stage run is over, so a handler left behind cannot change the turn after all.
+ * StageHost: runs the handlers of one stage concurrently. Each handler works on a private copy of the
+ * StageContext (stage-view.ts; a subprocess handler on a JSON snapshot) and what it changed comes back as
+ * a patch; the kernel's context is untouched while they run. When all have settled, timed out or the turn
+ * stopped, the patches are applied in registration order (stage-apply.ts), so no handler's write is lost
+ * to another's. Each handler is isolated and bounded: a throw or rejection is recorded in `ctx.errors`,
+ * and so is a handler still running at its deadline (`core.plugin.stage_timeout`) — the stage then goes
+ * on without it and its `ctx.signal` is aborted; either way it contributes nothing. A stopped turn
+ * (cancel, shutdown) ends the stage at once, so no handler can hold up input or `stop()`.
+ *
+ * A critical plugin that is not running fails closed: `closeFor` puts stand-ins in its handlers' places
+ * that answer every run with a refusal in `response`.
  */
 import type { Stage, StageContext, StageHandler, StageScope, TokenUsage } from "@homeagent/sdk";
 import { STAGES } from "@homeagent/sdk";
+import { type StagePatch, type StageSnapshot, snapshotStage } from "@homeagent/sdk/protocol";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { MAX_TIMER_MS } from "../util/time-limit.js";
 import { stopMessage } from "./cancel.js";
+import { applyPatches, type ConflictReport, type PatchEntry } from "./stage-apply.js";
+import { checkPatch } from "./stage-patch-check.js";
 import { handlerView, type LateWriteReport, type StageGate } from "./stage-view.js";
 import type { MutableStageContext } from "./types.js";
+
+/** Runs one registration on `ctx` and resolves with its patch. */
+type Invoke = (ctx: MutableStageContext, gate: StageGate, stage: Stage) => Promise<StagePatch>;
+
+/** A handler in another process: it gets a JSON snapshot and answers with a patch. */
+export type RemoteStageHandler = (snapshot: StageSnapshot, signal: AbortSignal) => Promise<StagePatch>;
 
 interface Registration {
   plugin: string;
   stage: Stage;
-  handler: StageHandler;
   scope: StageScope;
+  invoke: Invoke;
+  /** A closed critical plugin's stand-in: its refusal cannot be overridden by another handler. */
+  closed: boolean;
 }
 
 /** One stage run, as the `stage` event reports it. */
@@ -35,8 +51,10 @@ export interface StageHostOptions {
   timeoutMs: () => number;
   onError?: (plugin: string, stage: Stage, err: unknown) => void;
   onRun?: (report: StageRunReport) => void;
-  /** A handler wrote to its context after its stage run was over; the write was dropped. Once per handler run. */
+  /** A handler wrote to its context after it settled or its stage stopped waiting; dropped. Once per handler run. */
   onLateWrite?: LateWriteReport;
+  /** Two handlers of one run gave a field different values; the winner's (the later registration's) was kept. */
+  onConflict?: ConflictReport;
 }
 
 export interface StageRunOptions {
@@ -50,7 +68,6 @@ export interface StageRunOptions {
 export class StageTimeoutError extends HomeAgentError {}
 
 const TOOL_STAGES: ReadonlySet<Stage> = new Set(["before_toolcall", "after_toolcall"]);
-/** setTimeout fires at once beyond this (2^31 - 1 ms, about 24.8 days). */
 
 /**
  * The `ctx.signal` of the stage run in progress, made on first read: an AbortController costs ~9 µs in
@@ -76,35 +93,76 @@ class StageSignal {
 
 const stageSignals = new WeakMap<StageContext, StageSignal>();
 
-type Settled = { ok: true } | { ok: false; err: unknown };
+type Settled = { ok: true; patch: StagePatch } | { ok: false; err: unknown };
+
+/** The refusal a closed critical plugin's stand-in answers with. */
+export function refusalOf(plugin: string, reason: string): string {
+  return `refused: plugin "${plugin}" (critical) is not running (${reason}); fix it, or /plugins disable ${plugin}`;
+}
 
 export class StageHost {
   private regs: Registration[] = [];
 
   constructor(private readonly opts: StageHostOptions) {}
 
+  /** An in-process handler: it writes `ctx.x = …` on its own copy, recorded as a patch. */
   register(plugin: string, stage: Stage, handler: StageHandler, scope: StageScope = "global"): () => void {
-    if (!STAGES.includes(stage)) {
-      throw new Error(`unknown stage "${stage}": use one of ${STAGES.join(", ")}`);
-    }
-    const reg: Registration = { plugin, stage, handler, scope };
-    this.regs.push(reg);
-    return () => {
-      this.regs = this.regs.filter((r) => r !== reg);
-    };
+    const onLate = this.opts.onLateWrite;
+    return this.add(plugin, stage, scope, async (ctx, gate) => {
+      const view = handlerView(ctx, gate, plugin, stage, onLate);
+      try {
+        await handler(view.ctx);
+      } finally {
+        gate.open = false;
+      }
+      return view.patch();
+    });
   }
 
+  /**
+   * A handler in another process (a subprocess plugin): same order, deadline and error handling as an
+   * in-process one. Its patch is checked before use; a bad one counts as the handler's error.
+   */
+  registerRemote(plugin: string, stage: Stage, fn: RemoteStageHandler, scope: StageScope = "global"): () => void {
+    return this.add(plugin, stage, scope, async (ctx) => checkPatch(await fn(snapshotStage(ctx), ctx.signal)));
+  }
+
+  /**
+   * Fails a critical plugin's stages closed while it is not running: its handlers (those of `stages`;
+   * omitted = all of them) are replaced, in place, by stand-ins that set `response` to a refusal, so a
+   * `before_toolcall` guard that is down refuses every call it would have seen. A listed stage where the
+   * plugin has no handler (it never started) gets a global stand-in at the end. Calling it again updates
+   * the reason; `reopen` or `unregisterPlugin` removes the stand-ins.
+   */
+  closeFor(plugin: string, reason: string, stages?: readonly Stage[]): void {
+    const refusal: StagePatch = [{ op: "set", field: "response", value: refusalOf(plugin, reason) }];
+    const invoke: Invoke = async () => refusal;
+    const covered = new Set<Stage>();
+    this.regs = this.regs.map((r) => {
+      if (r.plugin !== plugin || (stages && !stages.includes(r.stage))) return r;
+      covered.add(r.stage);
+      return { plugin, stage: r.stage, scope: r.scope, invoke, closed: true };
+    });
+    for (const stage of stages ?? []) {
+      if (!covered.has(stage)) this.regs.push({ plugin, stage, scope: "global", invoke, closed: true });
+    }
+  }
+
+  /** The critical plugin runs again: its stand-ins go. Returns how many. */
+  reopen(plugin: string): number {
+    return this.remove((r) => r.closed && r.plugin === plugin);
+  }
+
+  /** Drops every handler of `plugin`, stand-ins included. Returns how many. */
   unregisterPlugin(plugin: string): number {
-    const before = this.regs.length;
-    this.regs = this.regs.filter((r) => r.plugin !== plugin);
-    return before - this.regs.length;
+    return this.remove((r) => r.plugin === plugin);
   }
 
   count(stage?: Stage): number {
     return stage ? this.regs.filter((r) => r.stage === stage).length : this.regs.length;
   }
 
-  /** Runs every handler of `stage` and resolves when all settled, their deadline passed, or the turn stopped. */
+  /** Runs every handler of `stage`, then applies their patches; resolves when that is done. */
   async run(stage: Stage, ctx: MutableStageContext, opts: StageRunOptions = {}): Promise<void> {
     ctx.stage = stage;
     if (opts.stop?.aborted) return;
@@ -117,16 +175,20 @@ export class StageHost {
     if (regs.length > 0) {
       signal?.renew();
       const timeoutMs = Math.min(MAX_TIMER_MS, Math.max(1, this.opts.timeoutMs()));
-      const gate: StageGate = { open: true };
+      const gates: StageGate[] = regs.map(() => ({ open: true }));
       const settled = await settleWithin(
-        regs.map((r) => () => r.handler(handlerView(ctx, gate, r.plugin, stage, this.opts.onLateWrite))),
+        regs.map((r, i) => () => r.invoke(ctx, gates[i], stage)),
         timeoutMs,
         opts.stop,
       );
-      gate.open = false;
+      const patches: PatchEntry[] = [];
       regs.forEach((reg, i) => {
+        gates[i].open = false;
         const outcome = settled[i];
-        if (outcome?.ok) return;
+        if (outcome?.ok) {
+          patches.push({ plugin: reg.plugin, patch: outcome.patch, locked: reg.closed });
+          return;
+        }
         const err = outcome ? outcome.err : unfinished(reg, timeoutMs, opts.stop);
         if (!outcome) signal?.abort(err);
         const message = errorMessage(err);
@@ -134,6 +196,7 @@ export class StageHost {
         errors.push({ plugin: reg.plugin, message });
         this.opts.onError?.(reg.plugin, stage, err);
       });
+      applyPatches(ctx, patches, stage, this.opts.onConflict);
     }
     this.opts.onRun?.({
       stage,
@@ -143,6 +206,26 @@ export class StageHost {
       errors,
     });
   }
+
+  private add(plugin: string, stage: Stage, scope: StageScope, invoke: Invoke): () => void {
+    if (!STAGES.includes(stage)) {
+      throw new Error(`unknown stage "${stage}": use one of ${STAGES.join(", ")}`);
+    }
+    const reg: Registration = { plugin, stage, scope, invoke, closed: false };
+    // A restarted plugin takes the place its stand-in kept, so the order of handlers survives a crash.
+    const at = this.regs.findIndex((r) => r.closed && r.plugin === plugin && r.stage === stage);
+    if (at < 0) this.regs.push(reg);
+    else this.regs.splice(at, 0, reg);
+    return () => {
+      this.remove((r) => r === reg);
+    };
+  }
+
+  private remove(match: (r: Registration) => boolean): number {
+    const before = this.regs.length;
+    this.regs = this.regs.filter((r) => !match(r));
+    return before - this.regs.length;
+  }
 }
 
 /**
@@ -150,7 +233,7 @@ export class StageHost {
  * result has one entry per handler; a hole means it had not settled by then.
  */
 async function settleWithin(
-  handlers: Array<() => void | Promise<void>>,
+  handlers: Array<() => Promise<StagePatch>>,
   timeoutMs: number,
   stop: AbortSignal | undefined,
 ): Promise<Array<Settled | undefined>> {
@@ -158,8 +241,7 @@ async function settleWithin(
   const all = Promise.all(
     handlers.map(async (handler, i) => {
       try {
-        await handler();
-        settled[i] = { ok: true };
+        settled[i] = { ok: true, patch: await handler() };
       } catch (err) {
         settled[i] = { ok: false, err };
       }

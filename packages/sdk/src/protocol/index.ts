@@ -18,6 +18,7 @@ export {
   RpcPeer,
   type RpcPeerOptions,
 } from "./peer.js";
+export * from "./stage-patch.js";
 
 /** The protocol version of the handshake; a plugin speaking another one is refused with a clear message. */
 export const PROTOCOL_VERSION = 1;
