@@ -17,7 +17,7 @@ export function builtinPlugins(): BuiltinPlugin[] {
   return [
     {
       name: "cli",
-      // Messages in, status and /settings, /llm and /auth: what waiter's commands need, nothing more.
+      // Messages in, status and /settings, /llm, /memory, /plugins and /auth: what waiter's commands need.
       capabilities: [
         "io",
         "events",
@@ -29,6 +29,7 @@ export function builtinPlugins(): BuiltinPlugin[] {
         "memory_admin",
         "doc_memory",
         "social",
+        "plugin_mgr",
       ],
       builtin: true,
       create: () => createCliPlugin(),

@@ -16,6 +16,7 @@ import { llmSourceTools } from "../llm/source-tools.js";
 import { openMemoryStore } from "../memory/store.js";
 import { MemorySystem } from "../memory/system.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
+import type { PluginHost } from "../plugins/sdk-impl.js";
 import { errorMessage } from "../util/errors.js";
 import { userZone } from "../util/time-zone.js";
 import { VERSION } from "../version.js";
@@ -134,13 +135,23 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       tools: s.tools,
       outputChannels: s.outputChannels,
       llm: { sources: llm.sources() },
-      plugins: plugins.states(),
+      plugins: plugins.list(),
       embedding: retrieval?.embedding() ?? EMBEDDING_PENDING,
       configProblems: config.problems().map(({ key, message }) => ({ key, message })),
     };
   };
-  const host = { agent, config, dataDir: paths.root, logger, status, llm: llmApi, embeddings, memory: memory.apis() };
-  plugins = new PluginRegistry(host, config, log);
+  const host: PluginHost = {
+    agent,
+    config,
+    dataDir: paths.root,
+    logger,
+    status,
+    llm: llmApi,
+    embeddings,
+    memory: memory.apis(),
+  };
+  plugins = new PluginRegistry(host, config, log, { pluginDir: paths.plugins });
+  host.plugins = plugins;
   // Kernel tools that register after the plugins keep their names: a plugin asking for one is refused.
   agent.tools.reserve(KNOWLEDGE_TOOL_NAMES);
   await plugins.startAll(opts.plugins ?? builtinPlugins());

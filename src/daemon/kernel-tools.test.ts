@@ -24,9 +24,9 @@ test("a plugin registering knowledge_search fails alone; the daemon starts with 
     logWrite: (l) => logs.push(l),
   });
   try {
-    const state = d.plugins.states().find((p) => p.name === "squatter");
+    const state = d.plugins.list().find((p) => p.name === "squatter");
     assert.equal(state?.state, "failed");
-    assert.match(state?.error ?? "", /knowledge_search.*reserved/);
+    assert.match(state?.lastError ?? "", /knowledge_search.*reserved/);
     assert.equal(d.agent.tools.get("knowledge_search")?.owner, "kernel");
     const reply = await d.agent.tools.execute(
       { id: "c1", name: "knowledge_search", arguments: { query: "anything" } },

@@ -2,21 +2,22 @@
  * Input channels: what a plugin declares about the inputs it injects on a channel. `noMemory` keeps every
  * input of the channel verbatim in the context window but out of vectors and archives (terminal output,
  * sensor chatter); `cleaner` turns raw input into the text memory computes with (vectors, prune ranking),
- * while the stored input stays as it arrived. A channel without a registration is an ordinary one.
+ * while the stored input stays as it arrived (it may be async; the kernel bounds it). A channel without a
+ * registration is an ordinary one.
  */
 import { HomeAgentError } from "../util/errors.js";
 import { OwnedChannels } from "./owned-channels.js";
 
 export interface InputChannelOptions {
   noMemory?: boolean;
-  cleaner?: (input: string) => string;
+  cleaner?: (input: string) => string | Promise<string>;
 }
 
 export interface InputChannel {
   name: string;
   owner: string;
   noMemory: boolean;
-  cleaner?: (input: string) => string;
+  cleaner?: (input: string) => string | Promise<string>;
 }
 
 export class InputChannelError extends HomeAgentError {}
@@ -48,7 +49,7 @@ export class InputChannels extends OwnedChannels<InputChannel> {
     if (opts.cleaner !== undefined && typeof opts.cleaner !== "function") {
       throw new InputChannelError({
         code: "channel_cleaner_invalid",
-        message: `the cleaner of input channel "${name}" must be a function (string) => string`,
+        message: `the cleaner of input channel "${name}" must be a function (string) => string (or a Promise of one)`,
       });
     }
     this.channels.set(name, { name, owner, noMemory: opts.noMemory === true, cleaner: opts.cleaner });

@@ -9,6 +9,7 @@ import { CapText } from "@homeagent/sdk";
 import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
 import { StubMemory } from "../../test/fixtures/memory-stub.js";
 import { waitFor } from "../../test/fixtures/wait.js";
+import { cleanWith } from "./turn-events.js";
 
 let h: Harness;
 let memory: StubMemory;
@@ -149,6 +150,40 @@ test("a tool's NoMemory and cleaner reach its result record; a failing cleaner k
     "the model reads the raw output",
   );
   assert.ok(warnings.some((w) => /cleaner of tool "broken" failed, its raw output is kept: regex exploded/.test(w)));
+});
+
+test("async cleaners of input channels and tools are awaited", async () => {
+  h.agent.inputs.register("chat", "qq", { cleaner: async (text) => text.replace(/\[CQ:[^\]]*\]/g, "").trim() });
+  h.agent.tools.register(
+    "demo",
+    {
+      name: "page",
+      description: "",
+      parameters: { type: "object" },
+      cleaner: async (out) => out.replace(/<[^>]+>/g, ""),
+    },
+    () => "<p>hello</p>",
+  );
+  h.llm.enqueue({ toolCalls: [{ name: "page" }] }, { text: "ok" });
+  await h.agent.injectInputSync("qq", "qq", "[CQ:at,qq=1] read the page");
+  const [e] = await h.context.window();
+  assert.equal(e.cleanInput, "read the page");
+  assert.deepEqual(e.toolResults, [{ name: "page", content: "<p>hello</p>", clean: "hello" }]);
+  assert.equal(memory.prepared[0].text, "read the page", "memory computes with the awaited text");
+});
+
+test("a cleaner that never settles costs its cleaning after the bound, not the turn", async () => {
+  const errors: unknown[] = [];
+  const started = Date.now();
+  const out = await cleanWith(
+    () => new Promise<string>(() => {}),
+    "raw text",
+    (err) => errors.push(err),
+    50,
+  );
+  assert.equal(out, undefined, "the raw text is used");
+  assert.ok(Date.now() - started < 1000);
+  assert.match(String(errors[0]), /did not finish within 50 ms/);
 });
 
 test("a memory that fails to build costs its sections, not the turn", async () => {

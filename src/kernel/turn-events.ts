@@ -5,11 +5,13 @@
  * interrupts — to max_context_size − 1, so with the new event it never holds more than max_context_size.
  * The query is prepared once and reused for prune and the memory sections. Input channels and tools may
  * be marked NoMemory and may have a cleaner: the cleaned text is what memory computes with; the stored
- * text stays as it was.
+ * text stays as it was. A cleaner may be async (a subprocess plugin's runs over RPC), so each is bounded:
+ * one that does not settle in time costs its cleaning, never the turn.
  */
 import type { ToolResult } from "@homeagent/sdk";
 import type { InputChannels } from "../io/input-channels.js";
 import { errorMessage } from "../util/errors.js";
+import { withinTime } from "../util/time-limit.js";
 import type { ToolRegistry } from "./tools.js";
 import type {
   AgentSettings,
@@ -44,7 +46,7 @@ export interface OpenedTurn {
 export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableStageContext): Promise<OpenedTurn> {
   if (task.kind === "self") return { query: null };
   const channel = deps.inputs.get(ctx.channel);
-  const cleanInput = cleanWith(channel?.cleaner, ctx.rawMessage, (err) =>
+  const cleanInput = await cleanWith(channel?.cleaner, ctx.rawMessage, (err) =>
     deps.warn(`the cleaner of input channel "${ctx.channel}" failed, the raw input is used: ${errorMessage(err)}`),
   );
   const text = cleanInput ?? ctx.rawMessage;
@@ -97,7 +99,7 @@ export async function closeTurn(
 ): Promise<ContextEvent | null> {
   if (opened.id === undefined || !opened.event) {
     if (task.kind !== "self" || end.error || !deliveredTo) return null;
-    const records = toolRecords(deps, end.toolResults);
+    const records = await toolRecords(deps, end.toolResults);
     const event: NewContextEvent = {
       ts: Date.now(),
       kind: "agent",
@@ -118,7 +120,11 @@ export async function closeTurn(
     await deps.context.markUnanswered(opened.id, reason);
     return { ...complete(opened.id, opened.event), unanswered: reason };
   }
-  const reply = { response: end.final, toolsUsed: end.toolsUsed, toolResults: toolRecords(deps, end.toolResults) };
+  const reply = {
+    response: end.final,
+    toolsUsed: end.toolsUsed,
+    toolResults: await toolRecords(deps, end.toolResults),
+  };
   await deps.context.respond(opened.id, reply);
   return { ...complete(opened.id, opened.event), ...reply };
 }
@@ -128,22 +134,30 @@ function complete(id: number, e: NewContextEvent): ContextEvent {
 }
 
 /** The turn's tool results as memory keeps them: NoMemory flags and cleaned text from each tool's definition. */
-export function toolRecords(deps: Pick<EventDeps, "tools" | "warn">, results: ToolResult[]): ToolResultRecord[] {
+export async function toolRecords(
+  deps: Pick<EventDeps, "tools" | "warn">,
+  results: ToolResult[],
+): Promise<ToolResultRecord[]> {
   let left = MEMORY_TOOL_CHARS;
-  return results.map((r) => {
-    const def = deps.tools.get(r.name)?.def;
+  const kept = results.map((r) => {
     const content = keepWithin(r.content, left);
     left = Math.max(0, left - content.length);
-    const clean = cleanWith(def?.cleaner, content, (err) =>
-      deps.warn(`the cleaner of tool "${r.name}" failed, its raw output is kept: ${errorMessage(err)}`),
-    );
-    return {
-      name: r.name,
-      content,
-      ...(def?.noMemory ? { noMemory: true } : {}),
-      ...(clean !== undefined ? { clean } : {}),
-    };
+    return { r, content, def: deps.tools.get(r.name)?.def };
   });
+  // Concurrently: each cleaner is bounded, and ten slow ones in a row must not cost ten bounds.
+  return Promise.all(
+    kept.map(async ({ r, content, def }) => {
+      const clean = await cleanWith(def?.cleaner, content, (err) =>
+        deps.warn(`the cleaner of tool "${r.name}" failed, its raw output is kept: ${errorMessage(err)}`),
+      );
+      return {
+        name: r.name,
+        content,
+        ...(def?.noMemory ? { noMemory: true } : {}),
+        ...(clean !== undefined ? { clean } : {}),
+      };
+    }),
+  );
 }
 
 /**
@@ -157,15 +171,23 @@ function keepWithin(text: string, room: number): string {
   return `${text.slice(0, room)}… [${text.length - room} characters not kept in memory]`;
 }
 
-/** `cleaner(text)` when it differs from `text`; a cleaner that throws or returns no string is reported. */
-export function cleanWith(
-  cleaner: ((text: string) => string) | undefined,
+/** How long a cleaner may take; after that the raw text is used (and the cleaner's late answer ignored). */
+export const CLEANER_TIMEOUT_MS = 2000;
+
+/** `cleaner(text)` when it differs from `text`; a cleaner that throws, returns no string or is too slow is reported. */
+export async function cleanWith(
+  cleaner: ((text: string) => string | Promise<string>) | undefined,
   text: string,
   onError: (err: unknown) => void,
-): string | undefined {
+  timeoutMs = CLEANER_TIMEOUT_MS,
+): Promise<string | undefined> {
   if (!cleaner) return undefined;
   try {
-    const out: unknown = cleaner(text);
+    const out: unknown = await withinTime(
+      (async () => cleaner(text))(),
+      timeoutMs,
+      () => new Error(`it did not finish within ${timeoutMs} ms`),
+    );
     if (typeof out !== "string") throw new Error(`it returned ${out === null ? "null" : typeof out}, not a string`);
     return out === text ? undefined : out;
   } catch (err) {

@@ -62,6 +62,12 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "docMemory.list": "doc_memory",
   "social.person": "social",
   "social.network": "social",
+  // Listing included: names, states and errors of the other plugins are for managers, not for every plugin.
+  "pluginMgr.list": "plugin_mgr",
+  "pluginMgr.enable": "plugin_mgr",
+  "pluginMgr.disable": "plugin_mgr",
+  "pluginMgr.reload": "plugin_mgr",
+  setAutoRestart: "core",
 };
 
 /** Members only built-in plugins may call, whatever capabilities a plugin declares. */

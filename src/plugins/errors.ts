@@ -70,3 +70,17 @@ export class PluginNameError extends HomeAgentError {
     super({ code, message: `plugin name ${JSON.stringify(plugin)} ${why}; rename the plugin` });
   }
 }
+
+/** A plugin directory that cannot be loaded: its plugin.json or its entry file is missing or wrong. */
+export class PluginLoadError extends HomeAgentError {
+  constructor(dir: string, problem: string, cause?: unknown) {
+    super({ code: "plugin_load", message: `plugin directory ${dir}: ${problem}`, cause });
+  }
+}
+
+/** A management call naming a plugin the registry does not know, or asking what its kind cannot do. */
+export class PluginMgrError extends HomeAgentError {
+  constructor(code: "plugin_not_found" | "plugin_not_reloadable", message: string) {
+    super({ code, message });
+  }
+}

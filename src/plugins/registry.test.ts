@@ -11,6 +11,8 @@ import { type PluginFactory, PluginRegistry } from "./registry.js";
 
 let t: TestPluginHost;
 let registry: PluginRegistry;
+const states = () =>
+  registry.list().map(({ name, state, lastError }) => ({ name, state, ...(lastError ? { error: lastError } : {}) }));
 beforeEach(() => {
   t = testPluginHost();
   registry = new PluginRegistry(t.host, t.config, quietLog, { startTimeoutMs: 200, stopTimeoutMs: 200 });
@@ -50,7 +52,7 @@ test("a plugin that fails to start is detached and reported, and the others stil
   const events: string[] = [];
   t.harness.agent.bus.subscribe("system", (e) => void events.push(String(e.payload.kind)));
   await registry.startAll([factory(registersEverything("bad", true)), factory(registersEverything("good"))]);
-  assert.deepEqual(registry.states(), [
+  assert.deepEqual(states(), [
     { name: "bad", state: "failed", error: "cannot bind port" },
     { name: "good", state: "running" },
   ]);
@@ -111,7 +113,7 @@ test("a stopped plugin's SDK refuses every call, and what it registered is gone"
   ]);
   assert.ok(t.harness.agent.tools.names().includes("p_tool"));
   await registry.stopAll();
-  assert.deepEqual(registry.states(), [{ name: "p", state: "stopped" }]);
+  assert.deepEqual(states(), [{ name: "p", state: "stopped" }]);
   assert.ok(!t.harness.agent.tools.names().includes("p_tool"));
   assert.throws(() => held?.subscribe("*", () => {}), stopped("p"));
   assert.throws(() => held?.settings.get("x"), stopped("p"));
@@ -120,7 +122,7 @@ test("a stopped plugin's SDK refuses every call, and what it registered is gone"
 test("stopping detaches everything a plugin registered; disabled plugins are not started", async () => {
   t.config.disablePlugin("off", "test");
   await registry.startAll([factory(registersEverything("good")), factory(registersEverything("off"))]);
-  assert.equal(registry.states()[1].state, "disabled");
+  assert.equal(states()[1].state, "disabled");
   await registry.stopAll();
   assert.deepEqual(t.harness.agent.tools.names(), ["output_list_channels", "tool_search"], "only the kernel's own");
   assert.equal(t.harness.agent.stages.count(), 0);
@@ -135,7 +137,7 @@ test("a plugin written for another API version is refused with both versions nam
     apiVersion: PLUGIN_API_VERSION + 1,
   };
   await registry.startAll([factory(old)]);
-  const [state] = registry.states();
+  const [state] = states();
   assert.equal(state.state, "failed");
   assert.match(state.error ?? "", new RegExp(`version ${PLUGIN_API_VERSION + 1}.*version ${PLUGIN_API_VERSION}`));
   assert.equal(started, false);
@@ -148,7 +150,7 @@ test("a start() that never settles is marked failed after its limit, revoked, an
     return new Promise<void>(() => {});
   });
   await registry.startAll([factory(hung), factory(registersEverything("next"))]);
-  const [hungState, nextState] = registry.states();
+  const [hungState, nextState] = states();
   assert.equal(hungState.state, "failed");
   assert.match(hungState.error ?? "", /did not finish starting within 200 ms/);
   assert.equal(nextState.state, "running");
@@ -168,7 +170,7 @@ test("a stop() that never settles does not hold up stopAll; the plugin is detach
   ]);
   await registry.stopAll();
   assert.deepEqual(
-    registry.states().map((s) => s.state),
+    states().map((s) => s.state),
     ["stopped", "stopped"],
   );
   assert.equal(t.harness.agent.stages.count(), 0);
@@ -177,7 +179,7 @@ test("a stop() that never settles does not hold up stopAll; the plugin is detach
 test("a factory declaring an unknown capability is refused with the known ones listed", async () => {
   const typo = factory(registersEverything("typo"), ["evnets" as never]);
   await registry.startAll([typo]);
-  const [state] = registry.states();
+  const [state] = states();
   assert.equal(state.state, "failed");
   assert.match(state.error ?? "", /unknown capabilities "evnets"; known: core, io/);
 });
@@ -208,21 +210,21 @@ test("plugins named kernel or with an invalid name fail alone, saying why; the o
     factory(registersEverything("Bad Name")),
     factory(registersEverything("good")),
   ]);
-  const states = registry.states();
-  assert.equal(states[0].state, "failed");
-  assert.match(states[0].error ?? "", /"kernel" is reserved for the daemon's own tools/);
-  assert.equal(states[1].state, "failed");
-  assert.match(states[1].error ?? "", /invalid plugin name "Bad Name"/);
-  assert.equal(states[2].state, "running");
+  const list = states();
+  assert.equal(list[0].state, "failed");
+  assert.match(list[0].error ?? "", /"kernel" is reserved for the daemon's own tools/);
+  assert.equal(list[1].state, "failed");
+  assert.match(list[1].error ?? "", /invalid plugin name "Bad Name"/);
+  assert.equal(list[2].state, "running");
   assert.ok(!t.harness.agent.tools.names().includes("kernel_tool"));
 });
 
 test("a second plugin of a name already taken fails alone and leaves the first one's registrations alone", async () => {
   await registry.startAll([factory(registersEverything("dup")), factory(registersEverything("dup", true))]);
-  const states = registry.states();
-  assert.deepEqual(states[0], { name: "dup", state: "running" });
-  assert.equal(states[1].state, "failed");
-  assert.match(states[1].error ?? "", /"dup" is already taken by another plugin/);
+  const list = states();
+  assert.deepEqual(list[0], { name: "dup", state: "running" });
+  assert.equal(list[1].state, "failed");
+  assert.match(list[1].error ?? "", /"dup" is already taken by another plugin/);
   assert.ok(t.harness.agent.tools.names().includes("dup_tool"));
   assert.equal(t.harness.agent.stages.count("on_input"), 1);
 });

@@ -1,150 +1,262 @@
 /**
- * PluginRegistry: starts the built-in plugin factories (external kinds join later) with one PluginSDK
- * each, confined to the capabilities the factory declares. A plugin that fails to start, speaks another
- * API version or does not finish starting in time is detached (its SDK revoked) and reported; it never
- * takes the daemon down or holds up its start.
+ * PluginRegistry: the built-in factories plus one external plugin per directory under `<data>/plugins/`,
+ * all started at once, each bounded by the start timeout, so one hung plugin delays nobody. A plugin that
+ * cannot be loaded is never skipped silently: it is logged, announced (`system` plugin_failed) and listed as
+ * failed with the reason. Plugins are managed while the daemon runs: disable and enable take effect at once
+ * and are remembered; reload starts what changed on disk (by entry-file SHA-256) and leaves the rest running.
  */
-import { type Capability, type Logger, PLUGIN_API_VERSION, type Plugin } from "@homeagent/sdk";
+import { readdir, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { Logger, PluginInfo, ReloadReport } from "@homeagent/sdk";
 import { requirePluginName } from "../config/plugin-settings.js";
 import type { ConfigRegistry } from "../config/registry.js";
 import { KERNEL_OWNER } from "../kernel/tools.js";
-import { errorMessage } from "../util/errors.js";
-import { withinTime } from "../util/time-limit.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { BuiltinPlugin, type PluginFactory } from "./builtin.js";
 import { checkDeclared } from "./capabilities.js";
-import { PluginApiVersionError, PluginNameError, PluginTimeoutError } from "./errors.js";
-import { createPluginSDK, type PluginBinding, type PluginHost } from "./sdk-impl.js";
+import { type Clock, systemClock } from "./crash-policy.js";
+import { PluginMgrError, PluginNameError } from "./errors.js";
+import { type ExternalContext, ExternalPlugin, type Launcher } from "./external.js";
+import { ACTIVE_STATES, type ManagedPlugin } from "./managed.js";
+import { loadPluginDir } from "./manifest.js";
+import { PluginProcess } from "./proc/plugin-process.js";
+import type { PluginHost, PluginManagerHost } from "./sdk-impl.js";
 
-export interface PluginFactory {
-  name: string;
-  /** What the plugin may do beyond `core` (always granted); see CAPABILITIES in the SDK. */
-  capabilities: readonly Capability[];
-  /** Set only for plugins shipped in src/builtins: they may also call the built-in-only members (publish). */
-  builtin?: boolean;
-  create(): Plugin;
-}
+export type { PluginFactory } from "./builtin.js";
+
+/** More directories than this under plugins/ are refused (each one listed as failed, saying why). */
+export const MAX_EXTERNAL_PLUGINS = 256;
 
 export interface RegistryOptions {
-  /** How long one plugin's start() may take before it is marked failed; default 10 s. */
+  /** How long one plugin's start may take before it is marked failed; default 10 s. */
   startTimeoutMs?: number;
-  /** How long one plugin's stop() may take before it is detached anyway; default 5 s. */
+  /** How long one plugin's stop may take before it is detached (an external one killed) anyway; default 5 s. */
   stopTimeoutMs?: number;
+  /** How long an external plugin may take to answer the handshake; default 10 s. */
+  handshakeTimeoutMs?: number;
+  /** `<data>/plugins`: one directory per external plugin; absent = built-ins only. */
+  pluginDir?: string;
+  /** For the crash policy's pauses; tests pass a clock they drive. */
+  clock?: Clock;
+  /** How an external plugin's process is started; default PluginProcess.launch. */
+  launch?: Launcher;
 }
 
-export type PluginState = "running" | "failed" | "disabled" | "stopped";
-
-interface Entry {
-  name: string;
-  state: PluginState;
-  error?: string;
-  plugin?: Plugin;
-  binding?: PluginBinding;
-}
-
-export class PluginRegistry {
-  private readonly entries: Entry[] = [];
-  private readonly startTimeoutMs: number;
-  private readonly stopTimeoutMs: number;
+export class PluginRegistry implements PluginManagerHost {
+  private plugins: ManagedPlugin[] = [];
+  private stopping = false;
+  /** One reload at a time: two at once would both start a new directory's plugin. */
+  private reloads: Promise<unknown> = Promise.resolve();
+  private readonly ctx: ExternalContext;
+  private readonly pluginDir: string | undefined;
 
   constructor(
-    private readonly host: PluginHost,
+    host: PluginHost,
     private readonly config: ConfigRegistry,
     private readonly log: Logger,
     opts: RegistryOptions = {},
   ) {
-    this.startTimeoutMs = opts.startTimeoutMs ?? 10_000;
-    this.stopTimeoutMs = opts.stopTimeoutMs ?? 5_000;
+    this.pluginDir = opts.pluginDir;
+    this.ctx = {
+      host,
+      log,
+      startTimeoutMs: opts.startTimeoutMs ?? 10_000,
+      stopTimeoutMs: opts.stopTimeoutMs ?? 5_000,
+      handshakeTimeoutMs: opts.handshakeTimeoutMs ?? 10_000,
+      isDisabled: (name) => config.isPluginDisabled(name),
+      isStopping: () => this.stopping,
+      clock: opts.clock ?? systemClock,
+      launch: opts.launch ?? ((o) => PluginProcess.launch(o)),
+    };
   }
 
-  /** One after the other, in the given order; each start is bounded, so the whole is too. */
+  /** Starts the built-ins and every plugin directory, all at once; resolves when each has started or failed. */
   async startAll(factories: PluginFactory[]): Promise<void> {
-    for (const factory of factories) await this.start(factory);
-  }
-
-  async stopAll(): Promise<void> {
-    for (const entry of [...this.entries].reverse()) {
-      if (entry.state !== "running") continue;
-      await this.callStop(entry);
-      entry.binding?.detach();
-      entry.state = "stopped";
+    for (const factory of factories) {
+      this.plugins.push(new BuiltinPlugin(factory, this.ctx, this.refusal(factory.name, factory.capabilities, false)));
     }
+    for (const dir of await this.scan()) this.plugins.push(this.external(dir));
+    await Promise.all(this.plugins.map((p) => this.begin(p)));
   }
 
-  states(): Array<{ name: string; state: string; error?: string }> {
-    return this.entries.map(({ name, state, error }) => ({ name, state, ...(error ? { error } : {}) }));
+  /** Stops everything, each bounded; nothing is restarted from now on. */
+  async stopAll(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.plugins.map((p) => p.stop()));
   }
 
-  private async start(factory: PluginFactory): Promise<void> {
-    const entry: Entry = { name: factory.name, state: "stopped" };
-    this.entries.push(entry);
-    if (this.config.isPluginDisabled(factory.name)) {
-      entry.state = "disabled";
-      this.log.info(`plugin "${factory.name}" is disabled; not started`);
+  list(): PluginInfo[] {
+    return this.plugins.map((p) => p.info());
+  }
+
+  async enable(name: string): Promise<void> {
+    const plugin = this.find(name);
+    if (!plugin && this.config.isPluginDisabled(name)) {
+      // Its directory is gone, but it stays on the disabled list unless taken off.
+      this.config.enablePlugin(name);
       return;
     }
+    const found = this.require(name, plugin);
+    this.config.enablePlugin(name);
+    if (ACTIVE_STATES.has(found.state)) return;
+    if (found instanceof ExternalPlugin) found.resetCrashes();
+    this.log.info(`plugin "${name}" enabled`);
+    if (!(await found.start())) {
+      throw new HomeAgentError({
+        code: "plugin_start_failed",
+        message: `plugin "${name}" is enabled, but it failed to start: ${found.lastError}`,
+      });
+    }
+  }
+
+  /** `by`: who asked (a plugin's name, or "user"), for the disabled list. */
+  async disable(name: string, by = "user"): Promise<void> {
+    const plugin = this.require(name, this.find(name));
+    this.config.disablePlugin(name, by);
+    await plugin.stop("disabled");
+    this.log.info(`plugin "${name}" disabled by ${by}`);
+  }
+
+  /** External plugins: `name`, or every directory (new ones started, removed ones stopped) when omitted. */
+  reload(name?: string): Promise<ReloadReport> {
+    const run = this.reloads.then(() => this.reloadNow(name));
+    this.reloads = run.catch(() => {});
+    return run;
+  }
+
+  private async reloadNow(name: string | undefined): Promise<ReloadReport> {
+    const report: ReloadReport = { reloaded: [], unchanged: [], added: [], removed: [], failed: [] };
+    let dirs = await this.scan();
+    let current = this.plugins.filter((p): p is ExternalPlugin => p instanceof ExternalPlugin);
+    if (name !== undefined) {
+      const plugin = this.find(name);
+      if (plugin?.kind === "builtin") {
+        throw new PluginMgrError(
+          "plugin_not_reloadable",
+          `plugin "${name}" is built in, and built-ins are not hot-reloaded; use /plugins disable ${name}, then /plugins enable ${name}`,
+        );
+      }
+      dirs = dirs.filter((d) => basename(d) === name);
+      current = current.filter((p) => p.name === name);
+      if (dirs.length === 0 && current.length === 0) throw notFound(name);
+    }
+    if (this.stopping) return report;
+    const present = new Set(dirs);
+    await Promise.all([
+      ...current.filter((p) => !present.has(p.dir)).map((p) => this.remove(p, report)),
+      ...current.filter((p) => present.has(p.dir)).map((p) => this.refresh(p, report)),
+      ...dirs.filter((d) => !current.some((p) => p.dir === d)).map((d) => this.add(d, report)),
+    ]);
+    // They finished in whatever order; a report reads better by name.
+    for (const names of [report.reloaded, report.unchanged, report.added, report.removed]) names.sort();
+    report.failed.sort((a, b) => a.name.localeCompare(b.name));
+    this.log.info(
+      `plugins reloaded: ${report.reloaded.length} reloaded, ${report.added.length} added, ${report.removed.length} removed, ${report.unchanged.length} unchanged, ${report.failed.length} failed`,
+    );
+    return report;
+  }
+
+  private async remove(plugin: ExternalPlugin, report: ReloadReport): Promise<void> {
+    this.plugins = this.plugins.filter((p) => p !== plugin);
+    await plugin.stop();
+    report.removed.push(plugin.name);
+  }
+
+  private async add(dir: string, report: ReloadReport): Promise<void> {
+    const plugin = this.external(dir);
+    this.plugins.push(plugin);
+    if (await this.begin(plugin)) report.added.push(plugin.name);
+    else report.failed.push({ name: plugin.name, error: plugin.lastError ?? "" });
+  }
+
+  /** Unchanged on disk and running: left alone. Otherwise stopped and started from what is on disk now. */
+  private async refresh(plugin: ExternalPlugin, report: ReloadReport): Promise<void> {
+    plugin.resetCrashes();
+    if (this.config.isPluginDisabled(plugin.name)) {
+      report.unchanged.push(plugin.name);
+      return;
+    }
+    const next = await loadPluginDir(plugin.dir).then(
+      (l) => `${l.entry.sha256}:${l.manifestSha256}`,
+      () => undefined,
+    );
+    if (plugin.state === "running" && next !== undefined && next === plugin.fingerprint) {
+      report.unchanged.push(plugin.name);
+      return;
+    }
+    if (await plugin.reload()) report.reloaded.push(plugin.name);
+    else report.failed.push({ name: plugin.name, error: plugin.lastError ?? "" });
+  }
+
+  /** Starts `plugin` unless it may not run or is disabled; false = it failed (and that was reported). */
+  private begin(plugin: ManagedPlugin): Promise<boolean> {
+    if (this.config.isPluginDisabled(plugin.name)) {
+      plugin.markDisabled();
+      return Promise.resolve(true);
+    }
+    return plugin.start();
+  }
+
+  private external(dir: string): ExternalPlugin {
+    const name = basename(dir);
+    const count = this.plugins.filter((p) => p instanceof ExternalPlugin).length;
+    const refusal =
+      count >= MAX_EXTERNAL_PLUGINS
+        ? new HomeAgentError({
+            code: "plugin_limit",
+            message: `more than ${MAX_EXTERNAL_PLUGINS} plugin directories in ${this.pluginDir}; remove some`,
+          })
+        : this.refusal(name, [], true);
+    return new ExternalPlugin(dir, name, this.ctx, refusal);
+  }
+
+  /** Why a plugin of this name may not run at all, if it may not. */
+  private refusal(name: string, capabilities: readonly string[], external: boolean): Error | undefined {
     try {
-      checkName(factory.name);
+      requirePluginName(name);
+      // "kernel" owns the daemon's own tools.
+      if (name === KERNEL_OWNER) throw new PluginNameError(name, "is reserved for the daemon's own tools");
       // Tools, stages, settings and files are keyed by plugin name: a second plugin of one name would share
       // them, and its failure would detach the first one's registrations.
-      if (this.entries.some((e) => e !== entry && e.name === factory.name)) {
-        throw new PluginNameError(factory.name, "is already taken by another plugin", "plugin_name_taken");
+      const taken = this.find(name);
+      if (taken) {
+        const by = external && taken.kind === "builtin" ? "a built-in plugin" : "another plugin";
+        throw new PluginNameError(name, `is already taken by ${by}`, "plugin_name_taken");
       }
-      checkDeclared(factory.name, factory.capabilities);
-      const plugin = factory.create();
-      if (plugin.apiVersion !== PLUGIN_API_VERSION) {
-        throw new PluginApiVersionError(factory.name, plugin.apiVersion, PLUGIN_API_VERSION);
-      }
-      entry.plugin = plugin;
-      entry.binding = createPluginSDK(factory.name, this.host, {
-        capabilities: factory.capabilities,
-        builtin: factory.builtin === true,
-      });
-      const sdk = entry.binding.sdk;
-      await withinTime(
-        Promise.resolve().then(() => plugin.start(sdk)),
-        this.startTimeoutMs,
-        () => new PluginTimeoutError(factory.name, "start", this.startTimeoutMs),
-        ({ error }) =>
-          this.log.warn(
-            `plugin "${factory.name}" ${error === undefined ? "finished starting" : `failed (${errorMessage(error)})`} after its start timeout; it stays failed`,
-          ),
-      );
-      entry.state = "running";
-      this.log.info(`plugin "${factory.name}" started`);
+      checkDeclared(name, capabilities);
+      return undefined;
     } catch (err) {
-      await this.fail(entry, err);
+      return err instanceof Error ? err : new Error(errorMessage(err));
     }
   }
 
-  /**
-   * Revokes first, so nothing the failed start left running can act through the SDK; then lets the plugin
-   * release whatever it acquired before failing.
-   */
-  private async fail(entry: Entry, err: unknown): Promise<void> {
-    entry.binding?.detach();
-    entry.state = "failed";
-    entry.error = errorMessage(err);
-    this.log.error(`plugin "${entry.name}" failed to start: ${entry.error}`);
-    this.host.agent.bus.publish("system", "kernel", { kind: "plugin_failed", plugin: entry.name, error: entry.error });
-    await this.callStop(entry);
-  }
-
-  private async callStop(entry: Entry): Promise<void> {
-    const plugin = entry.plugin;
-    if (!plugin) return;
+  /** The plugin directories, by name; hidden entries and plain files are not plugins. */
+  private async scan(): Promise<string[]> {
+    const root = this.pluginDir;
+    if (!root) return [];
+    let names: string[];
     try {
-      await withinTime(
-        Promise.resolve().then(() => plugin.stop()),
-        this.stopTimeoutMs,
-        () => new PluginTimeoutError(entry.name, "stop", this.stopTimeoutMs),
-      );
+      names = (await readdir(root)).filter((n) => !n.startsWith(".")).sort();
     } catch (err) {
-      this.log.warn(`plugin "${entry.name}" failed to stop cleanly: ${errorMessage(err)}`);
+      this.log.error(`cannot read the plugin directory ${root}: ${errorMessage(err)}; no external plugin is loaded`);
+      return [];
     }
+    const dirs = await Promise.all(
+      names.map(async (n) => ((await stat(join(root, n)).catch(() => undefined))?.isDirectory() ? join(root, n) : "")),
+    );
+    return dirs.filter(Boolean);
+  }
+
+  private find(name: string): ManagedPlugin | undefined {
+    return this.plugins.find((p) => p.name === name);
+  }
+
+  private require(name: string, plugin: ManagedPlugin | undefined): ManagedPlugin {
+    if (!plugin) throw notFound(name);
+    return plugin;
   }
 }
 
-/** Plugin names key settings and own tools; "kernel" owns the daemon's own tools, so no plugin may take it. */
-function checkName(name: string): void {
-  requirePluginName(name);
-  if (name === KERNEL_OWNER) throw new PluginNameError(name, "is reserved for the daemon's own tools");
+function notFound(name: string): PluginMgrError {
+  return new PluginMgrError("plugin_not_found", `no plugin named "${name}"; /plugins lists them`);
 }

@@ -7,7 +7,17 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { DocMemoryAPI, KernelStatus, LlmAPI, Logger, MemoryAPI, PluginSDK, SocialAPI } from "@homeagent/sdk";
+import type {
+  DocMemoryAPI,
+  KernelStatus,
+  LlmAPI,
+  Logger,
+  MemoryAPI,
+  PluginInfo,
+  PluginSDK,
+  ReloadReport,
+  SocialAPI,
+} from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { EmbeddingRegistry } from "../embedding/spi.js";
 import type { Agent } from "../kernel/agent.js";
@@ -22,6 +32,14 @@ export interface MemoryHost {
   social: SocialAPI;
 }
 
+/** What the plugin registry offers `pluginMgr`; `by` names the plugin that asked, for the disabled list. */
+export interface PluginManagerHost {
+  list(): PluginInfo[];
+  enable(name: string): Promise<void>;
+  disable(name: string, by: string): Promise<void>;
+  reload(name?: string): Promise<ReloadReport>;
+}
+
 export interface PluginHost {
   agent: Agent;
   config: ConfigRegistry;
@@ -32,15 +50,21 @@ export interface PluginHost {
   embeddings: EmbeddingRegistry;
   /** Read on every call, so it may be set after the plugins started; absent = memory is not running. */
   memory?: MemoryHost;
+  /** Read on every call: set once the registry exists; absent = plugins cannot be managed. */
+  plugins?: PluginManagerHost;
 }
 
 export interface PluginBinding {
   sdk: PluginSDK;
+  /** What the plugin last passed to `setAutoRestart`; true until it says otherwise. */
+  readonly autoRestart: boolean;
   /**
    * Revokes the SDK (every later call throws PluginStoppedError) and removes every tool, stage handler,
    * output channel, embedding provider and subscription the plugin registered. Idempotent.
+   * `closeStages`: a critical plugin that went down: its stage handlers are not removed but closed with
+   * this reason (StageHost.closeFor), so the stages refuse instead of letting turns through unguarded.
    */
-  detach(): void;
+  detach(opts?: { closeStages?: string }): void;
 }
 
 export function createPluginSDK(name: string, host: PluginHost, grant: Grant): PluginBinding {
@@ -51,6 +75,14 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
   mkdirSync(dataDir, { recursive: true });
   const settings = config.pluginSettings(name);
   const log = host.logger(name);
+  let autoRestart = true;
+  const plugins = (): PluginManagerHost => {
+    if (host.plugins) return host.plugins;
+    throw new HomeAgentError({
+      code: "plugin_mgr_unavailable",
+      message: "plugin management is not available yet: the plugin registry has not started",
+    });
+  };
   const memory = (): MemoryHost => {
     if (host.memory) return host.memory;
     throw new HomeAgentError({
@@ -134,6 +166,27 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       person: async (person) => memory().social.person(person),
       network: async (person, depth) => memory().social.network(person, depth),
     },
+    pluginMgr: {
+      list: () => plugins().list(),
+      enable: async (target) => plugins().enable(target),
+      disable: async (target) => {
+        // Its own stop() would wait for this very call to finish.
+        if (target === name) {
+          throw new HomeAgentError({
+            code: "plugin_self_disable",
+            message: `plugin "${name}" cannot disable itself; disable it from another client (e.g. waiter's /plugins disable ${name})`,
+          });
+        }
+        await plugins().disable(target, name);
+      },
+      reload: async (target) => plugins().reload(target),
+    },
+    setAutoRestart: (on) => {
+      if (typeof on !== "boolean") {
+        throw new HomeAgentError({ code: "invalid_argument", message: "setAutoRestart takes true or false" });
+      }
+      autoRestart = on;
+    },
   };
 
   let revoked = false;
@@ -144,12 +197,16 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
 
   return {
     sdk: gated(raw, gate),
-    detach: () => {
+    get autoRestart() {
+      return autoRestart;
+    },
+    detach: (opts = {}) => {
       revoked = true;
       for (const off of unsubscribers) off();
       unsubscribers.clear();
       agent.tools.unregisterPlugin(name);
-      agent.stages.unregisterPlugin(name);
+      if (opts.closeStages === undefined) agent.stages.unregisterPlugin(name);
+      else agent.stages.closeFor(name, opts.closeStages);
       agent.outputs.unregisterPlugin(name);
       agent.inputs.unregisterPlugin(name);
       for (const provider of embedders.splice(0)) host.embeddings.unregister(provider);

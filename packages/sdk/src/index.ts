@@ -5,6 +5,7 @@
 
 import type { EmbeddingFactory } from "./embedding.js";
 import type { DocMemoryAPI, MemoryAPI, SocialAPI } from "./memory.js";
+import type { PluginMgrAPI } from "./plugins.js";
 import type { ConfigAPI, SettingsAPI } from "./settings.js";
 import type { ContextReport, KernelStatus, LlmAPI } from "./status.js";
 
@@ -56,7 +57,16 @@ export interface ContextMessage {
   content: string;
 }
 
-/** Shared by every handler of one stage. Handlers of one stage run concurrently on the same object. */
+/**
+ * What a stage handler reads and changes. The handlers of one stage run concurrently, and each gets a
+ * private copy: it sees its own changes, never another handler's of the same run. What it changed is
+ * recorded as a patch (set a field, append to `contextMsgs`, edit / drop / add a tool call by id, replace a
+ * tool result, merge `extra` keys) and applied when every handler of the stage has settled, in registration
+ * order: appends all survive; when two handlers set the same field to different values the later
+ * registration wins (and the daemon logs the conflict). A handler that throws or times out changes
+ * nothing, and writes after it settled are ignored. Objects that are not plain data (a Map, a class
+ * instance) in `extra` are shared, not copied. Subprocess plugins get the same semantics over RPC.
+ */
 export interface StageContext {
   readonly stage: Stage;
   readonly requestId: string;
@@ -109,10 +119,10 @@ export interface ToolDef {
   noMemory?: boolean;
   /**
    * Turns the tool's output into the text memory computes with (vectors, prune ranking), e.g. stripping
-   * markup or boilerplate. The stored output and what the model reads stay as they were. If it throws,
-   * the raw output is used and the failure is logged.
+   * markup or boilerplate. The stored output and what the model reads stay as they were. It may be async;
+   * if it throws or takes over 2 s, the raw output is used and the failure is logged.
    */
-  cleaner?: (output: string) => string;
+  cleaner?: (output: string) => string | Promise<string>;
 }
 
 export interface ToolContext {
@@ -149,9 +159,10 @@ export interface InputChannelOptions {
   noMemory?: boolean;
   /**
    * Turns a raw input into the text memory computes with (vectors, prune ranking); the stored input and
-   * what the model reads stay as they arrived. If it throws, the raw input is used and the failure is logged.
+   * what the model reads stay as they arrived. It may be async; if it throws or takes over 2 s, the raw
+   * input is used and the failure is logged.
    */
-  cleaner?: (input: string) => string;
+  cleaner?: (input: string) => string | Promise<string>;
 }
 
 export interface OutputChannelOptions {
@@ -177,7 +188,9 @@ export interface OutputChannelOptions {
  * - `stage`: `{stage, requestId, handlers, durationMs, errors: [{plugin, message}]}` — one stage run, also
  *   with 0 handlers; errors include handlers that timed out.
  * - `system`: `{kind, …}` — daemon news, e.g. `interrupt` `{source, channel}`, `context_pruned`
- *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `started`, `tools_trimmed` `{offered, total}`
+ *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `plugin_crashed` `{plugin, exitCode, signal,
+ *   stderrTail}`, `plugin_unhealthy` `{plugin, error}` (crashed 3 times in 5 minutes; not restarted),
+ *   `started`, `tools_trimmed` `{offered, total}`
  *   (once per run: the tool definitions exceed their share of the prompt, so each request offers a core set
  *   and the model loads others with tool_search).
  * - `content_delta` / `reasoning_delta`: `{requestId, content, reset?: true}` — streamed text. An empty delta
@@ -310,6 +323,14 @@ export interface PluginSDK {
   docMemory: DocMemoryAPI;
   /** People and their relations, read-only; capability `social`. */
   social: SocialAPI;
+  /** Capability `plugin_mgr`: list, enable, disable and reload plugins. */
+  pluginMgr: PluginMgrAPI;
+
+  /**
+   * Capability `core`. Whether the daemon restarts this plugin after it crashes (default on). Off suits a
+   * plugin that would only crash again, e.g. one whose device is gone.
+   */
+  setAutoRestart(on: boolean): void;
 }
 
 /**
@@ -376,5 +397,6 @@ export type {
   PersonNetwork,
   SocialAPI,
 } from "./memory.js";
+export type { PluginInfo, PluginKind, PluginMgrAPI, PluginState, ReloadReport } from "./plugins.js";
 export type { ConfigAPI, ConfigEntry, ConfigType, SettingDef, SettingsAPI } from "./settings.js";
 export type { ContextReport, EmbeddingStatusInfo, KernelStatus, LlmAPI, LlmSourceStatus } from "./status.js";

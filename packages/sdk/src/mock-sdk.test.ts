@@ -109,3 +109,27 @@ test("records input channels and answers memory calls from what the test gives, 
   );
   assert.equal(sdk.kernel.context(), null);
 });
+
+test("pluginMgr manages the plugins the test gives, and setAutoRestart is recorded", async () => {
+  const info = { health: "ok" as const, capabilities: ["core"], critical: false, crashes: 0, restarts: 0 };
+  const sdk = createMockSDK({
+    plugins: [
+      { ...info, name: "cli", kind: "builtin", state: "running" },
+      { ...info, name: "echo", kind: "js", state: "running" },
+    ],
+  });
+  await sdk.pluginMgr.disable("echo");
+  assert.deepEqual(
+    sdk.pluginMgr.list().map((p) => [p.name, p.state]),
+    [
+      ["cli", "running"],
+      ["echo", "disabled"],
+    ],
+  );
+  assert.equal(sdk.kernel.status().plugins[1].state, "disabled");
+  assert.deepEqual((await sdk.pluginMgr.reload()).reloaded, ["echo"]);
+  await assert.rejects(sdk.pluginMgr.enable("ghost"), /no plugin named "ghost"/);
+  assert.equal(sdk.autoRestart, true);
+  sdk.setAutoRestart(false);
+  assert.equal(sdk.autoRestart, false);
+});

@@ -1,5 +1,7 @@
 /** What the daemon reports about itself: status, the last request's context, embedding tier, LLM sources. */
 
+import type { PluginInfo } from "./plugins.js";
+
 export interface KernelStatus {
   version: string;
   uptimeS: number;
@@ -9,7 +11,7 @@ export interface KernelStatus {
   tools: number;
   outputChannels: string[];
   llm: { sources: Array<{ name: string; model: string; available: boolean; lastError?: string }> };
-  plugins: Array<{ name: string; state: string }>;
+  plugins: PluginInfo[];
   embedding: EmbeddingStatusInfo;
   /** Settings whose stored value is invalid: the default is in effect for each, and `message` says why. */
   configProblems: Array<{ key: string; message: string }>;

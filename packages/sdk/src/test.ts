@@ -4,6 +4,7 @@
  * to injected input); and keeps settings and configuration in memory, so a plugin can be tested without a
  * daemon. Memory calls answer from what the test passes (`memory`, `docMemory`, `social`); any other
  * memory call rejects with code "memory_unavailable", as the daemon's would while memory is not running.
+ * `pluginMgr` manages the plugin list the test passes (`plugins`): enable and disable change their state.
  * It does not check capabilities or validate setting values: the daemon does that.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -26,6 +27,7 @@ import type {
   MemoryAPI,
   OutputChannelOptions,
   OutputHandler,
+  PluginInfo,
   PluginSDK,
   SettingDef,
   SocialAPI,
@@ -84,6 +86,8 @@ export interface MockSDKOptions {
   memory?: Partial<MemoryAPI>;
   docMemory?: Partial<DocMemoryAPI>;
   social?: Partial<SocialAPI>;
+  /** What `pluginMgr.list()` starts with; default this plugin alone, running. */
+  plugins?: PluginInfo[];
 }
 
 export interface MockSDK extends PluginSDK {
@@ -105,6 +109,8 @@ export interface MockSDK extends PluginSDK {
   apiKey: string;
   /** Chosen by `llm.use`; "" = priority order. */
   preferredSource: string;
+  /** What the plugin last passed to `setAutoRestart`; default true. */
+  autoRestart: boolean;
   /** Delivers an event to the plugin's subscribers, as the daemon's bus would. */
   emit(type: EventType, payload: Record<string, unknown>, source?: string): void;
   /** Calls a tool the plugin registered; throws if there is none by that name. */
@@ -146,6 +152,12 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
   }));
   let nextId = 0;
   let eventSeq = 0;
+  const plugins: PluginInfo[] = (opts.plugins ?? [pluginInfo(name)]).map((p) => ({ ...p }));
+  const plugin = (target: string): PluginInfo => {
+    const found = plugins.find((p) => p.name === target);
+    if (!found) throw new Error(`no plugin named "${target}"`);
+    return found;
+  };
 
   const reply = async (input: Omit<MockInput, "reply">): Promise<InputReply> => {
     const answer = await respond(input, mock);
@@ -191,6 +203,7 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     logs: [],
     apiKey: opts.apiKey ?? "",
     preferredSource: "",
+    autoRestart: true,
 
     registerTool: (def, handler) => {
       if (mock.tools.has(def.name)) throw new Error(`tool "${def.name}" is already registered`);
@@ -267,7 +280,7 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
       verify: (key) => mock.apiKey === "" || key === mock.apiKey,
     },
     kernel: {
-      status: () => ({ ...defaultStatus(name, mock), ...opts.status }),
+      status: () => ({ ...defaultStatus(mock), ...opts.status }),
       toolNames: () => opts.toolNames ?? [...mock.tools.keys()],
       context: () => opts.context ?? null,
     },
@@ -297,6 +310,23 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     social: {
       person: (person) => answer(opts.social, "social", "person")(person),
       network: (person, depth) => answer(opts.social, "social", "network")(person, depth),
+    },
+    pluginMgr: {
+      list: () => plugins.map((p) => ({ ...p })),
+      enable: async (target) => {
+        plugin(target).state = "running";
+      },
+      disable: async (target) => {
+        plugin(target).state = "disabled";
+      },
+      reload: async (target) => {
+        const external = plugins.filter((p) => p.kind !== "builtin" && (target === undefined || p.name === target));
+        if (target !== undefined && external.length === 0) throw new Error(`no external plugin named "${target}"`);
+        return { reloaded: external.map((p) => p.name), unchanged: [], added: [], removed: [], failed: [] };
+      },
+    },
+    setAutoRestart: (on) => {
+      mock.autoRestart = on;
     },
 
     callTool: async (tool, args = {}, ctx = {}) => {
@@ -333,11 +363,24 @@ function answer<T extends object, K extends keyof T>(
   return call as never;
 }
 
+function pluginInfo(name: string): PluginInfo {
+  return {
+    name,
+    kind: "js",
+    state: "running",
+    health: "ok",
+    capabilities: ["core"],
+    critical: false,
+    crashes: 0,
+    restarts: 0,
+  };
+}
+
 function failed(requestId: string, err: unknown): InputReply {
   return { requestId, content: "", shortCircuited: false, error: err instanceof Error ? err.message : String(err) };
 }
 
-function defaultStatus(name: string, mock: MockSDK): KernelStatus {
+function defaultStatus(mock: MockSDK): KernelStatus {
   return {
     version: "0.0.0-test",
     uptimeS: 0,
@@ -347,7 +390,7 @@ function defaultStatus(name: string, mock: MockSDK): KernelStatus {
     tools: mock.tools.size,
     outputChannels: [...mock.channels.keys()],
     llm: { sources: mock.llm.sources() },
-    plugins: [{ name, state: "running" }],
+    plugins: mock.pluginMgr.list(),
     embedding: { active: "lexical", fingerprint: "lexical:test", dimension: 0, degraded: [] },
     configProblems: [],
   };

@@ -4,6 +4,7 @@ import { UNAUTHORIZED } from "@homeagent/cli-protocol";
 import type { InputReply, PluginSDK } from "@homeagent/sdk";
 import { runCommand } from "./commands.js";
 import { memoryCommand } from "./memory-commands.js";
+import { pluginsCommand } from "./plugin-commands.js";
 
 export const AUTHENTICATED: FinalFrame = { type: "response", content: "authenticated" };
 const UNAUTHORIZED_FRAME: FinalFrame = { type: "error", error: UNAUTHORIZED };
@@ -30,6 +31,7 @@ export function answer(
 ): Promise<FinalFrame> | FinalFrame {
   if (isAuthLine(line)) return verifyAuthLine(sdk, line) ? AUTHENTICATED : UNAUTHORIZED_FRAME;
   if (/^\/memory(\s|$)/.test(line)) return memoryCommand(sdk, line.slice("/memory".length));
+  if (/^\/plugins(\s|$)/.test(line)) return pluginsCommand(sdk, line.slice("/plugins".length));
   if (line.startsWith("/")) return runCommand(sdk, line);
   return chat(sdk, line, signal, onQueued);
 }

@@ -2,6 +2,7 @@
 import type { FinalFrame } from "@homeagent/cli-protocol";
 import type { ContextReport, KernelStatus, LlmSourceStatus, PluginSDK } from "@homeagent/sdk";
 import { MEMORY_HELP } from "./memory-commands.js";
+import { PLUGINS_HELP } from "./plugin-commands.js";
 
 export const HELP_TEXT = [
   "/help                         this list",
@@ -13,6 +14,7 @@ export const HELP_TEXT = [
   "/llm                          LLM sources: model, state, last error",
   "/llm use <name>               prefer this source until changed (/llm use auto: priority order)",
   ...MEMORY_HELP,
+  ...PLUGINS_HELP,
   "/auth <key>                   authenticate (must be the first line when homed has an API key)",
   "any other line                a message to the agent",
 ].join("\n");
@@ -112,7 +114,7 @@ function formatStatus(s: KernelStatus): string {
     const state = src.available ? "available" : `unavailable${src.lastError ? ` (${src.lastError})` : ""}`;
     lines.push(`llm ${src.name} [${src.model}]: ${state}`);
   }
-  for (const p of s.plugins) lines.push(`plugin ${p.name}: ${p.state}`);
+  for (const p of s.plugins) lines.push(`plugin ${p.name}: ${p.state}${p.lastError ? ` (${p.lastError})` : ""}`);
   lines.push(`embedding: ${s.embedding.active} (${s.embedding.dimension} dimensions)`);
   for (const d of s.embedding.degraded) lines.push(`embedding tier ${d.tier} not used: ${d.reason}`);
   return lines.join("\n");

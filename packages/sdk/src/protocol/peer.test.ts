@@ -92,7 +92,7 @@ test("EOF from the other side closes the peer", async () => {
 });
 
 test("an oversized request is answered with an error and the connection keeps working", async () => {
-  const { a, b } = pair(never, (_m, params) => (params as string).length);
+  const { a, b, problems } = pair(never, (_m, params) => (params as string).length);
   const big = "x".repeat(2 << 20);
   const err = await a.call("echo", big).catch((e: unknown) => e);
   assert.ok(err instanceof RpcError && err.code === RPC_FRAME_TOO_LARGE, "the sender refuses it locally");
@@ -107,6 +107,7 @@ test("an oversized request is answered with an error and the connection keeps wo
   const answer = JSON.parse(await got) as { id: number; error: { code: number; message: string } };
   assert.equal(answer.id, 77);
   assert.equal(answer.error.code, RPC_FRAME_TOO_LARGE);
+  assert.match(problems.join("\n"), /byte line .* was dropped \(id 77\)/, "the receiver logs it too");
   assert.equal(await a.call("echo", "ok"), 2);
 });
 

@@ -30,7 +30,47 @@ export class RpcError extends Error {
 export interface RequestContext {
   id: number | string;
   /** Aborted when the caller sends `$/cancel` for this request or the peer closes. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
+  /** Calls `fn` once when the request is cancelled (at once if it already was); cheaper than `signal`. */
+  onCancel(fn: (reason: unknown) => void): void;
+}
+
+/**
+ * One request being served. Its signal is made on first read: an AbortSignal costs ~9 µs in Node 20,
+ * more than the rest of a small call, and most handlers never look at it.
+ */
+class Serving implements RequestContext {
+  private controller: AbortController | undefined;
+  private hooks: Array<(reason: unknown) => void> | undefined;
+  private cancelled = false;
+  private reason: unknown;
+
+  constructor(readonly id: number | string) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  onCancel(fn: (reason: unknown) => void): void {
+    if (this.cancelled) {
+      fn(this.reason);
+      return;
+    }
+    this.hooks ??= [];
+    this.hooks.push(fn);
+  }
+
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    for (const fn of this.hooks ?? []) fn(reason);
+  }
 }
 
 export interface RpcPeerOptions {
@@ -65,7 +105,7 @@ type Message = Record<string, unknown>;
 export class RpcPeer {
   private nextId = 1;
   private readonly pendingCalls = new Map<number, Pending>();
-  private readonly serving = new Map<number | string, AbortController>();
+  private readonly serving = new Map<number | string, Serving>();
   private closedReason: string | undefined;
   private readonly maxFrame: number;
   private readonly maxConcurrent: number;
@@ -144,7 +184,7 @@ export class RpcPeer {
       pending.cleanup();
       pending.reject(closedError(reason));
     }
-    for (const controller of this.serving.values()) controller.abort(closedError(reason));
+    for (const request of this.serving.values()) request.cancel(closedError(reason));
     this.serving.clear();
   }
 
@@ -207,6 +247,7 @@ export class RpcPeer {
     const id = /"id"\s*:\s*(\d+|"(?:[^"\\]|\\.)*")/.exec(head)?.[1];
     const what = `a ${bytes}-byte line (over the ${this.maxFrame}-byte frame limit) was dropped`;
     const parsedId = id === undefined ? undefined : (JSON.parse(id) as number | string);
+    this.opts.onProtocolError?.(`${what}${parsedId === undefined ? "" : ` (id ${parsedId})`}`);
     if (parsedId !== undefined && /"method"\s*:/.test(head)) {
       this.reply(parsedId, { error: { code: RPC_FRAME_TOO_LARGE, message: `${what}; send less, e.g. page it` } });
       return;
@@ -216,15 +257,13 @@ export class RpcPeer {
       this.pendingCalls.delete(parsedId);
       pending.cleanup();
       pending.reject(new RpcError(RPC_FRAME_TOO_LARGE, `the answer to ${pending.method} was too large: ${what}`));
-      return;
     }
-    this.opts.onProtocolError?.(what);
   }
 
   private notified(method: string, params: unknown): void {
     if (method === "$/cancel") {
       const id = (params as { id?: number | string } | undefined)?.id;
-      if (id !== undefined) this.serving.get(id)?.abort(new RpcError(RPC_FAILED, "cancelled by the caller"));
+      if (id !== undefined) this.serving.get(id)?.cancel(new RpcError(RPC_FAILED, "cancelled by the caller"));
       return;
     }
     try {
@@ -248,17 +287,17 @@ export class RpcPeer {
       this.reply(id, { error: { code: RPC_FAILED, message, data: { code: "rpc_busy" } } });
       return;
     }
-    const controller = new AbortController();
-    this.serving.set(id, controller);
+    const request = new Serving(id);
+    this.serving.set(id, request);
     try {
-      const result = await this.opts.onRequest(method, params, { id, signal: controller.signal });
-      if (this.serving.get(id) !== controller) return;
+      const result = await this.opts.onRequest(method, params, request);
+      if (this.serving.get(id) !== request) return;
       this.reply(id, { result: result === undefined ? null : result });
     } catch (err) {
-      if (this.serving.get(id) !== controller) return;
+      if (this.serving.get(id) !== request) return;
       this.reply(id, { error: toWireError(err) });
     } finally {
-      if (this.serving.get(id) === controller) this.serving.delete(id);
+      if (this.serving.get(id) === request) this.serving.delete(id);
     }
   }
 

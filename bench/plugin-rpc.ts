@@ -1,0 +1,147 @@
+/**
+ * What running a plugin in its own process costs, and how fast a killed one is back. In one run, so the
+ * ratios hold on a noisy machine: a `tool.invoke` round trip to the echo-ts fixture (plugin.js under the
+ * stdio runtime, through the real registry, bridge and agent tool registry), a raw line ping-pong between
+ * two Node processes over stdio (the floor any pipe protocol pays), and the same tool in-process. Then the
+ * recovery time: SIGKILL the plugin → its tool answers again, median of 10.
+ *
+ * Run after a build (`npm run bench:plugin-rpc` builds first): the plugin child runs the compiled runner
+ * like a user's daemon does, not the sources through tsx.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { PluginRegistry } from "../src/plugins/registry.js";
+import { quietLog } from "../test/fixtures/kernel-harness.js";
+import { testPluginHost } from "../test/fixtures/plugin-host.js";
+import { installFixturePlugin } from "../test/fixtures/plugins.js";
+import { percentile } from "./stats.js";
+
+const WARMUP = 300;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3000);
+const RECOVERIES = 10;
+const PAYLOADS = [16, 32 * 1024];
+
+const test = testPluginHost();
+const pluginDir = `${test.host.dataDir}/plugins`;
+installFixturePlugin(test.host.dataDir, "echo-ts");
+// The bench kills the plugin ten times: a clock that moves on 10 minutes per read keeps every crash outside
+// the crash window, so each one is restarted at once as a first crash is (the policy has its own tests).
+let fakeNow = Date.now();
+const registry = new PluginRegistry(test.host, test.config, quietLog, {
+  pluginDir,
+  clock: {
+    now: () => (fakeNow += 600_000),
+    setTimeout: (fn, ms) => setTimeout(fn, ms),
+    clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+  },
+});
+await registry.startAll([]);
+const tools = test.harness.agent.tools;
+const echo = registry.list().find((p) => p.name === "echo-ts");
+if (echo?.state !== "running") throw new Error(`echo-ts did not start: ${JSON.stringify(echo)}`);
+
+tools.register("bench", { name: "echo_inproc", description: "echo", parameters: {} }, (args) => String(args.text));
+const toolCtx = { requestId: "bench", source: "bench", channel: "bench", signal: new AbortController().signal };
+
+async function timeTool(name: string, text: string): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+    const started = process.hrtime.bigint();
+    const out = await tools.execute({ id: `c${i}`, name, arguments: { text } }, toolCtx);
+    const us = Number(process.hrtime.bigint() - started) / 1000;
+    if (out.status !== "ok" || out.content.length !== text.length) throw new Error(`${name}: ${out.content}`);
+    if (i >= WARMUP) samples.push(us);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+/** A child that writes back every line it reads: newline framing, no JSON, no dispatch. */
+const ECHO_CHILD = `
+let buf = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => {
+  buf += d;
+  let nl;
+  while ((nl = buf.indexOf("\\n")) !== -1) {
+    process.stdout.write(buf.slice(0, nl + 1));
+    buf = buf.slice(nl + 1);
+  }
+});`;
+
+async function timeRaw(child: ChildProcessWithoutNullStreams, text: string): Promise<number[]> {
+  const line = `${text}\n`;
+  let waiting: (() => void) | undefined;
+  let got = 0;
+  child.stdout.removeAllListeners("data");
+  child.stdout.on("data", (d: Buffer) => {
+    got += d.length;
+    if (got >= line.length) {
+      got -= line.length;
+      waiting?.();
+    }
+  });
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+    const started = process.hrtime.bigint();
+    await new Promise<void>((resolve) => {
+      waiting = resolve;
+      child.stdin.write(line);
+    });
+    if (i >= WARMUP) samples.push(Number(process.hrtime.bigint() - started) / 1000);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+const round = (n: number) => Math.round(n * 10) / 10;
+const raw = spawn(process.execPath, ["-e", ECHO_CHILD], { stdio: ["pipe", "pipe", "pipe"] });
+for (const bytes of PAYLOADS) {
+  const text = "x".repeat(bytes);
+  const ours = await timeTool("echo", text);
+  const rawPingPong = await timeRaw(raw, text);
+  const inproc = await timeTool("echo_inproc", text);
+  console.log(
+    JSON.stringify({
+      bench: "plugin-rpc",
+      payload_bytes: bytes,
+      p50_us: round(percentile(ours, 0.5)),
+      p99_us: round(percentile(ours, 0.99)),
+      raw_p50_us: round(percentile(rawPingPong, 0.5)),
+      raw_p99_us: round(percentile(rawPingPong, 0.99)),
+      inproc_p50_us: round(percentile(inproc, 0.5)),
+      rounds: ROUNDS,
+    }),
+  );
+}
+raw.kill();
+
+/** SIGKILL → the tool answers again; polls on every turn of the event loop. */
+async function recoverOnce(): Promise<number> {
+  const pid = registry.list().find((p) => p.name === "echo-ts")?.pid;
+  if (!pid) throw new Error("echo-ts has no pid");
+  const started = performance.now();
+  process.kill(pid, "SIGKILL");
+  const give = started + 10_000;
+  for (;;) {
+    const info = registry.list().find((p) => p.name === "echo-ts");
+    if (info?.pid !== pid && info?.state === "running") {
+      const out = await tools.execute({ id: "r", name: "echo", arguments: { text: "back" } }, toolCtx);
+      if (out.status === "ok") return performance.now() - started;
+    }
+    if (performance.now() > give) throw new Error(`echo-ts not back after 10 s: ${JSON.stringify(info)}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+const recoveries: number[] = [];
+for (let i = 0; i < RECOVERIES; i++) recoveries.push(await recoverOnce());
+recoveries.sort((a, b) => a - b);
+console.log(
+  JSON.stringify({
+    bench: "plugin-recovery",
+    ms: Math.round(percentile(recoveries, 0.5)),
+    min_ms: Math.round(recoveries[0] ?? 0),
+    max_ms: Math.round(recoveries.at(-1) ?? 0),
+    runs: RECOVERIES,
+  }),
+);
+await registry.stopAll();
+await test.close();

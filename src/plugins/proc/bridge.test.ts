@@ -1,0 +1,247 @@
+/**
+ * The core.* bridge and the daemon → plugin calls, driven by real hand-written protocol plugins on a real
+ * Agent: what a plugin registers works as it would in-process (tools with cleaners, stages, channels,
+ * subscriptions), capabilities are refused by name, bad params and unknown methods get their JSON-RPC
+ * errors, and oversized or malformed frames cost only themselves, never the connection.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { ToolContext } from "@homeagent/sdk";
+import { type FixtureRun, launchFixture } from "../../../test/fixtures/proc-plugins.js";
+import { waitFor } from "../../../test/fixtures/wait.js";
+import type { PluginProcess } from "./plugin-process.js";
+
+type Run = FixtureRun & { proc: PluginProcess };
+
+function toolContext(signal = new AbortController().signal): ToolContext {
+  return { requestId: "req-1", source: "cli", channel: "cli", signal };
+}
+
+async function tool(run: Run, name: string, args: Record<string, unknown> = {}, ctx = toolContext()) {
+  return run.host.harness.agent.tools.execute({ id: `call-${name}`, name, arguments: args }, ctx);
+}
+
+/** Makes the raw-probe fixture call `method` with `params`; what the daemon answered. */
+async function core(run: Run, method: string, params: unknown) {
+  const out = await tool(run, "probe", { method, params });
+  assert.equal(out.status, "ok", out.content);
+  return JSON.parse(out.content) as {
+    ok: boolean;
+    value?: unknown;
+    error?: { code: number; message: string; data?: { code?: string } };
+  };
+}
+
+let probe: Run;
+before(async () => {
+  probe = await launchFixture("raw-probe", { capabilities: ["events", "io"], callTimeoutMs: () => 1234 });
+});
+after(() => probe.close(probe.proc));
+
+test("generic core.* calls go through the plugin's SDK", async () => {
+  assert.deepEqual(await core(probe, "core.settings.set", ["colour", "blue"]), { ok: true, value: null });
+  assert.deepEqual(await core(probe, "core.settings.get", ["colour"]), { ok: true, value: "blue" });
+  assert.equal(probe.binding.sdk.settings.get("colour"), "blue", "in the plugin's own namespace");
+  assert.deepEqual(await core(probe, "core.setAutoRestart", [false]), { ok: true, value: null });
+  assert.equal(probe.proc.autoRestart, false);
+  await core(probe, "core.setAutoRestart", [true]);
+});
+
+test("a plugin can talk to the agent (io): inject options are checked, the reply comes back", async () => {
+  probe.host.harness.llm.enqueue({ text: "hello, plugin" });
+  const answer = await core(probe, "core.injectInputSync", ["probe", "cli", "hi from a plugin", { userId: "u1" }]);
+  assert.equal(answer.ok, true);
+  assert.equal((answer.value as { content: string }).content, "hello, plugin");
+  const bad = await core(probe, "core.injectInputSync", ["probe", "cli", "hi", { signal: "x", userId: 5 }]);
+  assert.equal(bad.error?.code, -32602);
+  assert.match(bad.error?.message ?? "", /userId must be a string, got a number/);
+});
+
+test("a call outside the plugin's capabilities is refused naming the method and the capability", async () => {
+  const answer = await core(probe, "core.kernel.status", []);
+  assert.equal(answer.ok, false);
+  assert.equal(answer.error?.code, -32000);
+  assert.equal(answer.error?.data?.code, "capability_denied");
+  assert.match(
+    answer.error?.message ?? "",
+    /plugin "raw-probe" may not call kernel\.status: it needs the "kernel_status" capability/,
+  );
+});
+
+test("publish is for built-in plugins; embedding providers and in-process members do not cross the wire", async () => {
+  const publish = await core(probe, "core.publish", ["system", { kind: "fake" }]);
+  assert.equal(publish.error?.data?.code, "capability_denied");
+  assert.match(publish.error?.message ?? "", /may not call publish: only built-in plugins may/);
+  const embed = await core(probe, "core.registerEmbeddingProvider", ["mine", {}]);
+  assert.equal(embed.error?.code, -32601);
+  assert.match(embed.error?.message ?? "", /core\.registerEmbeddingProvider is not available to subprocess plugins/);
+  const name = await core(probe, "core.pluginName", []);
+  assert.match(name.error?.message ?? "", /core\.pluginName .*given in plugin\.init/);
+});
+
+test("unknown methods answer -32601 naming the method", async () => {
+  for (const method of ["core.nope", "core.memory.nope", "core.toString", "plugin.hack"]) {
+    const answer = await core(probe, method, []);
+    assert.equal(answer.error?.code, -32601, method);
+    assert.match(answer.error?.message ?? "", new RegExp(`unknown method "${method.replace(".", "\\.")}"`));
+  }
+});
+
+test("params of the wrong shape answer -32602 naming what is wrong", async () => {
+  const cases: Array<[string, unknown, RegExp]> = [
+    ["core.settings.get", "colour", /params must be an array of the method's arguments, got a string/],
+    ["core.settings.get", [5], /core\.settings\.get: argument 1 must be a string, got a number/],
+    ["core.settings.get", [], /argument 1 \(a string\) is missing/],
+    ["core.settings.get", ["a", "b"], /takes at most 1 argument\(s\), got 2/],
+    ["core.registerTool", [{ name: 5 }], /core\.registerTool: name must be a string, got a number/],
+    ["core.registerTool", [{ name: "t1", cleaner: "yes" }], /cleaner must be true/],
+    ["core.registerStage", ["pre_action", "everywhere"], /scope must be "global" or "own_tools"/],
+    ["core.subscribe", ["no_such_event", "s1"], /unknown event type "no_such_event"/],
+    ["core.unsubscribe", [{}], /argument 1 must be a string or an integer, got an object/],
+  ];
+  for (const [method, params, message] of cases) {
+    const answer = await core(probe, method, params);
+    assert.equal(answer.error?.code, -32602, `${method} ${JSON.stringify(params)}`);
+    assert.match(answer.error?.message ?? "", message);
+  }
+});
+
+test("tool.invoke carries the request and the deadline; the tool's cleaner runs in the plugin", async () => {
+  const deadline = JSON.parse((await tool(probe, "probe", { what: "deadline" })).content);
+  assert.deepEqual(deadline, { deadlineMs: 1234, requestId: "req-1" });
+
+  const { agent, llm, context } = probe.host.harness;
+  llm.enqueue({ toolCalls: [{ name: "probe_html" }] }, { text: "ok" });
+  await agent.injectInputSync("cli", "cli", "clean it");
+  const event = (await context.window()).at(-1);
+  assert.deepEqual(event?.toolResults, [{ name: "probe_html", content: "<b>bold</b>", clean: "BOLD" }]);
+});
+
+test("an input channel's cleaner runs in the plugin", async () => {
+  const { agent, context } = probe.host.harness;
+  await agent.injectInputSync("probe-in", "probe-in", "<i>hey</i> there");
+  const event = (await context.window()).at(-1);
+  assert.equal(event?.input, "<i>hey</i> there");
+  assert.equal(event?.cleanInput, "HEY THERE");
+  const cleaned = JSON.parse((await tool(probe, "probe", { what: "cleaned" })).content);
+  assert.ok(cleaned.some((c: { scope: string; name: string }) => c.scope === "input" && c.name === "probe-in"));
+});
+
+test("a stage handler in the plugin gets a snapshot and its patch is applied", async () => {
+  const { agent, llm } = probe.host.harness;
+  let seen: unknown;
+  const off = agent.stages.register("test", "post_action", (ctx) => {
+    seen = ctx.extra["probe-stage"];
+  });
+  try {
+    llm.enqueue({ text: "fine" });
+    await agent.injectInputSync("cli", "cli", "stage me");
+    assert.equal(seen, "stage me");
+  } finally {
+    off();
+  }
+});
+
+test("an output channel's sends go to output.invoke and return its result", async () => {
+  const out = await tool(probe, "output_send__probe-out", { payload: "hello out there" });
+  assert.equal(out.status, "ok");
+  assert.deepEqual(JSON.parse(out.content), { status: "sent", echoed: "hello out there" });
+});
+
+test("subscriptions deliver events as event.deliver notifications until unsubscribed", async () => {
+  const { bus } = probe.host.harness.agent;
+  assert.deepEqual(await core(probe, "core.subscribe", ["system", "sys"]), { ok: true, value: null });
+  const taken = await core(probe, "core.subscribe", ["system", "sys"]);
+  assert.match(taken.error?.message ?? "", /subscription id "sys" is in use/);
+  bus.publish("system", "kernel", { kind: "probe_test", n: 1 });
+  const delivered = async () => JSON.parse((await tool(probe, "probe", { what: "events" })).content);
+  await waitFor(async () => (await delivered()).length === 1, "the event to be delivered");
+  const [first] = await delivered();
+  assert.equal(first.subscription, "sys");
+  assert.equal(first.event.type, "system");
+  assert.deepEqual(first.event.payload, { kind: "probe_test", n: 1 });
+  assert.deepEqual(await core(probe, "core.unsubscribe", ["sys"]), { ok: true, value: true });
+  bus.publish("system", "kernel", { kind: "probe_test", n: 2 });
+  assert.deepEqual(await core(probe, "core.unsubscribe", ["sys"]), { ok: true, value: false });
+  assert.equal((await delivered()).length, 1, "nothing after unsubscribe");
+});
+
+test("a tool call whose signal fires is answered at once and the plugin is sent $/cancel", async () => {
+  const stop = new AbortController();
+  // The request is written before tool() returns its promise, so the plugin is working on it now.
+  const call = tool(probe, "probe", { what: "slow" }, toolContext(stop.signal));
+  stop.abort(new Error("user pressed stop"));
+  const out = await call;
+  assert.equal(out.status, "error");
+  await waitFor(
+    async () => JSON.parse((await tool(probe, "probe", { what: "cancelled" })).content).length === 1,
+    "the plugin to hear of the cancel",
+  );
+});
+
+test("a plugin that does not read its input loses events instead of blocking the bus", async () => {
+  const run = await launchFixture("stdin-ignoring", { capabilities: ["events"] });
+  try {
+    await waitFor(() => run.logs.some((l) => l.includes("not reading any more")), "the plugin to stop reading");
+    const payload = { kind: "bulk", text: "z".repeat(256 * 1024) };
+    const started = Date.now();
+    for (let i = 0; i < 40 && run.proc.droppedEvents === 0; i++)
+      run.host.harness.agent.bus.publish("system", "kernel", payload);
+    assert.ok(run.proc.droppedEvents > 0, "events were dropped");
+    assert.ok(Date.now() - started < 2000, "publishing never waited for the plugin");
+    assert.ok(
+      run.logs.some((l) => /plugin "stdin-ignoring" is not reading its input: events for it are dropped/.test(l)),
+    );
+  } finally {
+    run.proc.kill();
+    await run.close(run.proc);
+  }
+});
+
+test("a capability violator is refused by name and keeps running", async () => {
+  const run = await launchFixture("capability-violator");
+  try {
+    const out = await tool(run, "peek");
+    const { refused } = JSON.parse(out.content);
+    assert.equal(refused.code, -32000);
+    assert.equal(refused.data.code, "capability_denied");
+    assert.match(
+      refused.message,
+      /plugin "capability-violator" may not call memory\.recall: it needs the "memory" capability/,
+    );
+    assert.deepEqual(await tool(run, "echo", { text: "still here" }), { status: "ok", content: "echo: still here" });
+    assert.equal(run.proc.running, true);
+  } finally {
+    await run.close(run.proc);
+  }
+});
+
+test("oversized frames fail only themselves; malformed lines are logged and skipped", async () => {
+  const run = await launchFixture("oversized");
+  try {
+    const big = await tool(run, "big");
+    assert.equal(big.status, "error");
+    assert.match(
+      big.content,
+      /the answer to tool\.invoke was too large: a \d+-byte line \(over the 1048576-byte frame limit\)/,
+    );
+    assert.deepEqual(await tool(run, "echo", { text: "after big" }), { status: "ok", content: "echo: after big" });
+
+    const { refused } = JSON.parse((await tool(run, "shout")).content);
+    assert.equal(refused.code, -32001, "the plugin's 2 MiB request was answered with frame too large");
+    assert.match(refused.message, /send less/);
+    assert.deepEqual(await tool(run, "echo", { text: "after shout" }), { status: "ok", content: "echo: after shout" });
+
+    assert.deepEqual(await tool(run, "garble"), { status: "ok", content: "still here" });
+    const protocol = run.logs.filter((l) => l.startsWith('warn plugin "oversized" protocol error:'));
+    assert.ok(
+      protocol.some((l) => l.includes("skipped a line that is not JSON: this is not json")),
+      protocol.join("\n"),
+    );
+    assert.ok(protocol.some((l) => l.includes("not a JSON-RPC object: [1, 2, 3]")));
+    assert.ok(protocol.some((l) => l.includes('without "jsonrpc":"2.0"')));
+    assert.equal(run.proc.running, true);
+  } finally {
+    await run.close(run.proc);
+  }
+});

@@ -1,0 +1,88 @@
+/**
+ * How a subprocess plugin is started. The child must never outlive the daemon, also when the daemon is
+ * killed with SIGKILL and cannot clean up: on Linux the kernel does it for us through the parent-death
+ * signal, which `setpriv --pdeathsig KILL` sets before it execs the plugin (same pid, nothing in between).
+ * Where setpriv is missing the stdio runtime's stdin-close watchdog is the fallback (for plugins that use it).
+ * Each child leads its own process group, so whatever it forks can be killed with it.
+ */
+import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+
+export type EntryKind = "js" | "bin";
+
+export interface PluginCommand {
+  command: string;
+  args: string[];
+}
+
+/**
+ * The command line of a plugin entry: `plugin.bin` runs itself; `plugin.js` runs under the daemon's own
+ * node through the SDK's stdio runner (from source, i.e. in tests and dev, through tsx).
+ */
+export function pluginCommand(entryPath: string, kind: EntryKind): PluginCommand {
+  if (kind === "bin") return { command: entryPath, args: [] };
+  const runner = fileURLToPath(import.meta.resolve("@homeagent/sdk/stdio"));
+  // Resolved here, not by name in the child: its cwd is the plugin's directory, where tsx is not installed.
+  const dev = runner.endsWith(".ts") ? ["--import", import.meta.resolve("tsx"), "--conditions=development"] : [];
+  return { command: process.execPath, args: [...dev, runner, entryPath] };
+}
+
+export type PluginChild = ChildProcessByStdio<Writable, Readable, Readable>;
+
+export interface SpawnOptions {
+  name: string;
+  dir: string;
+  command: string;
+  args: string[];
+}
+
+/** Starts the plugin with piped stdio, cwd = its directory, and HOMEAGENT_PLUGIN = its name. */
+export function spawnPlugin(opts: SpawnOptions): PluginChild {
+  const wrapper = setprivPath();
+  const [command, args] = wrapper
+    ? [wrapper, ["--pdeathsig", "KILL", "--", opts.command, ...opts.args]]
+    : [opts.command, opts.args];
+  return spawn(command, args, {
+    cwd: opts.dir,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, HOMEAGENT_PLUGIN: opts.name },
+    detached: true,
+  });
+}
+
+/** Kills the plugin's whole process group (the plugin and whatever it forked); quiet when it is gone. */
+export function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // ESRCH: nobody is left in the group.
+  }
+}
+
+let setpriv: string | null | undefined;
+
+/** setpriv's path when it exists and knows --pdeathsig (util-linux ≥ 2.33), found once per daemon. */
+export function setprivPath(): string | null {
+  if (setpriv !== undefined) return setpriv;
+  const candidates = [
+    "/usr/bin/setpriv",
+    ...(process.env.PATH ?? "")
+      .split(delimiter)
+      .filter((dir) => dir !== "")
+      .map((dir) => join(dir, "setpriv")),
+  ];
+  const found = candidates.find((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const works = found && spawnSync(found, ["--pdeathsig", "KILL", "--", "true"], { timeout: 5000 }).status === 0;
+  setpriv = works ? found : null;
+  return setpriv;
+}
