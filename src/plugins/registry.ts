@@ -20,6 +20,7 @@ import { type ExternalContext, ExternalPlugin, type Launcher } from "./external.
 import { ACTIVE_STATES, type ManagedPlugin } from "./managed.js";
 import { loadPluginDir } from "./manifest.js";
 import { PluginProcess } from "./proc/plugin-process.js";
+import { linkSdk } from "./proc/spawn.js";
 import type { PluginHost, PluginManagerHost } from "./sdk-impl.js";
 
 export type { PluginFactory } from "./builtin.js";
@@ -75,6 +76,7 @@ export class PluginRegistry implements PluginManagerHost {
     for (const factory of factories) {
       this.plugins.push(new BuiltinPlugin(factory, this.ctx, this.refusal(factory.name, factory.capabilities, false)));
     }
+    this.linkSdk();
     for (const dir of await this.scan()) this.plugins.push(this.external(dir));
     await Promise.all(this.plugins.map((p) => this.begin(p)));
   }
@@ -126,6 +128,7 @@ export class PluginRegistry implements PluginManagerHost {
 
   private async reloadNow(name: string | undefined): Promise<ReloadReport> {
     const report: ReloadReport = { reloaded: [], unchanged: [], added: [], removed: [], failed: [] };
+    this.linkSdk();
     let dirs = await this.scan();
     let current = this.plugins.filter((p): p is ExternalPlugin => p instanceof ExternalPlugin);
     if (name !== undefined) {
@@ -231,12 +234,23 @@ export class PluginRegistry implements PluginManagerHost {
   }
 
   /** The plugin directories, by name; hidden entries and plain files are not plugins. */
+  /** A plugin.js that imports @homeagent/sdk fails to load without it, saying so; the daemon goes on. */
+  private linkSdk(): void {
+    if (!this.pluginDir) return;
+    try {
+      linkSdk(this.pluginDir);
+    } catch (err) {
+      this.log.warn(`cannot link @homeagent/sdk into ${this.pluginDir}/node_modules: ${errorMessage(err)}`);
+    }
+  }
+
   private async scan(): Promise<string[]> {
     const root = this.pluginDir;
     if (!root) return [];
     let names: string[];
     try {
-      names = (await readdir(root)).filter((n) => !n.startsWith(".")).sort();
+      // node_modules holds the SDK link plugin.js files import (linkSdk), not a plugin.
+      names = (await readdir(root)).filter((n) => !n.startsWith(".") && n !== "node_modules").sort();
     } catch (err) {
       this.log.error(`cannot read the plugin directory ${root}: ${errorMessage(err)}; no external plugin is loaded`);
       return [];

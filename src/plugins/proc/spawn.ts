@@ -6,12 +6,15 @@
  * Each child leads its own process group, so whatever it forks can be killed with it.
  */
 import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { accessSync, constants, lstatSync, mkdirSync, readlinkSync, symlinkSync, unlinkSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
 export type EntryKind = "js" | "bin";
+
+/** Set for a child started with the parent-death signal; the SDK's stdio runtime reads it. */
+export const PARENT_DEATH_ENV = "HOMEAGENT_PARENT_DEATH_SIGNAL";
 
 export interface PluginCommand {
   command: string;
@@ -24,10 +27,39 @@ export interface PluginCommand {
  */
 export function pluginCommand(entryPath: string, kind: EntryKind): PluginCommand {
   if (kind === "bin") return { command: entryPath, args: [] };
-  const runner = fileURLToPath(import.meta.resolve("@homeagent/sdk/stdio"));
+  const runner = runnerPath();
   // Resolved here, not by name in the child: its cwd is the plugin's directory, where tsx is not installed.
   const dev = runner.endsWith(".ts") ? ["--import", import.meta.resolve("tsx"), "--conditions=development"] : [];
-  return { command: process.execPath, args: [...dev, runner, entryPath] };
+  // plugin.js is an ES module whether or not a package.json says so (Node 22 does this by default).
+  return { command: process.execPath, args: ["--experimental-detect-module", ...dev, runner, entryPath] };
+}
+
+function runnerPath(): string {
+  return fileURLToPath(import.meta.resolve("@homeagent/sdk/stdio"));
+}
+
+/**
+ * Makes `import … from "@homeagent/sdk"` in a plugin.js under `pluginsRoot` resolve to the daemon's own SDK,
+ * through `<pluginsRoot>/node_modules/@homeagent/sdk` → the SDK package: Node's resolution looks there from
+ * every plugin directory. A symlink rather than a module resolve hook, because registering a hook costs a
+ * plugin ~150 ms of start (a loader thread), which is most of a crashed plugin's recovery time. A plugin
+ * that ships its own copy in its own node_modules keeps it; a real directory put there by the user is left
+ * alone.
+ */
+export function linkSdk(pluginsRoot: string): void {
+  const sdkRoot = resolve(dirname(runnerPath()), "..", "..");
+  const scope = join(pluginsRoot, "node_modules", "@homeagent");
+  const link = join(scope, "sdk");
+  let current: string | undefined;
+  try {
+    current = lstatSync(link).isSymbolicLink() ? readlinkSync(link) : "(not a link)";
+  } catch {
+    current = undefined;
+  }
+  if (current === sdkRoot || current === "(not a link)") return;
+  mkdirSync(scope, { recursive: true, mode: 0o700 });
+  if (current !== undefined) unlinkSync(link);
+  symlinkSync(sdkRoot, link, "dir");
 }
 
 export type PluginChild = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -48,7 +80,8 @@ export function spawnPlugin(opts: SpawnOptions): PluginChild {
   return spawn(command, args, {
     cwd: opts.dir,
     stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, HOMEAGENT_PLUGIN: opts.name },
+    // With the kernel's parent-death signal the stdio runtime needs no watchdog thread of its own.
+    env: { ...process.env, HOMEAGENT_PLUGIN: opts.name, ...(wrapper ? { [PARENT_DEATH_ENV]: "KILL" } : {}) },
     detached: true,
   });
 }

@@ -20,7 +20,8 @@ let running: Worker | undefined;
 
 /** Starts the watchdog once per process; it never keeps the process alive by itself. */
 export function startParentWatchdog(pollMs = POLL_MS): void {
-  if (running) return;
+  // The daemon started us with the kernel's parent-death signal: a thread (~70 ms of start) would add nothing.
+  if (running || process.env.HOMEAGENT_PARENT_DEATH_SIGNAL === "KILL") return;
   running = new Worker(SOURCE, {
     eval: true,
     workerData: { ppid: process.ppid, pid: process.pid, pollMs },
