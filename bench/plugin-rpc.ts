@@ -10,6 +10,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { PluginRegistry } from "../src/plugins/registry.js";
+import { systemClock } from "../src/util/clock.js";
 import { quietLog } from "../test/fixtures/kernel-harness.js";
 import { testPluginHost } from "../test/fixtures/plugin-host.js";
 import { installFixturePlugin } from "../test/fixtures/plugins.js";
@@ -31,8 +32,8 @@ const registry = new PluginRegistry(test.host, test.config, quietLog, {
   pluginDir,
   clock: {
     now: () => (fakeNow += 600_000),
-    setTimeout: (fn, ms) => setTimeout(fn, ms),
-    clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+    setTimer: systemClock.setTimer,
+    clearTimer: systemClock.clearTimer,
   },
 });
 await registry.startAll([]);

@@ -3,18 +3,7 @@
  * crash within five minutes means it would only crash again, so it stays down (unhealthy) until someone
  * reloads it by hand. The clock is injectable so the policy can be tested without waiting minutes.
  */
-
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+import type { Clock } from "../util/clock.js";
 
 export const CRASH_WINDOW_MS = 5 * 60_000;
 export const MAX_CRASHES = 3;

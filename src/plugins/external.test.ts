@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
-import { FakeClock, FakeLauncher, writePluginDir } from "../../test/fixtures/fake-plugin-process.js";
+import { FakeClock } from "../../test/fixtures/fake-clock.js";
+import { FakeLauncher, writePluginDir } from "../../test/fixtures/fake-plugin-process.js";
 import { quietLog } from "../../test/fixtures/kernel-harness.js";
 import { type TestPluginHost, testPluginHost } from "../../test/fixtures/plugin-host.js";
 import { tempDir } from "../../test/fixtures/temp-dir.js";

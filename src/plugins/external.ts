@@ -8,9 +8,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type PluginInfo, STAGES } from "@homeagent/sdk";
+import type { Clock } from "../util/clock.js";
 import { errorMessage } from "../util/errors.js";
 import { withinTime } from "../util/time-limit.js";
-import { type Clock, CrashHistory } from "./crash-policy.js";
+import { CrashHistory } from "./crash-policy.js";
 import { PluginTimeoutError } from "./errors.js";
 import { ManagedPlugin, type PluginContext } from "./managed.js";
 import { ENTRY_FILES, type LoadedPlugin, loadPluginDir } from "./manifest.js";
@@ -246,7 +247,7 @@ export class ExternalPlugin extends ManagedPlugin {
       void this.serial(() => this.restart());
     };
     if (verdict.restartInMs === 0) restart();
-    else this.restartTimer = this.ctx.clock.setTimeout(restart, verdict.restartInMs);
+    else this.restartTimer = this.ctx.clock.setTimer(restart, verdict.restartInMs);
   }
 
   private async restart(): Promise<void> {
@@ -263,7 +264,7 @@ export class ExternalPlugin extends ManagedPlugin {
 
   private cancelRestart(): void {
     if (this.restartTimer === undefined) return;
-    this.ctx.clock.clearTimeout(this.restartTimer);
+    this.ctx.clock.clearTimer(this.restartTimer);
     this.restartTimer = undefined;
   }
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { directJobs, FakeClock } from "../../../test/fixtures/distill-fakes.js";
+import { directJobs } from "../../../test/fixtures/distill-fakes.js";
+import { FakeClock } from "../../../test/fixtures/fake-clock.js";
 import { openLayers } from "../../../test/fixtures/memory-layers.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";

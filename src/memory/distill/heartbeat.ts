@@ -8,24 +8,23 @@
  * Do not await `run()` from inside a turn or a tool: its jobs wait for the job lane, which waits for that
  * turn to end.
  */
+import { type Clock, systemClock } from "../../util/clock.js";
 import { errorMessage, HomeAgentError } from "../../util/errors.js";
 import type { DB } from "../store.js";
 import { runArchiveLoop } from "./archive.js";
 import { runDistillLoop } from "./context-loop.js";
 import { type MergeCursor, NoMergeMarkers, runMergeLoop } from "./merge.js";
 import type { PipelineSummary } from "./pipeline.js";
-import {
-  type Clock,
-  type DistillLog,
-  type DocsPort,
-  type GraphCommit,
-  type MergeGraph,
-  type NearestIndex,
-  type ReviewGraph,
-  type RunJob,
-  type SelfTask,
-  systemClock,
-  type WindowPort,
+import type {
+  DistillLog,
+  DocsPort,
+  GraphCommit,
+  MergeGraph,
+  NearestIndex,
+  ReviewGraph,
+  RunJob,
+  SelfTask,
+  WindowPort,
 } from "./ports.js";
 import { runReviewLoop } from "./review.js";
 

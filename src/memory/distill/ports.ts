@@ -6,23 +6,6 @@
 import type { PreparedQuery } from "../../retrieval/search.js";
 import type { Triple } from "./triple.js";
 
-/** Wall-clock time and timers, injectable so tests move time by hand. */
-export interface Clock {
-  now(): number;
-  setTimer(fn: () => void, ms: number): unknown;
-  clearTimer(handle: unknown): void;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimer: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 /** A job-lane job (kernel/jobs.ts): steps of at most ~50 ms, serialized with turns. */
 export interface Job {
   name: string;
