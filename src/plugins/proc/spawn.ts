@@ -30,9 +30,16 @@ export function pluginCommand(entryPath: string, kind: EntryKind): PluginCommand
   const runner = runnerPath();
   // Resolved here, not by name in the child: its cwd is the plugin's directory, where tsx is not installed.
   const dev = runner.endsWith(".ts") ? ["--import", import.meta.resolve("tsx"), "--conditions=development"] : [];
-  // plugin.js is an ES module whether or not a package.json says so (Node 22 does this by default).
-  return { command: process.execPath, args: ["--experimental-detect-module", ...dev, runner, entryPath] };
+  return { command: process.execPath, args: [...DETECT_MODULE, ...dev, runner, entryPath] };
 }
+
+/**
+ * plugin.js is an ES module whether or not a package.json says so (Node 22 does this by default; from 20.10
+ * it takes this flag). An older Node needs `"type": "module"` in the plugin's package.json.
+ */
+const DETECT_MODULE = process.allowedNodeEnvironmentFlags.has("--experimental-detect-module")
+  ? ["--experimental-detect-module"]
+  : [];
 
 function runnerPath(): string {
   return fileURLToPath(import.meta.resolve("@homeagent/sdk/stdio"));
