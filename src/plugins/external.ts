@@ -180,8 +180,9 @@ export class ExternalPlugin extends ManagedPlugin {
       stageTimeoutMs: () => ctx.host.config.getDuration("core.plugin.stage_timeout"),
       onExit: (info: ExitInfo) => this.exited(gen, info),
     });
-    // The proc host bounds handshake and start itself; this only guards against it never answering.
-    const bound = ctx.handshakeTimeoutMs + ctx.startTimeoutMs + 1000;
+    // The proc host bounds each step itself (handshake, init with the handshake's limit, start); this only
+    // guards against it never answering.
+    const bound = 2 * ctx.handshakeTimeoutMs + ctx.startTimeoutMs + 1000;
     return withinTime(
       launching,
       bound,

@@ -181,11 +181,9 @@ export class PluginProcess {
       this.opts.log.warn(`plugin "${this.opts.name}" did not exit within ${graceMs} ms of plugin.stop; killed`);
       this.kill();
     }, graceMs);
-    this.peer.call("plugin.stop", {}, { timeoutMs: graceMs }).then(
-      // Its stdin closing is the plugin's cue to exit, for one that answers and keeps running.
-      () => this.child.stdin.end(),
-      () => {},
-    );
+    // Its stdin closing is the plugin's cue to exit, for one that answers (even with an error) and keeps running.
+    const closeStdin = () => this.child.stdin.end();
+    this.peer.call("plugin.stop", {}, { timeoutMs: graceMs }).then(closeStdin, closeStdin);
     await this.exited;
     clearTimeout(timer);
   }

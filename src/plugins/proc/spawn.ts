@@ -2,7 +2,8 @@
  * How a subprocess plugin is started. The child must never outlive the daemon, also when the daemon is
  * killed with SIGKILL and cannot clean up: on Linux the kernel does it for us through the parent-death
  * signal, which `setpriv --pdeathsig KILL` sets before it execs the plugin (same pid, nothing in between).
- * Where setpriv is missing the stdio runtime's stdin-close watchdog is the fallback (for plugins that use it).
+ * Where setpriv is missing the stdio runtime's parent watchdog (a thread polling the parent pid) is the
+ * fallback, for plugins that use it.
  * Each child leads its own process group, so whatever it forks can be killed with it.
  */
 import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";

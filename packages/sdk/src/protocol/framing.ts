@@ -83,3 +83,67 @@ export function encodeFrame(message: unknown, maxBytes = MAX_FRAME_BYTES): strin
   if (text.length > maxBytes || Buffer.byteLength(text) > maxBytes) return null;
   return `${text}\n`;
 }
+
+/**
+ * The top-level `id` and whether there is a top-level `method`, read from the first bytes of a dropped line
+ * (a JSON object cut anywhere): keys inside `params` or `result` do not count, so a nested `"method"` or
+ * `"id"` can never make an oversized answer pass for a request, or fail the wrong call.
+ */
+export function frameHead(head: string): { id?: number | string; method: boolean } {
+  const found: { id?: number | string; method: boolean } = { method: false };
+  let depth = 0;
+  let i = 0;
+  let lastKey: string | undefined;
+  let expectKey = false;
+  while (i < head.length) {
+    const c = head[i];
+    if (c === '"') {
+      const end = stringEnd(head, i);
+      if (end < 0) break;
+      const text = jsonString(head.slice(i, end + 1));
+      if (text === undefined) break;
+      if (depth === 1 && expectKey) lastKey = text;
+      else if (depth === 1 && lastKey === "id") found.id = text;
+      if (depth === 1 && lastKey === "method" && !expectKey) found.method = true;
+      i = end + 1;
+      continue;
+    }
+    if (c === "{" || c === "[") {
+      depth++;
+      expectKey = c === "{" && depth === 1;
+    } else if (c === "}" || c === "]") {
+      depth--;
+    } else if (c === "," && depth === 1) {
+      expectKey = true;
+      lastKey = undefined;
+    } else if (c === ":" && depth === 1) {
+      expectKey = false;
+    } else if (depth === 1 && !expectKey && lastKey === "id" && /[0-9]/.test(c ?? "")) {
+      const digits = /^\d+/.exec(head.slice(i))?.[0] ?? "";
+      // A number cut by the end of the head is not an id we can trust.
+      if (i + digits.length < head.length) found.id = Number(digits);
+      i += digits.length;
+      continue;
+    }
+    i++;
+  }
+  return found;
+}
+
+/** A JSON string literal's value; undefined for a malformed one (a hostile line may hold anything). */
+function jsonString(literal: string): string | undefined {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Index of the quote closing the string that starts at `start`, or -1 when the head ends inside it. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i;
+  }
+  return -1;
+}

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import test from "node:test";
-import { type LineEvent, LineReader } from "./framing.js";
+import { frameHead, type LineEvent, LineReader } from "./framing.js";
 import { RPC_CLOSED, RPC_DEADLINE, RPC_FRAME_TOO_LARGE, RpcError, RpcPeer, type RpcPeerOptions } from "./peer.js";
 
 type Handler = RpcPeerOptions["onRequest"];
@@ -142,4 +142,38 @@ test("an abort signal cancels a call", async () => {
   controller.abort(new Error("the user interrupted"));
   await assert.rejects(waiting, /the user interrupted/);
   assert.equal(a.pending, 0);
+});
+
+test("frameHead reads only top-level keys of a cut line", () => {
+  assert.deepEqual(frameHead('{"jsonrpc":"2.0","id":7,"method":"echo","params":"xxxx'), { id: 7, method: true });
+  assert.deepEqual(frameHead('{"jsonrpc":"2.0","result":{"method":"x","id":99},"id":3}'), { id: 3, method: false });
+  assert.deepEqual(frameHead('{"params":{"id":5},"method":"m","id":"a\\"b"'), { id: 'a"b', method: true });
+  assert.deepEqual(frameHead('{"jsonrpc":"2.0","id":12'), { method: false }, "a number cut by the end is no id");
+  assert.deepEqual(frameHead('{"id":"\\x bad escape","method":"m"}'), { method: false });
+});
+
+test("a message whose method is not a string never completes a waiting call", async () => {
+  const { a, toA, problems } = pair(never, never);
+  const waiting = a.call("x");
+  toA.write('{"jsonrpc":"2.0","id":1,"method":42}\n');
+  assert.equal(a.pending, 1, "call 1 still waits");
+  assert.match(problems.join("\n"), /method is not a string/);
+  a.close("done");
+  await assert.rejects(waiting, /done/);
+});
+
+test("a late answer to a call given up on is dropped quietly", async () => {
+  let answered: () => void = () => {};
+  const late = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  const { a, problems } = pair(never, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    setImmediate(answered);
+    return "too late";
+  });
+  await assert.rejects(a.call("slow", undefined, { timeoutMs: 5 }), /no answer within 5 ms/);
+  await late;
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(problems, []);
 });

@@ -4,7 +4,7 @@
  * waiting to be written to a peer that stopped reading; every call can carry a deadline, and a closed peer
  * fails every call at once instead of leaving it waiting.
  */
-import { encodeFrame, type LineEvent, LineReader, MAX_FRAME_BYTES } from "./framing.js";
+import { encodeFrame, frameHead, type LineEvent, LineReader, MAX_FRAME_BYTES } from "./framing.js";
 
 export const RPC_INVALID_REQUEST = -32600;
 export const RPC_METHOD_NOT_FOUND = -32601;
@@ -102,11 +102,16 @@ interface Pending {
 
 type Message = Record<string, unknown>;
 
+/** Late answers expected at most: one per call given up on, for this many recent calls. */
+const MAX_ABANDONED = 1024;
+
 export class RpcPeer {
   private nextId = 1;
   private readonly pendingCalls = new Map<number, Pending>();
   private readonly serving = new Map<number | string, Serving>();
   private closedReason: string | undefined;
+  /** Ids of calls given up on, whose late answers are dropped quietly; the oldest are forgotten first. */
+  private readonly abandoned = new Set<number>();
   private readonly maxFrame: number;
   private readonly maxConcurrent: number;
   private readonly maxQueued: number;
@@ -193,9 +198,18 @@ export class RpcPeer {
     const pending = this.pendingCalls.get(id);
     if (!pending) return;
     this.pendingCalls.delete(id);
+    this.remember(id);
     pending.cleanup();
     pending.reject(err);
     this.notify("$/cancel", { id });
+  }
+
+  private remember(id: number): void {
+    this.abandoned.add(id);
+    if (this.abandoned.size > MAX_ABANDONED) {
+      const oldest = this.abandoned.values().next().value;
+      if (oldest !== undefined) this.abandoned.delete(oldest);
+    }
   }
 
   /** Writes one message; returns why it could not be sent, if so. */
@@ -240,15 +254,23 @@ export class RpcPeer {
       else void this.serve(msg.id, msg.method, msg.params);
       return;
     }
+    if (msg.method !== undefined) {
+      // Neither a request nor an answer: taken for an answer, it could complete a waiting call with nothing.
+      const id = msg.id;
+      if (typeof id === "number" || typeof id === "string") {
+        this.reply(id, { error: { code: RPC_INVALID_REQUEST, message: '"method" must be a string' } });
+      }
+      this.opts.onProtocolError?.(`skipped a message whose method is not a string: ${event.text.slice(0, 200)}`);
+      return;
+    }
     this.answered(msg, event.text);
   }
 
   private refuseOversized(head: string, bytes: number): void {
-    const id = /"id"\s*:\s*(\d+|"(?:[^"\\]|\\.)*")/.exec(head)?.[1];
+    const { id: parsedId, method } = frameHead(head);
     const what = `a ${bytes}-byte line (over the ${this.maxFrame}-byte frame limit) was dropped`;
-    const parsedId = id === undefined ? undefined : (JSON.parse(id) as number | string);
     this.opts.onProtocolError?.(`${what}${parsedId === undefined ? "" : ` (id ${parsedId})`}`);
-    if (parsedId !== undefined && /"method"\s*:/.test(head)) {
+    if (parsedId !== undefined && method) {
       this.reply(parsedId, { error: { code: RPC_FRAME_TOO_LARGE, message: `${what}; send less, e.g. page it` } });
       return;
     }
@@ -313,6 +335,8 @@ export class RpcPeer {
     const id = msg.id;
     const pending = typeof id === "number" ? this.pendingCalls.get(id) : undefined;
     if (!pending || typeof id !== "number") {
+      // The other side may still answer a call we gave up on (cancelled, past its deadline): expected, not noise.
+      if (typeof id === "number" && this.abandoned.delete(id)) return;
       this.opts.onProtocolError?.(`skipped an answer to no waiting call: ${text.slice(0, 200)}`);
       return;
     }
