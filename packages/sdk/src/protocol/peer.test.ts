@@ -177,3 +177,13 @@ test("a late answer to a call given up on is dropped quietly", async () => {
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(problems, []);
 });
+
+test("a call whose params cannot be encoded fails and leaves nothing waiting", async () => {
+  const { a } = pair(never, never);
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  await assert.rejects(a.call("x", cyclic), /cannot be sent as JSON/);
+  await assert.rejects(a.call("x", { n: 1n }), /cannot be sent as JSON/);
+  assert.equal(a.pending, 0);
+  a.close("done");
+});

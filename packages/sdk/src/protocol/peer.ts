@@ -214,7 +214,14 @@ export class RpcPeer {
 
   /** Writes one message; returns why it could not be sent, if so. */
   private send(message: Message): RpcError | undefined {
-    const line = encodeFrame(message, this.maxFrame);
+    let line: string | null;
+    try {
+      line = encodeFrame(message, this.maxFrame);
+    } catch (err) {
+      // A BigInt, a cycle, a value nested too deep: nothing was written.
+      const why = err instanceof Error ? err.message : String(err);
+      return new RpcError(RPC_INVALID_PARAMS, `message cannot be sent as JSON: ${why}`);
+    }
     if (line === null) {
       return new RpcError(RPC_FRAME_TOO_LARGE, `message over the ${this.maxFrame}-byte frame limit; send less`);
     }
