@@ -81,6 +81,7 @@ export class Agent {
       opts.bus ?? new EventBus((err, ev) => log.warn(`event subscriber failed on ${ev.type}: ${errorMessage(err)}`));
     this.stages = new StageHost({
       timeoutMs: () => settings.stageTimeoutMs(),
+      toolOwner: (name) => this.tools.get(name)?.owner,
       onError: (plugin, stage, err) =>
         log.warn(`stage handler of plugin "${plugin}" failed in ${stage}: ${errorMessage(err)}`),
       onRun: (report) => this.bus.publish("stage", "kernel", { ...report }),

@@ -109,7 +109,7 @@ test("appends survive a handler that replaced the whole contextMsgs list, before
 });
 
 test("tool calls: edits by id merge, two edits of one call conflict, a dropped call stays dropped", async () => {
-  const { host, conflicts } = setup();
+  const { host, conflicts } = setup({ toolOwner: (name) => (name === "new" ? "edit2" : undefined) });
   const ctx = context();
   host.register("edit1", "post_action", (c) => {
     c.toolCalls[0].arguments = { x: 10 };

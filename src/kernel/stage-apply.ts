@@ -3,10 +3,13 @@
  * handler has settled or been given up on. Appends to `contextMsgs` all survive (also across a handler that
  * replaced the whole list); edits by tool call id and `extra` keys merge; when two handlers give one thing
  * different values the later registration wins and the conflict is reported. A dropped tool call stays
- * dropped, and a fail-closed refusal (a "locked" patch) cannot be overridden.
+ * dropped, and a fail-closed refusal (a "locked" patch) cannot be overridden. A patch that would take the
+ * context over its bounds (stage-limits.ts) is refused whole, before any of it is applied.
  */
 import type { ContextMessage, Stage, ToolCall } from "@homeagent/sdk";
-import { jsonEqual, type StageOp, type StagePatch } from "@homeagent/sdk/protocol";
+import { jsonEqual, type StageOp, type StagePatch, setOwn } from "@homeagent/sdk/protocol";
+import { ContextBudget } from "./stage-limits.js";
+import { StagePatchError } from "./stage-patch-check.js";
 import type { MutableStageContext } from "./types.js";
 
 /** Two handlers gave `field` different values; `winner`'s value was kept. */
@@ -17,6 +20,14 @@ export interface PatchEntry {
   patch: StagePatch;
   /** Its `response` wins over any other handler's (a closed critical handler's refusal). */
   locked?: boolean;
+  /** Applied, locked, in place of a refused `patch`: a critical plugin's refusal, given why. */
+  fallback?: (why: string) => StagePatch;
+}
+
+/** A patch refused as a whole; its plugin is told why. */
+export interface RefusedPatch {
+  plugin: string;
+  error: StagePatchError;
 }
 
 const DROPPED = Symbol("dropped");
@@ -33,12 +44,15 @@ class Applier {
   private readonly claims = new Map<string, Claim>();
   /** Messages appended so far, re-appended when a later handler replaces the whole list. */
   private readonly appended: ContextMessage[] = [];
+  readonly budget: ContextBudget;
 
   constructor(
     private readonly ctx: MutableStageContext,
     private readonly stage: Stage,
     private readonly onConflict: ConflictReport | undefined,
-  ) {}
+  ) {
+    this.budget = new ContextBudget(ctx);
+  }
 
   /**
    * Records that entry `entry` gives `field` the value `value`; false when an earlier claim stands (a
@@ -94,7 +108,7 @@ class Applier {
           const gone = value === null || value === undefined;
           if (!this.claim(`extra.${key}`, entry, e, gone ? null : value)) continue;
           if (gone) delete ctx.extra[key];
-          else ctx.extra[key] = value;
+          else setOwn(ctx.extra, key, value);
         }
         return;
     }
@@ -121,17 +135,34 @@ class Applier {
   }
 }
 
-/** Applies `entries` (in registration order) to `ctx`. */
+/**
+ * Applies `entries` (in registration order) to `ctx`. Returns the patches refused for the context's
+ * bounds; an entry with a fallback has that applied in its place.
+ */
 export function applyPatches(
   ctx: MutableStageContext,
   entries: readonly PatchEntry[],
   stage: Stage,
   onConflict: ConflictReport | undefined,
-): void {
+): RefusedPatch[] {
   let applier: Applier | undefined;
+  const refused: RefusedPatch[] = [];
   entries.forEach((e, entry) => {
     if (e.patch.length === 0) return;
     applier ??= new Applier(ctx, stage, onConflict);
-    for (const op of e.patch) applier.apply(op, entry, e);
+    const why = applier.budget.admit(e.patch);
+    if (!why) {
+      for (const op of e.patch) applier.apply(op, entry, e);
+      return;
+    }
+    const error = new StagePatchError({
+      code: "stage_patch_refused",
+      message: `stage patch refused: ${why}; nothing of this patch was applied`,
+    });
+    refused.push({ plugin: e.plugin, error });
+    if (!e.fallback) return;
+    const stand: PatchEntry = { plugin: e.plugin, patch: e.fallback(error.message), locked: true };
+    for (const op of stand.patch) applier.apply(op, entry, stand);
   });
+  return refused;
 }

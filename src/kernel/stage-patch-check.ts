@@ -1,13 +1,16 @@
 /**
- * Checks a stage patch that came from another process before any of it is applied: a subprocess plugin
- * is not type-checked with the daemon, and one bad value (a number where the turn expects text) would
- * break the turn far from its cause. A patch that fails the check counts as that handler's error, so the
- * handler contributes nothing, as if it had thrown.
+ * Checks a stage patch before any of it is applied. One from another process is checked for its shape: a
+ * subprocess plugin is not type-checked with the daemon, and one bad value (a number where the turn expects
+ * text) would break the turn far from its cause. Every patch, in-process ones too, is checked against the
+ * bounds of stage-limits.ts and may add calls only of its own plugin's tools: otherwise a plugin could make
+ * the kernel run any tool, one it has no capability for (memory_purge). A patch that fails a check counts
+ * as that handler's error, so the handler contributes nothing, as if it had thrown.
  */
-import type { ContextMessage } from "@homeagent/sdk";
+import type { ContextMessage, ToolCall } from "@homeagent/sdk";
 import { STAGE_SET_FIELDS, type StageOp, type StagePatch, type StageSetField } from "@homeagent/sdk/protocol";
 import { HomeAgentError } from "../util/errors.js";
 import { isObject } from "../util/object.js";
+import { opProblem } from "./stage-limits.js";
 
 export class StagePatchError extends HomeAgentError {}
 
@@ -65,7 +68,7 @@ function problem(op: unknown): string {
   }
 }
 
-/** `value` as a StagePatch, or a StagePatchError naming the first bad operation. */
+/** `value` as a StagePatch, or a StagePatchError naming the first bad or unbounded operation. */
 export function checkPatch(value: unknown): StagePatch {
   if (!Array.isArray(value)) {
     throw new StagePatchError({
@@ -83,5 +86,47 @@ export function checkPatch(value: unknown): StagePatch {
       });
     }
   });
-  return value as StageOp[];
+  return checkBounds(value as StageOp[]);
+}
+
+/** `patch` itself, or a StagePatchError naming the first operation over the bounds of stage-limits.ts. */
+export function checkBounds(patch: StagePatch): StagePatch {
+  patch.forEach((op, i) => {
+    const why = opProblem(op);
+    if (why) throw refused(i, op, why);
+  });
+  return patch;
+}
+
+/**
+ * `patch` itself, or a StagePatchError when it adds a call of a tool that `plugin` does not own. Adding
+ * back a call that is there already (same id and tool, e.g. its raw arguments changed) is an edit.
+ */
+export function checkNewCalls(
+  patch: StagePatch,
+  plugin: string,
+  calls: readonly ToolCall[],
+  toolOwner: ((name: string) => string | undefined) | undefined,
+): StagePatch {
+  patch.forEach((op, i) => {
+    if (op.op !== "addToolCall") return;
+    const { id, name } = op.call;
+    if (calls.some((c) => c.id === id && c.name === name)) return;
+    const owner = toolOwner?.(name);
+    if (owner === plugin) return;
+    const whose = owner === undefined ? "no registered tool" : `a tool of ${JSON.stringify(owner)}`;
+    throw refused(
+      i,
+      op,
+      `a stage handler may add calls only of its own plugin's tools, and "${name}" is ${whose}; edit or drop the calls that are there instead`,
+    );
+  });
+  return patch;
+}
+
+function refused(i: number, op: StageOp, why: string): StagePatchError {
+  return new StagePatchError({
+    code: "stage_patch_refused",
+    message: `stage patch operation ${i} (${op.op}) is refused: ${why}; nothing of this patch was applied`,
+  });
 }

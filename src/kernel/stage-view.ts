@@ -163,7 +163,17 @@ class Guard implements ProxyHandler<object> {
   }
 
   set(target: object, prop: string | symbol, value: unknown): boolean {
-    return this.allows(prop) ? Reflect.set(target, prop, unwrap(value)) : true;
+    if (!this.allows(prop)) return true;
+    // Assigned, "__proto__" would replace the copy's prototype; as a key of its own the patch check refuses it.
+    if (prop === "__proto__") {
+      return Reflect.defineProperty(target, prop, {
+        value: unwrap(value),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+    return Reflect.set(target, prop, unwrap(value));
   }
 
   deleteProperty(target: object, prop: string | symbol): boolean {

@@ -8,9 +8,15 @@
  * on without it and its `ctx.signal` is aborted; either way it contributes nothing. A stopped turn
  * (cancel, shutdown) ends the stage at once, so no handler can hold up input or `stop()`.
  *
- * A critical plugin that is not running fails closed: `closeFor` puts stand-ins in its handlers' places
- * that answer every run with a refusal in `response`.
+ * A critical plugin fails closed: while it is not running, `closeFor` puts stand-ins in its handlers' places
+ * that answer every run with a refusal in `response`; while it runs, a handler of it that fails (throws,
+ * times out, answers with a bad patch, cannot be sent the context) gives that refusal in its place.
+ *
+ * The order that decides conflicts is registration order, or with a `rank` (lower first) the plugins' ranks
+ * and, within a plugin, its registration order: then a plugin that registers again after a restart keeps
+ * its place among the others.
  */
+import { setMaxListeners } from "node:events";
 import type { Stage, StageContext, StageHandler, StageScope, TokenUsage } from "@homeagent/sdk";
 import { STAGES } from "@homeagent/sdk";
 import { type StagePatch, type StageSnapshot, snapshotStage } from "@homeagent/sdk/protocol";
@@ -18,7 +24,8 @@ import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { MAX_TIMER_MS } from "../util/time-limit.js";
 import { stopMessage } from "./cancel.js";
 import { applyPatches, type ConflictReport, type PatchEntry } from "./stage-apply.js";
-import { checkPatch } from "./stage-patch-check.js";
+import { type PluginRank, sortByRank } from "./stage-order.js";
+import { checkBounds, checkNewCalls, checkPatch } from "./stage-patch-check.js";
 import { handlerView, type LateWriteReport, type StageGate } from "./stage-view.js";
 import type { MutableStageContext } from "./types.js";
 
@@ -35,6 +42,8 @@ interface Registration {
   invoke: Invoke;
   /** A closed critical plugin's stand-in: its refusal cannot be overridden by another handler. */
   closed: boolean;
+  /** Registration sequence number (a stand-in keeps the one of the handler it stands for). */
+  seq: number;
 }
 
 /** One stage run, as the `stage` event reports it. */
@@ -55,6 +64,13 @@ export interface StageHostOptions {
   onLateWrite?: LateWriteReport;
   /** Two handlers of one run gave a field different values; the winner's (the later registration's) was kept. */
   onConflict?: ConflictReport;
+  /**
+   * The plugin that owns a tool, if any: a handler's patch may add calls only of its own plugin's tools.
+   * Without it no patch may add a call of a new tool.
+   */
+  toolOwner?: (name: string) => string | undefined;
+  /** A plugin's place in the order of handlers (lower first); see StageHost.setRank. */
+  rank?: PluginRank;
 }
 
 export interface StageRunOptions {
@@ -67,17 +83,29 @@ export interface StageRunOptions {
 /** A handler that did not settle within its deadline. */
 export class StageTimeoutError extends HomeAgentError {}
 
+/** Characters of a handler's error kept in `ctx.errors` and quoted in a refusal. */
+const MAX_ERROR_CHARS = 500;
+/** Entries of `ctx.errors` kept per turn; later errors are still logged and reported. */
+const MAX_CTX_ERRORS = 100;
+
 const TOOL_STAGES: ReadonlySet<Stage> = new Set(["before_toolcall", "after_toolcall"]);
 
 /**
  * The `ctx.signal` of the stage run in progress, made on first read: an AbortController costs ~9 µs in
  * Node 20, and most handlers never look at the signal.
  */
+const STAGE_SIGNAL_LISTENERS = 1024;
+
 class StageSignal {
   private controller: AbortController | undefined;
 
   get signal(): AbortSignal {
-    this.controller ??= new AbortController();
+    if (!this.controller) {
+      this.controller = new AbortController();
+      // Every handler of the run may listen (each subprocess call does): up to the per-plugin handler cap
+      // times a few plugins, not a leak, so Node's warning at 10 listeners would only be noise.
+      setMaxListeners(STAGE_SIGNAL_LISTENERS, this.controller.signal);
+    }
     return this.controller.signal;
   }
 
@@ -100,10 +128,47 @@ export function refusalOf(plugin: string, reason: string): string {
   return `refused: plugin "${plugin}" (critical) is not running (${reason}); fix it, or /plugins disable ${plugin}`;
 }
 
+/** The refusal that stands for a handler of a running critical plugin that failed. */
+export function failureRefusalOf(plugin: string, stage: Stage, reason: string): string {
+  return `refused: plugin "${plugin}" (critical) failed in ${stage} (${clip(reason)}); fix it, or /plugins disable ${plugin}`;
+}
+
+const refusalPatch = (text: string): StagePatch => [{ op: "set", field: "response", value: text }];
+
+function clip(text: string): string {
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
+}
+
 export class StageHost {
   private regs: Registration[] = [];
+  private seq = 0;
+  private rank: PluginRank | undefined;
+  /** Plugins whose handlers fail closed (setCritical). */
+  private readonly critical = new Set<string>();
 
-  constructor(private readonly opts: StageHostOptions) {}
+  constructor(private readonly opts: StageHostOptions) {
+    this.rank = opts.rank;
+  }
+
+  /**
+   * Marks `plugin` critical (or not): from the next stage run on, a handler of it that fails gives a
+   * refusal in `response` instead of nothing. It stays so until set again (also across unregisterPlugin,
+   * so a restart cannot leave a gap).
+   */
+  setCritical(plugin: string, on: boolean): void {
+    if (on) this.critical.add(plugin);
+    else this.critical.delete(plugin);
+  }
+
+  /**
+   * Orders handlers by `rank(plugin)` (lower first; ties by plugin name), then by registration within
+   * each plugin, from now on; undefined = registration order. The rank is asked again at every
+   * registration, so it may grow with new plugins as long as it keeps the order of the ones it had.
+   */
+  setRank(rank: PluginRank | undefined): void {
+    this.rank = rank;
+    this.order();
+  }
 
   /** An in-process handler: it writes `ctx.x = …` on its own copy, recorded as a patch. */
   register(plugin: string, stage: Stage, handler: StageHandler, scope: StageScope = "global"): () => void {
@@ -115,7 +180,7 @@ export class StageHost {
       } finally {
         gate.open = false;
       }
-      return view.patch();
+      return checkBounds(view.patch());
     });
   }
 
@@ -135,17 +200,21 @@ export class StageHost {
    * the reason; `reopen` or `unregisterPlugin` removes the stand-ins.
    */
   closeFor(plugin: string, reason: string, stages?: readonly Stage[]): void {
-    const refusal: StagePatch = [{ op: "set", field: "response", value: refusalOf(plugin, reason) }];
+    const refusal = refusalPatch(refusalOf(plugin, reason));
     const invoke: Invoke = async () => refusal;
     const covered = new Set<Stage>();
     this.regs = this.regs.map((r) => {
       if (r.plugin !== plugin || (stages && !stages.includes(r.stage))) return r;
       covered.add(r.stage);
-      return { plugin, stage: r.stage, scope: r.scope, invoke, closed: true };
+      return { plugin, stage: r.stage, scope: r.scope, invoke, closed: true, seq: r.seq };
     });
+    let added = false;
     for (const stage of stages ?? []) {
-      if (!covered.has(stage)) this.regs.push({ plugin, stage, scope: "global", invoke, closed: true });
+      if (covered.has(stage)) continue;
+      this.regs.push({ plugin, stage, scope: "global", invoke, closed: true, seq: this.seq++ });
+      added = true;
     }
+    if (added) this.order();
   }
 
   /** The critical plugin runs again: its stand-ins go. Returns how many. */
@@ -182,21 +251,30 @@ export class StageHost {
         opts.stop,
       );
       const patches: PatchEntry[] = [];
+      const failed = (plugin: string, err: unknown) => {
+        const message = clip(errorMessage(err));
+        if (ctx.errors.length < MAX_CTX_ERRORS) ctx.errors.push({ plugin, stage, message });
+        errors.push({ plugin, message });
+        this.opts.onError?.(plugin, stage, err);
+      };
       regs.forEach((reg, i) => {
         gates[i].open = false;
         const outcome = settled[i];
+        // A critical plugin's handler fails closed: its refusal stands in for whatever it would have done.
+        const refuse =
+          !reg.closed && this.critical.has(reg.plugin)
+            ? (why: string) => refusalPatch(failureRefusalOf(reg.plugin, stage, why))
+            : undefined;
         if (outcome?.ok) {
-          patches.push({ plugin: reg.plugin, patch: outcome.patch, locked: reg.closed });
+          patches.push({ plugin: reg.plugin, patch: outcome.patch, locked: reg.closed, fallback: refuse });
           return;
         }
         const err = outcome ? outcome.err : unfinished(reg, timeoutMs, opts.stop);
         if (!outcome) signal?.abort(err);
-        const message = errorMessage(err);
-        ctx.errors.push({ plugin: reg.plugin, stage, message });
-        errors.push({ plugin: reg.plugin, message });
-        this.opts.onError?.(reg.plugin, stage, err);
+        failed(reg.plugin, err);
+        if (refuse) patches.push({ plugin: reg.plugin, patch: refuse(errorMessage(err)), locked: true });
       });
-      applyPatches(ctx, patches, stage, this.opts.onConflict);
+      for (const r of applyPatches(ctx, patches, stage, this.opts.onConflict)) failed(r.plugin, r.error);
     }
     this.opts.onRun?.({
       stage,
@@ -211,14 +289,22 @@ export class StageHost {
     if (!STAGES.includes(stage)) {
       throw new Error(`unknown stage "${stage}": use one of ${STAGES.join(", ")}`);
     }
-    const reg: Registration = { plugin, stage, scope, invoke, closed: false };
+    const checked: Invoke = async (ctx, gate, at) =>
+      checkNewCalls(await invoke(ctx, gate, at), plugin, ctx.toolCalls, this.opts.toolOwner);
+    const reg: Registration = { plugin, stage, scope, invoke: checked, closed: false, seq: this.seq++ };
     // A restarted plugin takes the place its stand-in kept, so the order of handlers survives a crash.
     const at = this.regs.findIndex((r) => r.closed && r.plugin === plugin && r.stage === stage);
     if (at < 0) this.regs.push(reg);
     else this.regs.splice(at, 0, reg);
+    this.order();
     return () => {
       this.remove((r) => r === reg);
     };
+  }
+
+  /** With a rank: sorts the handlers by it; a stand-in keeps the sequence number, so the place, of its handler. */
+  private order(): void {
+    if (this.rank) sortByRank(this.regs, this.rank);
   }
 
   private remove(match: (r: Registration) => boolean): number {

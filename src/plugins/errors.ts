@@ -84,3 +84,10 @@ export class PluginMgrError extends HomeAgentError {
     super({ code, message });
   }
 }
+
+/** A plugin over one of its registration limits (limits.ts): too many tools, too large a schema, … */
+export class PluginLimitError extends HomeAgentError {
+  constructor(plugin: string, problem: string, cause?: unknown) {
+    super({ code: "plugin_limit", message: `plugin "${plugin}" is refused: ${problem}`, cause });
+  }
+}

@@ -98,13 +98,17 @@ export class ExternalPlugin extends ManagedPlugin {
 
   protected async doStart(): Promise<boolean> {
     this.cancelRestart();
+    // A reload or restart that was queued behind the shutdown's stop.
+    if (this.refusedWhileStopping()) return false;
     this.state = "starting";
     this.lastError = undefined;
     this.earlyExit = undefined;
     const gen = ++this.generation;
     try {
-      const loaded = await loadPluginDir(this.dir);
+      const loaded = await loadPluginDir(this.dir, this.ctx.startTimeoutMs);
       this.loaded = loaded;
+      // Before it registers anything: a failing handler of a critical plugin refuses instead of letting turns by.
+      this.ctx.host.agent.stages.setCritical(this.name, loaded.manifest.critical === true);
       const grant = { capabilities: loaded.manifest.capabilities, builtin: false };
       this.binding = createPluginSDK(this.name, this.ctx.host, grant);
       const proc = await this.launch(gen, loaded, this.binding);

@@ -41,6 +41,7 @@ export abstract class ManagedPlugin {
   /** Bounded; never throws: false = it failed, and that was reported. */
   start(): Promise<boolean> {
     return this.serial(async () => {
+      if (this.refusedWhileStopping()) return false;
       if (this.refusal) {
         this.failed(this.refusal);
         return false;
@@ -59,6 +60,17 @@ export abstract class ManagedPlugin {
       await this.doStop();
       if (wasActive || final === "disabled") this.state = final;
     });
+  }
+
+  /**
+   * Once the daemon is shutting down nothing starts any more (a reload or enable racing the shutdown would
+   * leave a plugin running after it): true = refused, and the plugin says why.
+   */
+  protected refusedWhileStopping(): boolean {
+    if (!this.ctx.isStopping()) return false;
+    this.state = "stopped";
+    this.lastError = "not started: homed is shutting down";
+    return true;
   }
 
   /** Not started because the user disabled it. */

@@ -1,7 +1,8 @@
 /** Reading a plugin directory: manifest fields and limits, entry dispatch, and the entry's SHA-256. */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { writeBinEntry, writePluginDir } from "../../test/fixtures/fake-plugin-process.js";
@@ -134,4 +135,45 @@ test("the entry's SHA-256 changes with its content", async () => {
   assert.equal((await loadPluginDir(dir)).entry.sha256, before);
   writeFileSync(join(dir, "plugin.js"), "export default 2;\n");
   assert.notEqual((await loadPluginDir(dir)).entry.sha256, before);
+});
+
+test("a FIFO as plugin.json (also through a symlink) or as the entry is refused at once, not waited on", {
+  timeout: 10_000,
+}, async () => {
+  const root = tempDir("ha-manifest-");
+  const fifo = writePluginDir(root, "fifo");
+  rmSync(join(fifo, "plugin.json"));
+  execFileSync("mkfifo", [join(fifo, "plugin.json")]);
+  await assert.rejects(loadPluginDir(fifo), refused(/plugin\.json is a FIFO, not a regular file; replace it/));
+  const linked = writePluginDir(root, "linked");
+  rmSync(join(linked, "plugin.json"));
+  symlinkSync(join(fifo, "plugin.json"), join(linked, "plugin.json"));
+  await assert.rejects(loadPluginDir(linked), refused(/plugin\.json is a FIFO, not a regular file/));
+  const entry = writePluginDir(root, "entry");
+  rmSync(join(entry, "plugin.js"));
+  execFileSync("mkfifo", [join(entry, "plugin.js")]);
+  await assert.rejects(loadPluginDir(entry), refused(/plugin\.js is a FIFO, not a regular file/));
+  const dir = writePluginDir(root, "dir");
+  rmSync(join(dir, "plugin.json"));
+  mkdirSync(join(dir, "plugin.json"));
+  await assert.rejects(loadPluginDir(dir), refused(/plugin\.json is a directory, not a regular file/));
+});
+
+test("an entry symlink must point into the plugin's own directory", async () => {
+  const root = tempDir("ha-manifest-");
+  const outside = join(root, "elsewhere.js");
+  writeFileSync(outside, "export default {};\n");
+  const escaping = writePluginDir(root, "escaping");
+  rmSync(join(escaping, "plugin.js"));
+  symlinkSync(outside, join(escaping, "plugin.js"));
+  await assert.rejects(
+    loadPluginDir(escaping),
+    refused(/plugin\.js is a symlink to .*elsewhere\.js, outside the plugin's directory; copy the file into/),
+  );
+  const inside = writePluginDir(root, "inside");
+  writeFileSync(join(inside, "real.js"), "export default 3;\n");
+  rmSync(join(inside, "plugin.js"));
+  symlinkSync("real.js", join(inside, "plugin.js"));
+  const { entry } = await loadPluginDir(inside);
+  assert.equal(entry.sha256, createHash("sha256").update("export default 3;\n").digest("hex"));
 });

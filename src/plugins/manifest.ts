@@ -5,13 +5,14 @@
  * Everything wrong is refused here, with what to fix, before any process is started.
  */
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { access, constants, open, stat } from "node:fs/promises";
-import { basename, join } from "node:path";
+import type { Stats } from "node:fs";
+import { access, constants, type FileHandle, lstat, open, realpath, stat } from "node:fs/promises";
+import { basename, join, sep } from "node:path";
 import { CAPABILITIES, type Capability } from "@homeagent/sdk";
 import { requirePluginName } from "../config/plugin-settings.js";
 import { errorMessage } from "../util/errors.js";
 import { isObject } from "../util/object.js";
+import { withinTime } from "../util/time-limit.js";
 import { VERSION } from "../version.js";
 import { checkDeclared } from "./capabilities.js";
 import { PluginLoadError } from "./errors.js";
@@ -75,8 +76,20 @@ const STRING_FIELDS = {
   min_version: "minVersion",
 } as const;
 
-/** Reads and checks `dir`; throws PluginLoadError (or the capability error) saying what to fix. */
-export async function loadPluginDir(dir: string): Promise<LoadedPlugin> {
+/**
+ * Reads and checks `dir`; throws PluginLoadError (or the capability error) saying what to fix. `timeoutMs`:
+ * a read that takes longer (a hung file system) fails, so the plugin's start is bounded from its first step.
+ */
+export function loadPluginDir(dir: string, timeoutMs?: number): Promise<LoadedPlugin> {
+  if (timeoutMs === undefined) return loadNow(dir);
+  return withinTime(
+    loadNow(dir),
+    timeoutMs,
+    () => new PluginLoadError(dir, `reading it took over ${timeoutMs} ms; is its file system hung?`),
+  );
+}
+
+async function loadNow(dir: string): Promise<LoadedPlugin> {
   const bytes = await readManifest(dir);
   const manifest = parseManifest(dir, bytes);
   checkRuns(dir, manifest);
@@ -86,10 +99,11 @@ export async function loadPluginDir(dir: string): Promise<LoadedPlugin> {
 
 async function readManifest(dir: string): Promise<Buffer> {
   const path = join(dir, MANIFEST_FILE);
-  let file: Awaited<ReturnType<typeof open>>;
+  let file: FileHandle;
   try {
-    file = await open(path, "r");
+    file = await openRegular(dir, path, MANIFEST_FILE);
   } catch (err) {
+    if (err instanceof PluginLoadError) throw err;
     throw new PluginLoadError(dir, `cannot read ${MANIFEST_FILE} (${errorMessage(err)}); every plugin needs one`, err);
   }
   try {
@@ -211,11 +225,16 @@ async function findEntry(dir: string, declared: string | undefined): Promise<Plu
   }
   for (const kind of candidates) {
     const path = join(dir, ENTRY_FILES[kind]);
-    const found = await stat(path).catch(() => undefined);
-    if (!found) continue;
-    if (!found.isFile()) throw new PluginLoadError(dir, `${ENTRY_FILES[kind]} is not a regular file`);
-    if (kind === "bin") await requireExecutable(dir, path);
-    return { kind, path, sha256: await fileSha256(path) };
+    const link = await lstat(path).catch(() => undefined);
+    if (!link) continue;
+    if (link.isSymbolicLink()) await requireInside(dir, path, ENTRY_FILES[kind]);
+    const file = await openRegular(dir, path, ENTRY_FILES[kind]);
+    if (kind === "bin")
+      await requireExecutable(dir, path).catch(async (err) => {
+        await file.close();
+        throw err;
+      });
+    return { kind, path, sha256: await fileSha256(file) };
   }
   const wanted = candidates.map((k) => ENTRY_FILES[k]).join(" or ");
   throw new PluginLoadError(dir, `no entry file: add ${wanted} (an executable, or JavaScript run with node)`);
@@ -229,10 +248,50 @@ async function requireExecutable(dir: string, path: string): Promise<void> {
   }
 }
 
-export function fileSha256(path: string): Promise<string> {
+/**
+ * Opens `path` for reading if it is a regular file (a symlink to one counts). Anything else is refused
+ * before it is opened: opening a FIFO blocks until someone writes to it, pinning a thread of libuv's small
+ * pool for good. Opened without blocking and checked again, in case it was swapped since the stat.
+ */
+async function openRegular(dir: string, path: string, what: string): Promise<FileHandle> {
+  const notRegular = (found: Stats) =>
+    new PluginLoadError(dir, `${what} is ${fileKind(found)}, not a regular file; replace it with a plain file`);
+  const found = await stat(path);
+  if (!found.isFile()) throw notRegular(found);
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const opened = await file.stat();
+  if (opened.isFile()) return file;
+  await file.close();
+  throw notRegular(opened);
+}
+
+function fileKind(found: Stats): string {
+  if (found.isFIFO()) return "a FIFO";
+  if (found.isDirectory()) return "a directory";
+  if (found.isSocket()) return "a socket";
+  if (found.isCharacterDevice() || found.isBlockDevice()) return "a device";
+  return "something else";
+}
+
+/** An entry that is a symlink must point into the plugin's own directory: the plugin is what is in it. */
+async function requireInside(dir: string, path: string, what: string): Promise<void> {
+  const [target, home] = await Promise.all([realpath(path), realpath(dir)]).catch((err: unknown) => {
+    throw new PluginLoadError(dir, `${what} is a symlink that cannot be followed (${errorMessage(err)})`, err);
+  });
+  if (!target.startsWith(home + sep)) {
+    throw new PluginLoadError(
+      dir,
+      `${what} is a symlink to ${target}, outside the plugin's directory; copy the file into ${dir} instead`,
+    );
+  }
+}
+
+/** SHA-256 of what `file` holds; closes it. */
+function fileSha256(file: FileHandle): Promise<string> {
   return new Promise((resolve, reject) => {
     const hash = createHash("sha256");
-    createReadStream(path)
+    file
+      .createReadStream()
       .on("data", (chunk) => hash.update(chunk))
       .on("error", reject)
       .on("end", () => resolve(hash.digest("hex")));

@@ -4,6 +4,7 @@
  * restart, reload works by entry SHA-256, and pluginMgr reaches all of it through the SDK.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
@@ -116,7 +117,9 @@ test("every plugin starts at once: one that never finishes fails at its limit an
   assert.match(info(registry, "ext-hung")?.lastError ?? "", /did not answer the handshake within 300 ms/);
 });
 
-test("a directory that cannot be loaded is logged, announced and listed as failed with the reason", async () => {
+test("a directory that cannot be loaded (even a FIFO as plugin.json) is logged, announced and listed as failed with the reason", {
+  timeout: 15_000,
+}, async () => {
   writeFileSync(join(writePluginDir(root, "bad-json"), "plugin.json"), "{oops");
   rmSync(join(writePluginDir(root, "no-entry"), "plugin.js"));
   writePluginDir(root, "mismatch", { name: "other" });
@@ -124,6 +127,9 @@ test("a directory that cannot be loaded is logged, announced and listed as faile
   writePluginDir(root, "cli");
   writePluginDir(root, "kernel");
   writePluginDir(root, "fine");
+  // Opening a FIFO would wait for a writer for ever: start-up must not.
+  rmSync(join(writePluginDir(root, "fifo"), "plugin.json"));
+  execFileSync("mkfifo", [join(root, "fifo", "plugin.json")]);
   writeFileSync(join(root, "README.txt"), "not a plugin");
   writePluginDir(root, ".staging");
   const registry = newRegistry();
@@ -134,11 +140,12 @@ test("a directory that cannot be loaded is logged, announced and listed as faile
     mismatch: /names the plugin "other" but its directory is "mismatch"/,
     "not-exec": /plugin\.bin is not executable: run chmod \+x/,
     kernel: /"kernel" is reserved/,
+    fifo: /plugin\.json is a FIFO, not a regular file/,
   };
   const list = registry.list();
   assert.deepEqual(
     list.map((p) => p.name),
-    ["cli", "bad-json", "cli", "fine", "kernel", "mismatch", "no-entry", "not-exec"],
+    ["cli", "bad-json", "cli", "fifo", "fine", "kernel", "mismatch", "no-entry", "not-exec"],
     "plain files and hidden directories are not plugins",
   );
   assert.equal(list[0].state, "running", "the built-in keeps its name");
@@ -295,4 +302,66 @@ test("pluginMgr: needs plugin_mgr, manages through the registry, and a plugin ca
   );
   manager.setAutoRestart(false);
   assert.throws(() => manager.setAutoRestart("no" as never), /true or false/);
+});
+
+test("shutdown: a reload racing stopAll starts nothing, and stopAll resolves only after the reload", async () => {
+  writePluginDir(root, "victim");
+  // The shutdown comes in while the reload is reading the changed directory (its disabled check comes first).
+  let onDisabledCheck: (() => void) | undefined;
+  const config = new Proxy(t.config, {
+    get(target, key) {
+      if (key === "isPluginDisabled") {
+        return (name: string) => {
+          const hook = onDisabledCheck;
+          onDisabledCheck = undefined;
+          hook?.();
+          return target.isPluginDisabled(name);
+        };
+      }
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const registry = newRegistry({}, config);
+  await registry.startAll([]);
+  writeFileSync(join(root, "victim", "plugin.js"), "export default { changed: true };\n");
+  let stopped: Promise<void> | undefined;
+  let reloaded = false;
+  onDisabledCheck = () => {
+    stopped = registry.stopAll();
+  };
+  const report = await registry.reload().finally(() => {
+    reloaded = true;
+  });
+  assert.ok(stopped, "stopAll was called during the reload");
+  await stopped;
+  assert.equal(launcher.count("victim"), 1, "not started again");
+  assert.equal(launcher.last("victim").exited, true);
+  assert.equal(info(registry, "victim")?.state, "stopped");
+  assert.deepEqual(report.failed, [{ name: "victim", error: "not started: homed is shutting down" }]);
+
+  // And stopAll waits for a reload under way before it resolves.
+  const second = newRegistry();
+  await second.startAll([]);
+  reloaded = false;
+  const reloading = second.reload().finally(() => {
+    reloaded = true;
+  });
+  await second.stopAll();
+  assert.ok(reloaded, "the reload had finished when stopAll resolved");
+  await reloading;
+});
+
+test("shutdown: once stopAll ran, enable and reload start nothing and say why", async () => {
+  writePluginDir(root, "late");
+  const registry = newRegistry();
+  await registry.startAll([]);
+  await registry.stopAll();
+  writePluginDir(root, "newcomer");
+  await assert.rejects(registry.enable("late"), /plugin "late" cannot be enabled now: homed is shutting down/);
+  const report = await registry.reload();
+  assert.deepEqual(report.added, []);
+  assert.equal(launcher.count("late"), 1);
+  assert.equal(launcher.count("newcomer"), 0);
+  assert.equal(info(registry, "late")?.state, "stopped");
 });

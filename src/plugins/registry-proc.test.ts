@@ -1,15 +1,20 @@
 /**
  * The registry with real child processes (fixture plugins from test/fixtures/plugins/): concurrent start
  * past hung children, a real crash and a SIGKILL detached and restarted, reload by the SHA-256 of a real
- * plugin.js, and a critical guard whose stage fails closed once its process is killed.
+ * plugin.js, a critical guard whose stage fails closed once its process is killed, and what a daemon
+ * killed by SIGKILL left running cleaned up by the next one.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
+import type { Logger } from "@homeagent/sdk";
 import { quietLog } from "../../test/fixtures/kernel-harness.js";
 import { type TestPluginHost, testPluginHost } from "../../test/fixtures/plugin-host.js";
-import { installFixturePlugin } from "../../test/fixtures/plugins.js";
+import { FIXTURE_PLUGINS, installFixturePlugin } from "../../test/fixtures/plugins.js";
+import { processAlive } from "../../test/fixtures/proc-plugins.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 import { refusalOf } from "../kernel/stages.js";
 import { PluginRegistry, type RegistryOptions } from "./registry.js";
@@ -144,4 +149,62 @@ test("critical guard: killed, its stage refuses tool calls saying why; reloaded,
   await registry.reload("critical-guard");
   assert.equal(await turn("echo"), "done");
   assert.equal(ran, 2);
+});
+
+test("critical guard, running: a call it cannot judge (its snapshot is over 1 MiB) is refused, not let through", async () => {
+  let ran = 0;
+  t.harness.agent.tools.register("demo", { name: "echo", description: "", parameters: { type: "object" } }, () => {
+    ran++;
+    return "ran";
+  });
+  installFixturePlugin(t.host.dataDir, "critical-guard");
+  await start();
+  assert.equal(info("critical-guard")?.state, "running");
+  const { agent, llm } = t.harness;
+  llm.enqueue({ toolCalls: [{ name: "echo" }] }, { text: "done" });
+  // The input rides in every snapshot: 1.2 MB of it cannot be sent to the guard.
+  const reply = (await agent.injectInputSync("cli", "cli", `call echo ${"x".repeat(1_200_000)}`)).content;
+  assert.match(reply, /critical-guard.*\(critical\) failed in before_toolcall/s);
+  assert.equal(ran, 0, "the registry marked the guard critical, so its failure refuses the call");
+});
+
+test("a registry start kills what the plugin of a SIGKILLed daemon on the same data directory forked", {
+  skip: process.platform !== "linux",
+}, async () => {
+  const daemon = spawn(
+    process.execPath,
+    [
+      "--conditions=development",
+      "--import",
+      "tsx",
+      join(FIXTURE_PLUGINS, "..", "proc-orphan-host.ts"),
+      "grandchild",
+      t.host.dataDir,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let grandchild = 0;
+  try {
+    const [line] = (await once(daemon.stdout, "data")) as [Buffer];
+    const [child, forked] = line.toString().trim().split(" ").map(Number);
+    grandchild = forked;
+    assert.ok(child > 0 && grandchild > 0, `the host printed both pids, got ${JSON.stringify(line.toString())}`);
+    daemon.kill("SIGKILL");
+    await once(daemon, "exit");
+    // The parent-death signal reaches the plugin, not what it forked.
+    assert.equal(processAlive(grandchild), true, "the grandchild outlived its daemon");
+
+    const warnings: string[] = [];
+    const log: Logger = { ...quietLog, warn: (m) => void warnings.push(m) };
+    registry = new PluginRegistry(t.host, t.config, log, { pluginDir: join(t.host.dataDir, "plugins") });
+    await registry.startAll([]);
+    await waitFor(() => !processAlive(grandchild), `leftover ${grandchild} to be killed`);
+    assert.match(
+      warnings.join("\n"),
+      new RegExp(`killed \\d plugin process\\(es\\) an earlier homed on .* left running \\(pids .*${grandchild}`),
+    );
+  } finally {
+    daemon.kill("SIGKILL");
+    if (grandchild > 0 && processAlive(grandchild)) process.kill(grandchild, "SIGKILL");
+  }
 });

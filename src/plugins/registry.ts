@@ -19,6 +19,7 @@ import { PluginMgrError, PluginNameError } from "./errors.js";
 import { type ExternalContext, ExternalPlugin, type Launcher } from "./external.js";
 import { ACTIVE_STATES, type ManagedPlugin } from "./managed.js";
 import { loadPluginDir } from "./manifest.js";
+import { killOrphans } from "./proc/orphans.js";
 import { PluginProcess } from "./proc/plugin-process.js";
 import { linkSdk } from "./proc/spawn.js";
 import type { PluginHost, PluginManagerHost } from "./sdk-impl.js";
@@ -73,6 +74,14 @@ export class PluginRegistry implements PluginManagerHost {
 
   /** Starts the built-ins and every plugin directory, all at once; resolves when each has started or failed. */
   async startAll(factories: PluginFactory[]): Promise<void> {
+    await this.killOrphans();
+    // Handlers apply in a stable order whatever process registers first or restarts: built-ins in their list
+    // order, then external plugins (equal rank: StageHost orders them by name).
+    const builtins = factories.map((f) => f.name);
+    this.ctx.host.agent.stages.setRank((plugin) => {
+      const i = builtins.indexOf(plugin);
+      return i >= 0 ? i : builtins.length;
+    });
     for (const factory of factories) {
       this.plugins.push(new BuiltinPlugin(factory, this.ctx, this.refusal(factory.name, factory.capabilities, false)));
     }
@@ -81,9 +90,14 @@ export class PluginRegistry implements PluginManagerHost {
     await Promise.all(this.plugins.map((p) => this.begin(p)));
   }
 
-  /** Stops everything, each bounded; nothing is restarted from now on. */
+  /** Stops everything, each bounded; nothing is started or restarted from now on. */
   async stopAll(): Promise<void> {
     this.stopping = true;
+    // A reload under way starts nothing more now, but it is let finish, so none outlives this.
+    for (let chain = this.reloads; ; chain = this.reloads) {
+      await chain;
+      if (chain === this.reloads) break;
+    }
     await Promise.all(this.plugins.map((p) => p.stop()));
   }
 
@@ -92,6 +106,12 @@ export class PluginRegistry implements PluginManagerHost {
   }
 
   async enable(name: string): Promise<void> {
+    if (this.stopping) {
+      throw new HomeAgentError({
+        code: "plugin_shutting_down",
+        message: `plugin "${name}" cannot be enabled now: homed is shutting down; enable it after the restart`,
+      });
+    }
     const plugin = this.find(name);
     if (!plugin && this.config.isPluginDisabled(name)) {
       // Its directory is gone, but it stays on the disabled list unless taken off.
@@ -162,10 +182,12 @@ export class PluginRegistry implements PluginManagerHost {
   private async remove(plugin: ExternalPlugin, report: ReloadReport): Promise<void> {
     this.plugins = this.plugins.filter((p) => p !== plugin);
     await plugin.stop();
+    this.ctx.host.agent.stages.setCritical(plugin.name, false);
     report.removed.push(plugin.name);
   }
 
   private async add(dir: string, report: ReloadReport): Promise<void> {
+    if (this.stopping) return;
     const plugin = this.external(dir);
     this.plugins.push(plugin);
     if (await this.begin(plugin)) report.added.push(plugin.name);
@@ -179,7 +201,7 @@ export class PluginRegistry implements PluginManagerHost {
       report.unchanged.push(plugin.name);
       return;
     }
-    const next = await loadPluginDir(plugin.dir).then(
+    const next = await loadPluginDir(plugin.dir, this.ctx.startTimeoutMs).then(
       (l) => `${l.entry.sha256}:${l.manifestSha256}`,
       () => undefined,
     );
@@ -233,7 +255,22 @@ export class PluginRegistry implements PluginManagerHost {
     }
   }
 
-  /** The plugin directories, by name; hidden entries and plain files are not plugins. */
+  /** Before any plugin child of ours runs: what a killed earlier daemon on this data directory left running. */
+  private async killOrphans(): Promise<void> {
+    if (!this.pluginDir) return;
+    const { dataDir } = this.ctx.host;
+    try {
+      const pids = await killOrphans(dataDir);
+      if (pids.length > 0) {
+        this.log.warn(
+          `killed ${pids.length} plugin process(es) an earlier homed on ${dataDir} left running (pids ${pids.join(", ")})`,
+        );
+      }
+    } catch (err) {
+      this.log.warn(`cannot look for plugin processes an earlier homed left running: ${errorMessage(err)}`);
+    }
+  }
+
   /** A plugin.js that imports @homeagent/sdk fails to load without it, saying so; the daemon goes on. */
   private linkSdk(): void {
     if (!this.pluginDir) return;
@@ -244,6 +281,7 @@ export class PluginRegistry implements PluginManagerHost {
     }
   }
 
+  /** The plugin directories, by name; hidden entries and plain files are not plugins. */
   private async scan(): Promise<string[]> {
     const root = this.pluginDir;
     if (!root) return [];

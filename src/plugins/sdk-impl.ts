@@ -24,6 +24,7 @@ import type { Agent } from "../kernel/agent.js";
 import { HomeAgentError } from "../util/errors.js";
 import { checkAllowed, type Grant, type SdkMember } from "./capabilities.js";
 import { PluginStoppedError } from "./errors.js";
+import { RegistrationQuota } from "./limits.js";
 
 /** What the memory layer offers plugins; the daemon fills it in once memory.db is open. */
 export interface MemoryHost {
@@ -56,6 +57,8 @@ export interface PluginHost {
 
 export interface PluginBinding {
   sdk: PluginSDK;
+  /** What the plugin may still register; the bridge counts remote stage handlers against it too. */
+  readonly quota: RegistrationQuota;
   /** What the plugin last passed to `setAutoRestart`; true until it says otherwise. */
   readonly autoRestart: boolean;
   /**
@@ -76,6 +79,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
   const settings = config.pluginSettings(name);
   const log = host.logger(name);
   let autoRestart = true;
+  const quota = new RegistrationQuota(name);
   const plugins = (): PluginManagerHost => {
     if (host.plugins) return host.plugins;
     throw new HomeAgentError({
@@ -102,13 +106,21 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       warn: (msg) => log.warn(msg),
       error: (msg) => log.error(msg),
     },
-    registerTool: (def, handler) => agent.tools.register(name, def, handler),
-    registerStage: (stage, handler, scope) => {
-      agent.stages.register(name, stage, handler, scope);
+    registerTool: (def, handler) => {
+      quota.checkTool(def);
+      quota.take("tools", () => agent.tools.register(name, def, handler));
     },
-    registerOutputChannel: (channel, caps, description, handler, opts) =>
-      agent.outputs.register(name, channel, caps, description, handler, opts),
-    registerInputChannel: (channel, opts) => agent.inputs.register(name, channel, opts),
+    registerStage: (stage, handler, scope) => {
+      quota.take("stageHandlers", () => agent.stages.register(name, stage, handler, scope));
+    },
+    registerOutputChannel: (channel, caps, description, handler, opts) => {
+      quota.checkDescription(`output channel "${channel}" description`, description);
+      quota.checkDescription(`output channel "${channel}" help`, opts?.help);
+      quota.checkDescription(`output channel "${channel}" types`, opts?.types?.join(","));
+      quota.take("outputChannels", () => agent.outputs.register(name, channel, caps, description, handler, opts));
+    },
+    registerInputChannel: (channel, opts) =>
+      quota.take("inputChannels", () => agent.inputs.register(name, channel, opts)),
     registerEmbeddingProvider: (provider, factory) => {
       host.embeddings.register(provider, factory);
       embedders.push(provider);
@@ -197,6 +209,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
 
   return {
     sdk: gated(raw, gate),
+    quota,
     get autoRestart() {
       return autoRestart;
     },

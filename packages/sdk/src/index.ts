@@ -66,6 +66,14 @@ export interface ContextMessage {
  * registration wins (and the daemon logs the conflict). A handler that throws or times out changes
  * nothing, and writes after it settled are ignored. Objects that are not plain data (a Map, a class
  * instance) in `extra` are shared, not copied. Subprocess plugins get the same semantics over RPC.
+ *
+ * Tool calls: any handler may edit the arguments of a call that is there or drop it (that is what a
+ * guard does; a dropped call stays dropped), but it may add calls only of its own plugin's tools — a patch
+ * adding another plugin's tool (or the kernel's) is refused whole, as that handler's error.
+ * Bounds: a patch is refused whole when a value in it nests deeper than 32 levels, one operation is over
+ * 256 KiB as JSON, it uses the key "__proto__", "constructor" or "prototype" anywhere, or it would grow
+ * `extra` over 256 KiB or `contextMsgs` over 256 messages / 256 KiB. A handler of a plugin marked
+ * critical that fails (throws, times out, or its patch is refused) sets `response` to a refusal instead.
  */
 export interface StageContext {
   readonly stage: Stage;

@@ -245,3 +245,114 @@ test("oversized frames fail only themselves; malformed lines are logged and skip
     await run.close(run.proc);
   }
 });
+
+type Outcome = { ok: boolean; error?: { code: number; message: string; data?: { code?: string } } };
+
+/** Makes the raw-probe fixture call each of `calls` in a row; every outcome. */
+async function coreCalls(run: Run, calls: Array<{ method: string; params: unknown }>): Promise<Outcome[]> {
+  const out = await tool(run, "probe", { calls });
+  assert.equal(out.status, "ok", out.content);
+  return JSON.parse(out.content);
+}
+
+/** The outcomes are `ok` successes, then one refusal with `code` (and `data.code`) matching `message`. */
+function stopsAt(outcomes: Outcome[], ok: number, code: number, dataCode: string, message: RegExp): void {
+  assert.equal(outcomes.length, ok + 1);
+  assert.deepEqual(
+    outcomes.slice(0, ok).filter((o) => !o.ok),
+    [],
+  );
+  const last = outcomes[ok];
+  assert.equal(last.ok, false);
+  assert.equal(last.error?.code, code);
+  assert.equal(last.error?.data?.code, dataCode);
+  assert.match(last.error?.message ?? "", message);
+}
+
+const repeat = (n: number, method: string, params: (i: number) => unknown) =>
+  Array.from({ length: n }, (_, i) => ({ method, params: params(i) }));
+
+test("a plugin's registrations stop at their limits, each named; a stage handler id is not taken twice", async () => {
+  // raw-probe registers 3 tools, 1 stage handler, 1 output and 1 input channel as it starts.
+  const run = await launchFixture("raw-probe");
+  try {
+    const tools = repeat(126, "core.registerTool", (i) => [{ name: `many_${i}`, parameters: { type: "object" } }]);
+    stopsAt(await coreCalls(run, tools), 125, -32000, "plugin_limit", /already registered 128 tools.*tools = 128/);
+    const duplicate = await core(run, "core.registerStage", ["pre_action", "global", "probe-stage"]);
+    assert.equal(duplicate.error?.code, -32602);
+    assert.match(duplicate.error?.message ?? "", /handler id "probe-stage" is already registered for pre_action/);
+    const stages = repeat(64, "core.registerStage", (i) => ["pre_action", "global", `h${i}`]);
+    stopsAt(await coreCalls(run, stages), 63, -32000, "plugin_limit", /64 stage handlers.*stageHandlers = 64/);
+    assert.equal(run.host.harness.agent.stages.count("pre_action"), 64);
+    const outputs = repeat(32, "core.registerOutputChannel", (i) => [`out${i}`, 1, "d"]);
+    stopsAt(await coreCalls(run, outputs), 31, -32000, "plugin_limit", /32 output channels.*outputChannels = 32/);
+    const inputs = repeat(32, "core.registerInputChannel", (i) => [`in${i}`]);
+    stopsAt(await coreCalls(run, inputs), 31, -32000, "plugin_limit", /32 input channels.*inputChannels = 32/);
+  } finally {
+    await run.close(run.proc);
+  }
+});
+
+test("params nested 100,000 deep are refused with -32602 before anything walks them; turns keep working", async () => {
+  const run = await launchFixture("raw-probe");
+  try {
+    const depth = 100_000;
+    const rawParams = `[{"name":"innocent","description":"d","parameters":{"type":"object","x":${"[".repeat(depth)}${"]".repeat(depth)}}}]`;
+    const deep = JSON.parse((await tool(run, "probe", { method: "core.registerTool", rawParams })).content);
+    assert.equal(deep.error?.code, -32602);
+    assert.match(deep.error?.message ?? "", /core\.registerTool: params nest deeper than 64 levels/);
+
+    const schema = `{"type":"object","x":${"[".repeat(40)}${"]".repeat(40)}}`;
+    const tooDeep = JSON.parse(
+      (
+        await tool(run, "probe", {
+          method: "core.registerTool",
+          rawParams: `[{"name":"nested","parameters":${schema}}]`,
+        })
+      ).content,
+    );
+    assert.equal(tooDeep.error?.data?.code, "plugin_limit");
+    assert.match(tooDeep.error?.message ?? "", /tool "nested": its parameters nest deeper than 32 levels/);
+    const wordy = await core(run, "core.registerTool", [{ name: "wordy", description: "w".repeat(5000) }]);
+    assert.match(wordy.error?.message ?? "", /tool "wordy" description is 5000 characters, over the 4096-character/);
+    const names = run.host.harness.agent.tools.names();
+    assert.ok(!names.includes("innocent") && !names.includes("nested") && !names.includes("wordy"));
+
+    const answer = await tool(run, "probe", { what: "deep", depth });
+    assert.equal(answer.status, "error");
+    assert.match(answer.content, /tool\.invoke.*answered with a value nested deeper than 64 levels/);
+
+    run.host.harness.llm.enqueue({ text: "turns still work" });
+    const reply = await run.host.harness.agent.injectInputSync("cli", "cli", "hello");
+    assert.equal(reply.content, "turns still work");
+  } finally {
+    await run.close(run.proc);
+  }
+});
+
+test("log floods: a core.log message is cut at 4 KiB; core.log and stderr share a rate, and the flood is summed up", async () => {
+  const run = await launchFixture("raw-probe");
+  try {
+    await core(run, "core.log.warn", [`big ${"x".repeat(900_000)}`]);
+    const big = run.logs.find((l) => l.startsWith("warn big "));
+    assert.ok(big, "the big message is logged");
+    assert.ok(big.length < 4200, `cut to 4 KiB, got ${big.length} characters`);
+    assert.ok(big.endsWith(`… [${900_004 - 4096} more characters]`), big.slice(-60));
+
+    const lines = 1000;
+    assert.deepEqual(await tool(run, "probe", { flood: lines, text: "zzz" }), { status: "ok", content: "flooded" });
+    const logged = () => run.logs.filter((l) => /zzz (log|stderr) \d+$/.test(l)).length;
+    const suppressed = () =>
+      run.logs
+        .map((l) => /^warn (\d+) lines from plugin "raw-probe" suppressed/.exec(l)?.[1])
+        .reduce((sum, n) => sum + Number(n ?? 0), 0);
+    await waitFor(() => logged() + suppressed() === 2 * lines, "every flood line logged or counted as suppressed");
+    assert.ok(logged() < 500, `the rate held: ${logged()} of ${2 * lines} lines logged`);
+    assert.match(
+      run.logs.find((l) => / suppressed/.test(l)) ?? "",
+      /more than 100 lines\/s \(core\.log and stderr together\)/,
+    );
+  } finally {
+    await run.close(run.proc);
+  }
+});

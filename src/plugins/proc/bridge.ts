@@ -29,10 +29,12 @@ import {
 } from "@homeagent/sdk/protocol";
 import type { StageHost } from "../../kernel/stages.js";
 import { CLEANER_TIMEOUT_MS } from "../../kernel/turn-events.js";
+import { checkNesting } from "../../util/json-depth.js";
 import { isObject } from "../../util/object.js";
 import { CapabilityDeniedError } from "../errors.js";
 import type { PluginBinding } from "../sdk-impl.js";
 import { PluginCallError } from "./errors.js";
+import { clipLogMessage, type LogRate } from "./log-rate.js";
 import { type ArgSpec, checkArgs, checkField, EXTRA_METHODS, invalid, wireSpec } from "./wire-methods.js";
 
 export interface BridgeOptions {
@@ -47,14 +49,24 @@ export interface BridgeOptions {
   stageTimeoutMs: () => number;
   /** Bytes written to the plugin that it has not read yet. */
   backlog: () => number;
+  /** The plugin's log budget, shared with its stderr lines. */
+  logRate: Pick<LogRate, "admit">;
 }
 
 /** Above this many unread bytes, events for the plugin are dropped rather than queued. */
 export const EVENT_BACKLOG_BYTES = 1 << 20;
 const MAX_SUBSCRIPTIONS = 64;
+/**
+ * How deeply the params of a core.* call, and the answers of the plugin to the daemon's calls, may nest.
+ * JSON.parse takes any depth, but JSON.stringify and every recursive walker overflow the stack on a deep
+ * enough value: it is refused here, before anything recursive sees it.
+ */
+export const MAX_WIRE_DEPTH = 64;
 
 export class PluginBridge {
   private readonly subscriptions = new Map<string | number, () => void>();
+  /** "<stage>\0<handler id>" of every stage handler registered: stage.invoke names the handler by them. */
+  private readonly stageHandlers = new Set<string>();
   private dropped = 0;
   private dropping = false;
 
@@ -67,6 +79,9 @@ export class PluginBridge {
 
   /** Serves one request of the plugin; the RpcPeer's onRequest. */
   handle(method: string, params: unknown, ctx: RequestContext): unknown {
+    if (checkNesting(params, MAX_WIRE_DEPTH) !== "ok") {
+      throw invalid(`${method}: params nest deeper than ${MAX_WIRE_DEPTH} levels; send flatter data`);
+    }
     const member = method.startsWith("core.") ? method.slice("core.".length) : undefined;
     if (member !== undefined && Object.hasOwn(EXTRA_METHODS, member)) {
       const [id] = checkArgs(method, EXTRA_METHODS[member], params);
@@ -91,6 +106,11 @@ export class PluginBridge {
         return this.registerInput(method, args as [string, Record<string, unknown> | undefined]);
       case "subscribe":
         return this.subscribe(args as [string, string | number]);
+      case "log.debug":
+      case "log.info":
+      case "log.warn":
+      case "log.error":
+        return this.logLine(member, args[0] as string);
       case "injectInput":
         args[3] = injectOptions(method, args[3] as Record<string, unknown> | undefined);
         return this.callSdk(member, args);
@@ -107,6 +127,12 @@ export class PluginBridge {
   close(): void {
     for (const off of this.subscriptions.values()) off();
     this.subscriptions.clear();
+  }
+
+  /** Over the plugin's log rate, a line is dropped (LogRate counts it and sums the flood up). */
+  private logLine(member: string, text: string): null {
+    if (this.opts.logRate.admit()) this.callSdk(member, [clipLogMessage(text)]);
+    return null;
   }
 
   private callSdk(member: string, args: unknown[]): unknown {
@@ -150,14 +176,23 @@ export class PluginBridge {
       throw invalid(`core.registerStage: scope must be "global" or "own_tools", got ${JSON.stringify(scope)}`);
     }
     const id = handlerId ?? stage;
+    const key = `${stage}\0${id}`;
+    if (this.stageHandlers.has(key)) {
+      throw invalid(
+        `core.registerStage: handler id ${JSON.stringify(id)} is already registered for ${stage}; use another id`,
+      );
+    }
     // Through the plugin's gate first, so a detached plugin cannot add a stage handler behind its back.
     this.opts.binding.sdk.log.debug(`registers a ${stage} handler ("${id}") over the plugin protocol`);
-    this.opts.stages.registerRemote(
-      this.opts.name,
-      stage as Stage,
-      (snapshot, signal) => this.invokeStage(stage, id, snapshot, signal),
-      scope as StageScope | undefined,
+    this.opts.binding.quota.take("stageHandlers", () =>
+      this.opts.stages.registerRemote(
+        this.opts.name,
+        stage as Stage,
+        (snapshot, signal) => this.invokeStage(stage, id, snapshot, signal),
+        scope as StageScope | undefined,
+      ),
     );
+    this.stageHandlers.add(key);
     return null;
   }
 
@@ -256,11 +291,17 @@ export class PluginBridge {
   }
 
   private async call(method: string, params: unknown, opts: CallOptions): Promise<unknown> {
+    let answer: unknown;
     try {
-      return await this.opts.peer.call(method, params, opts);
+      answer = await this.opts.peer.call(method, params, opts);
     } catch (err) {
       throw new PluginCallError(this.opts.name, method, err);
     }
+    if (checkNesting(answer, MAX_WIRE_DEPTH) !== "ok") {
+      const problem = `answered with a value nested deeper than ${MAX_WIRE_DEPTH} levels; send flatter data`;
+      throw new PluginCallError(this.opts.name, method, new Error(problem));
+    }
+    return answer;
   }
 
   private badAnswer(method: string, expected: string, answer: unknown): PluginCallError {

@@ -55,7 +55,11 @@ test("a raw protocol plugin is launched; its tool is callable through agent.tool
     assert.deepEqual(seen.settings, {});
 
     const proc = await agent.tools.execute({ id: "c3", name: "probe", arguments: { what: "process" } }, toolContext());
-    assert.deepEqual(JSON.parse(proc.content), { cwd: join(FIXTURE_PLUGINS, "raw-probe"), plugin: "raw-probe" });
+    assert.deepEqual(JSON.parse(proc.content), {
+      cwd: join(FIXTURE_PLUGINS, "raw-probe"),
+      plugin: "raw-probe",
+      data: run.host.host.dataDir,
+    });
   } finally {
     await run.close(run.proc);
   }

@@ -23,6 +23,7 @@ import { VERSION } from "../../version.js";
 import type { PluginBinding } from "../sdk-impl.js";
 import { PluginBridge } from "./bridge.js";
 import { type LaunchErrorCode, type LaunchStep, PluginLaunchError } from "./errors.js";
+import { LogRate } from "./log-rate.js";
 import { ProtocolLog } from "./protocol-log.js";
 import { killGroup, type PluginChild, spawnPlugin } from "./spawn.js";
 import { StderrLog } from "./stderr-log.js";
@@ -86,6 +87,8 @@ export class PluginProcess {
   private readonly peer: RpcPeer;
   private readonly bridge: PluginBridge;
   private readonly stderr: StderrLog;
+  private readonly protocolLog: ProtocolLog;
+  private readonly logRate: LogRate;
   private readonly exited: Promise<void>;
   private exit: Exit | undefined;
   private stopping: Promise<void> | undefined;
@@ -93,9 +96,14 @@ export class PluginProcess {
 
   private constructor(private readonly opts: LaunchOptions) {
     const { name, log } = opts;
-    this.child = spawnPlugin(opts);
+    this.child = spawnPlugin({ ...opts, dataDir: opts.binding.sdk.daemonDataDir });
     this.pid = this.child.pid ?? -1;
-    this.stderr = new StderrLog((line) => log.info(`[stderr] ${line}`));
+    // core.log messages and stderr lines share one budget: a plugin cannot flood the log by either.
+    const logRate = new LogRate(name, log);
+    this.logRate = logRate;
+    this.stderr = new StderrLog((line) => {
+      if (logRate.admit()) log.info(`[stderr] ${line}`);
+    });
     this.child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
     for (const stream of [this.child.stdout, this.child.stderr]) {
       stream.on("error", (err) => log.warn(`reading from plugin "${name}" failed: ${err.message}`));
@@ -104,6 +112,7 @@ export class PluginProcess {
     const input = new PassThrough();
     this.child.stdout.pipe(input, { end: false });
     const protocolLog = new ProtocolLog(name, log);
+    this.protocolLog = protocolLog;
     this.peer = new RpcPeer({
       input,
       output: this.child.stdin,
@@ -132,6 +141,7 @@ export class PluginProcess {
       callTimeoutMs,
       stageTimeoutMs: opts.stageTimeoutMs ?? callTimeoutMs,
       backlog: () => this.child.stdin.writableLength,
+      logRate,
     });
     this.exited = new Promise<void>((resolve) => {
       this.child.once("exit", (code, signal) => void this.ended(code, signal, input).then(resolve));
@@ -275,6 +285,8 @@ export class PluginProcess {
     if (this.pid > 0) killGroup(this.pid);
     await drained(this.child, STDERR_DRAIN_MS);
     this.stderr.end();
+    this.logRate.close();
+    this.protocolLog.close();
     // Unpiped first: a grandchild may still write to stdout, and writing to an ended stream is an error.
     this.child.stdout.unpipe(input);
     input.end();

@@ -16,6 +16,13 @@ export type EntryKind = "js" | "bin";
 
 /** Set for a child started with the parent-death signal; the SDK's stdio runtime reads it. */
 export const PARENT_DEATH_ENV = "HOMEAGENT_PARENT_DEATH_SIGNAL";
+/** The plugin's name, in every plugin child's environment. */
+export const PLUGIN_NAME_ENV = "HOMEAGENT_PLUGIN";
+/**
+ * The daemon's data directory, in every plugin child's environment and inherited by whatever it forks:
+ * how a later daemon on the same data directory finds what an earlier one left running (orphans.ts).
+ */
+export const PLUGIN_DATA_ENV = "HOMEAGENT_PLUGIN_DATA";
 
 export interface PluginCommand {
   command: string;
@@ -77,9 +84,14 @@ export interface SpawnOptions {
   dir: string;
   command: string;
   args: string[];
+  /** The daemon's data directory (HOMEAGENT_PLUGIN_DATA). */
+  dataDir: string;
 }
 
-/** Starts the plugin with piped stdio, cwd = its directory, and HOMEAGENT_PLUGIN = its name. */
+/**
+ * Starts the plugin with piped stdio, cwd = its directory, HOMEAGENT_PLUGIN = its name and
+ * HOMEAGENT_PLUGIN_DATA = the daemon's data directory.
+ */
 export function spawnPlugin(opts: SpawnOptions): PluginChild {
   const wrapper = setprivPath();
   const [command, args] = wrapper
@@ -89,7 +101,12 @@ export function spawnPlugin(opts: SpawnOptions): PluginChild {
     cwd: opts.dir,
     stdio: ["pipe", "pipe", "pipe"],
     // With the kernel's parent-death signal the stdio runtime needs no watchdog thread of its own.
-    env: { ...process.env, HOMEAGENT_PLUGIN: opts.name, ...(wrapper ? { [PARENT_DEATH_ENV]: "KILL" } : {}) },
+    env: {
+      ...process.env,
+      [PLUGIN_NAME_ENV]: opts.name,
+      [PLUGIN_DATA_ENV]: resolve(opts.dataDir),
+      ...(wrapper ? { [PARENT_DEATH_ENV]: "KILL" } : {}),
+    },
     detached: true,
   });
 }

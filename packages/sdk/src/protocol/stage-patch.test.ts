@@ -229,3 +229,23 @@ test("jsonEqual and copyPlain handle cycles and shared parts", () => {
   assert.equal(jsonEqual({ k: undefined }, {}), true);
   assert.equal(jsonEqual(new Date(0), new Date(0)), false, "non-plain: by identity");
 });
+
+test('a "__proto__" key stays a key: copies, snapshots and diffs never change a prototype', () => {
+  const value = JSON.parse('{"__proto__": {"isAdmin": true}, "n": 1}') as Record<string, unknown>;
+  const plain = (o: unknown) => Object.getPrototypeOf(o) === Object.prototype;
+  const copy = copyPlain(value);
+  assert.ok(plain(copy));
+  assert.ok(Object.hasOwn(copy, "__proto__"));
+  assert.equal((copy as { isAdmin?: boolean }).isAdmin, undefined);
+  const before = sample();
+  const snap = snapshotStage({ ...before, extra: { v: value } });
+  const v = snap.extra.v as Record<string, unknown>;
+  assert.ok(plain(v) && Object.hasOwn(v, "__proto__"));
+  const after = copyPlain(before);
+  Object.defineProperty(after.extra, "__proto__", { value: { isAdmin: true }, enumerable: true });
+  const [op] = diffStage(before, after);
+  assert.equal(op.op, "mergeExtra");
+  const values = (op as { values: Record<string, unknown> }).values;
+  assert.ok(plain(values));
+  assert.deepEqual(Object.keys(values), ["__proto__"]);
+});

@@ -38,6 +38,17 @@ export type StageOp =
 
 export type StagePatch = StageOp[];
 
+/**
+ * `obj[key] = value` as a data property of `obj` itself: a plain assignment to the key "__proto__" would
+ * replace the object's prototype instead (so a value could make `ctx.extra` inherit keys no patch can
+ * delete, or stop it counting as plain data).
+ */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
@@ -85,7 +96,7 @@ function copyNode(value: unknown): unknown {
   }
   const out: Record<string, unknown> = {};
   copies.set(value, out);
-  for (const key of Object.keys(value)) out[key] = copyNode(value[key]);
+  for (const key of Object.keys(value)) setOwn(out, key, copyNode(value[key]));
   return out;
 }
 
@@ -174,7 +185,7 @@ function toJson(value: unknown, path: Set<object>): unknown {
     const obj: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
       const item = toJson((value as Record<string, unknown>)[key], path);
-      if (item !== undefined) obj[key] = item;
+      if (item !== undefined) setOwn(obj, key, item);
     }
     out = obj;
   }
@@ -291,13 +302,13 @@ function diffExtra(before: Record<string, unknown>, after: Record<string, unknow
     if (value === undefined || value === null) continue;
     if (Object.hasOwn(before, key) && same(before[key], value)) continue;
     values ??= {};
-    values[key] = copyPlain(value);
+    setOwn(values, key, copyPlain(value));
   }
   for (const key of Object.keys(before)) {
     if (before[key] === undefined || before[key] === null) continue;
     if (after[key] === undefined || after[key] === null) {
       values ??= {};
-      values[key] = null;
+      setOwn(values, key, null);
     }
   }
   if (values) ops.push({ op: "mergeExtra", values });

@@ -14,7 +14,7 @@ import { startParentWatchdog } from "./watchdog.js";
 
 export { runStdioPlugin, SDK_VERSION, type StdioIO, type StdioPlugin } from "./runtime.js";
 
-/** Exit code of a runner that was given no usable plugin: a broken install, not a crash to restart. */
+/** Exit code of a runner given no usable plugin (before the handshake, so the daemon reports a failed start). */
 export const EXIT_NO_PLUGIN = 2;
 
 function fail(message: string, code = EXIT_NO_PLUGIN): never {

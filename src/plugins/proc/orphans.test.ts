@@ -1,0 +1,38 @@
+/**
+ * Leftovers of an earlier daemon: processes of our user whose environment names this data directory in
+ * HOMEAGENT_PLUGIN_DATA are killed; those of another data directory, or without it, are left alone.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { test } from "node:test";
+import { processAlive } from "../../../test/fixtures/proc-plugins.js";
+import { tempDir } from "../../../test/fixtures/temp-dir.js";
+import { waitFor } from "../../../test/fixtures/wait.js";
+import { killOrphans } from "./orphans.js";
+import { PLUGIN_DATA_ENV } from "./spawn.js";
+
+const sleeper = (env: Record<string, string>): ChildProcess =>
+  spawn("sleep", ["1000"], { env: { ...process.env, ...env }, stdio: "ignore" });
+
+test("only the processes carrying this data directory are killed", { skip: process.platform !== "linux" }, async () => {
+  const mine = tempDir("ha-orphans-");
+  const other = tempDir("ha-orphans-other-");
+  const children = [
+    sleeper({ [PLUGIN_DATA_ENV]: mine }),
+    sleeper({ [PLUGIN_DATA_ENV]: `${mine}/` }),
+    sleeper({ [PLUGIN_DATA_ENV]: other }),
+    sleeper({ [PLUGIN_DATA_ENV]: `${mine}-2` }),
+    sleeper({ OTHER: `${PLUGIN_DATA_ENV}=${mine}` }),
+  ];
+  try {
+    const pids = children.map((c) => c.pid as number);
+    await waitFor(() => pids.every(processAlive), "the children to run");
+    const killed = await killOrphans(mine);
+    assert.deepEqual(killed.sort(), [pids[0]], "only the exact entry (spawn writes the directory resolved)");
+    await waitFor(() => !processAlive(pids[0]), "the leftover to die");
+    assert.ok(pids.slice(1).every(processAlive), "the others live");
+    assert.deepEqual(await killOrphans(mine), [], "nothing left");
+  } finally {
+    for (const c of children) c.kill("SIGKILL");
+  }
+});
