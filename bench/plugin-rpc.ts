@@ -18,7 +18,7 @@ import { percentile } from "./stats.js";
 
 /** Both processes take a few thousand calls to reach their optimised code; a daemon runs warm for months. */
 const WARMUP = 5000;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20_000);
 const RECOVERIES = 10;
 const PAYLOADS = [16, 32 * 1024];
 
