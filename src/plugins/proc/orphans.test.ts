@@ -9,7 +9,7 @@ import { processAlive } from "../../../test/fixtures/proc-plugins.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
 import { killOrphans } from "./orphans.js";
-import { PLUGIN_DATA_ENV } from "./spawn.js";
+import { PLUGIN_DAEMON_ENV, PLUGIN_DATA_ENV, processIdentity } from "./spawn.js";
 
 const sleeper = (env: Record<string, string>): ChildProcess =>
   spawn("sleep", ["1000"], { env: { ...process.env, ...env }, stdio: "ignore" });
@@ -34,5 +34,27 @@ test("only the processes carrying this data directory are killed", { skip: proce
     assert.deepEqual(await killOrphans(mine), [], "nothing left");
   } finally {
     for (const c of children) c.kill("SIGKILL");
+  }
+});
+
+test("processes whose daemon still runs are spared: a second homed on a data dir in use kills nothing", {
+  skip: process.platform !== "linux",
+}, async () => {
+  const mine = tempDir("ha-orphans-live-");
+  const daemon = sleeper({});
+  await waitFor(() => processIdentity(daemon.pid as number) !== undefined, "the stand-in daemon to run");
+  const live = processIdentity(daemon.pid as number) as string;
+  const [spared, orphan] = [
+    sleeper({ [PLUGIN_DATA_ENV]: mine, [PLUGIN_DAEMON_ENV]: live }),
+    // Same pid, another start time: the pid was reused, that daemon is gone.
+    sleeper({ [PLUGIN_DATA_ENV]: mine, [PLUGIN_DAEMON_ENV]: `${daemon.pid}:1` }),
+  ];
+  try {
+    const pids = [spared.pid as number, orphan.pid as number];
+    await waitFor(() => pids.every(processAlive), "the children to run");
+    assert.deepEqual(await killOrphans(mine), [pids[1]]);
+    assert.ok(processAlive(pids[0]), "the live daemon's plugin lives");
+  } finally {
+    for (const c of [daemon, spared, orphan]) c.kill("SIGKILL");
   }
 });

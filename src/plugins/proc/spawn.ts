@@ -7,7 +7,16 @@
  * Each child leads its own process group, so whatever it forks can be killed with it.
  */
 import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, lstatSync, mkdirSync, readlinkSync, symlinkSync, unlinkSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  unlinkSync,
+} from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -23,6 +32,23 @@ export const PLUGIN_NAME_ENV = "HOMEAGENT_PLUGIN";
  * how a later daemon on the same data directory finds what an earlier one left running (orphans.ts).
  */
 export const PLUGIN_DATA_ENV = "HOMEAGENT_PLUGIN_DATA";
+/**
+ * Which daemon started the plugin, as "<pid>:<start time>" (the start time tells a reused pid apart): a
+ * process whose daemon still runs is not an orphan, so a second homed on a data dir in use kills nothing.
+ */
+export const PLUGIN_DAEMON_ENV = "HOMEAGENT_PLUGIN_DAEMON";
+
+/** "<pid>:<start time in clock ticks since boot>" of a live process (Linux); undefined where /proc is not. */
+export function processIdentity(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command (which may hold spaces and parentheses): state is field 3, starttime 22.
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    return start ? `${pid}:${start}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface PluginCommand {
   command: string;
@@ -105,6 +131,7 @@ export function spawnPlugin(opts: SpawnOptions): PluginChild {
       ...process.env,
       [PLUGIN_NAME_ENV]: opts.name,
       [PLUGIN_DATA_ENV]: resolve(opts.dataDir),
+      [PLUGIN_DAEMON_ENV]: processIdentity(process.pid) ?? String(process.pid),
       ...(wrapper ? { [PARENT_DEATH_ENV]: "KILL" } : {}),
     },
     detached: true,
