@@ -40,6 +40,48 @@ let broken;
 /** Script name → (library name → source) it may import(). */
 const libraries = new Map();
 
+/**
+ * wasmoon frees the Lua reference behind each Lua function it hands to JavaScript through a
+ * FinalizationRegistry. On Node 20 a worker terminated while such a registry has cleanup pending can abort
+ * the whole process (V8 asks the platform for a task runner of the isolate being torn down:
+ * "NodePlatform::ForIsolate Assertion failed"), and hostile scripts are terminated mid-call by design. So
+ * in this thread the registry is a sweep of WeakRefs run as registrations pile up: the same references are
+ * freed, and no finalization task is ever posted.
+ */
+class SweptRegistry {
+  #cleanup;
+  #entries = [];
+  #sweepAt = 1024;
+
+  constructor(cleanup) {
+    this.#cleanup = cleanup;
+  }
+
+  register(target, held, token) {
+    this.#entries.push({ ref: new WeakRef(target), held, token });
+    if (this.#entries.length >= this.#sweepAt) this.#sweep();
+  }
+
+  unregister(token) {
+    const before = this.#entries.length;
+    this.#entries = this.#entries.filter((e) => e.token === undefined || e.token !== token);
+    return this.#entries.length !== before;
+  }
+
+  #sweep() {
+    const live = [];
+    const dead = [];
+    for (const e of this.#entries) {
+      if (e.ref.deref() === undefined) dead.push(e.held);
+      else live.push(e);
+    }
+    this.#entries = live;
+    this.#sweepAt = Math.max(1024, this.#entries.length * 2);
+    for (const held of dead) this.#cleanup(held);
+  }
+}
+globalThis.FinalizationRegistry = SweptRegistry;
+
 const engine = await new LuaFactory().createEngine({
   enableProxy: false,
   injectObjects: false,
