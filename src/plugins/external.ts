@@ -183,6 +183,12 @@ export class ExternalPlugin extends ManagedPlugin {
       callTimeoutMs: () => ctx.host.config.getDuration("core.agent.tool_timeout"),
       stageTimeoutMs: () => ctx.host.config.getDuration("core.plugin.stage_timeout"),
       onExit: (info: ExitInfo) => this.exited(gen, info),
+      settingsChanges: (listener) => {
+        const prefix = `plugin.${this.name}.`;
+        return ctx.host.config.onChange((key, value) => {
+          if (key.startsWith(prefix)) listener(key.slice(prefix.length), value);
+        });
+      },
     });
     // The proc host bounds each step itself (handshake, init with the handshake's limit, start); this only
     // guards against it never answering.

@@ -118,6 +118,14 @@ test("reload keeps an unchanged plugin.js running and restarts a changed one", a
   assert.equal(await callTool("echo", { text: "again" }), "again");
 });
 
+test("a plugin.js reads its own setting as it is now: a change from outside reaches its cache", async () => {
+  installFixturePlugin(t.host.dataDir, "echo-ts");
+  await start();
+  assert.equal(await callTool("greeting"), "hello");
+  t.config.set("plugin.echo-ts.greeting", "你好");
+  await waitFor(async () => (await callTool("greeting")) === "你好", "the new value to reach the plugin");
+});
+
 test("critical guard: killed, its stage refuses tool calls saying why; reloaded, it guards again", async () => {
   let ran = 0;
   for (const name of ["echo", "forbidden"]) {

@@ -61,6 +61,11 @@ export interface LaunchOptions {
   stageTimeoutMs?: () => number;
   /** Called once when a launched plugin's process ends (not for a launch that failed: that rejects). */
   onExit(info: ExitInfo): void;
+  /**
+   * Subscribes to changes of the plugin's own settings (relative key, new value); returns the unsubscribe.
+   * Each change is sent as a `settings.changed` notification, so the plugin's cached settings stay current.
+   */
+  settingsChanges?: (listener: (key: string, value: string) => void) => () => void;
 }
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -81,6 +86,7 @@ const STEPS = {
 
 export class PluginProcess {
   readonly pid: number;
+  private offSettings: (() => void) | undefined;
   /** The SDK version the plugin reported in its handshake. */
   sdkVersion = "";
   private readonly child: PluginChild;
@@ -157,6 +163,7 @@ export class PluginProcess {
     const proc = new PluginProcess(opts);
     await proc.boot();
     proc.launched = true;
+    proc.offSettings = opts.settingsChanges?.((key, value) => proc.peer.notify("settings.changed", { key, value }));
     return proc;
   }
 
@@ -281,6 +288,7 @@ export class PluginProcess {
     this.exit = { code, signal, spawnError: spawnError?.message };
     const { name } = this.opts;
     this.peer.close(`plugin "${name}" ${exitText(this.exit)}`);
+    this.offSettings?.();
     this.bridge.close();
     if (this.pid > 0) killGroup(this.pid);
     await drained(this.child, STDERR_DRAIN_MS);

@@ -11,7 +11,7 @@ test("echo-ts registers its tool, stage and channel, and each works, under the m
   const sdk = createMockSDK({ pluginName: "echo-ts" });
   await echo.start(sdk);
   assert.equal(echo.name, "echo-ts");
-  assert.deepEqual([...sdk.tools.keys()], ["echo", "wait"]);
+  assert.deepEqual([...sdk.tools.keys()], ["echo", "wait", "greeting"]);
   assert.equal(await sdk.callTool("echo", { text: "hi there" }), "hi there");
   assert.equal(sdk.tools.get("echo")?.def.cleaner?.("  spaced  "), "spaced");
 

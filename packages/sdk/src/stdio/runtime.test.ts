@@ -144,7 +144,14 @@ test("handshake, init, and start that answers only once the daemon accepted ever
   ]);
   assert.deepEqual(
     child.calls.map((c) => c.method),
-    ["core.registerTool", "core.registerTool", "core.registerStage", "core.registerOutputChannel"],
+    [
+      "core.registerTool",
+      "core.registerTool",
+      "core.registerStage",
+      "core.registerOutputChannel",
+      "core.settings.define",
+      "core.registerTool",
+    ],
   );
   assert.deepEqual(child.calls[2].params, ["pre_action", "global", "pre_action#1"]);
   assert.deepEqual(child.calls[3].params, ["echo-out", 1, "Echoes what it is sent", {}]);

@@ -117,6 +117,7 @@ export function runStdioPlugin(
     },
     onNotification: (method, params) => {
       if (method === "event.deliver" && session) deliverEvent(session.handlers, params, report);
+      if (method === "settings.changed" && session) settingChanged(session, params);
     },
     onProtocolError: (msg) => process.stderr.write(`plugin protocol: ${msg}\n`),
   });
@@ -124,6 +125,12 @@ export function runStdioPlugin(
   io.input.on("end", () => end(0));
   io.output.on("error", () => end(1));
   return ended;
+}
+
+/** `{key, value}` of the plugin's own settings; anything else is ignored (a notification has no answer). */
+function settingChanged(session: ProxySession, raw: unknown): void {
+  const p = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+  if (typeof p.key === "string" && typeof p.value === "string") session.settingChanged(p.key, p.value);
 }
 
 function initParams(raw: unknown): InitParams {

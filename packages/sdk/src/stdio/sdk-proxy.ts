@@ -51,6 +51,8 @@ export interface ProxySession {
    * Called once, when start() returned: later registrations that fail are logged instead.
    */
   settle(): Promise<void>;
+  /** The daemon's `settings.changed`: one of the plugin's own settings was changed (by anyone). */
+  settingChanged(key: string, value: string): void;
 }
 
 type Args = unknown[];
@@ -234,7 +236,7 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
     if (first) throw first;
   };
 
-  return { sdk, handlers, settle };
+  return { sdk, handlers, settle, settingChanged: (key, value) => void settings.set(key, value) };
 }
 
 /** Injects over the wire: the abort signal becomes `$/cancel`; onQueued cannot cross the process boundary. */
