@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 /**
  * homed: the HomeAgent daemon. `homed [--data DIR]`; logs go to stderr; SIGINT/SIGTERM stop it cleanly.
+ * `homed --reset-credentials` makes a new admin password and API key and exits.
  */
 import { parseArgs } from "node:util";
 import { setFlagsFromString } from "node:v8";
+import { Auth } from "../daemon/auth.js";
 import { type Daemon, startDaemon } from "../daemon/bootstrap.js";
-import { resolveDataDir } from "../daemon/paths.js";
+import { prepareDataDir, resolveDataDir } from "../daemon/paths.js";
 import { errorMessage } from "../util/errors.js";
 import { VERSION } from "../version.js";
 
-const USAGE = `usage: homed [--data DIR]
+const USAGE = `usage: homed [--data DIR] [--reset-credentials]
 
-  --data DIR   data directory (default: $HOMEAGENT_DATA or ~/.homeagent)
-  --version    print the version
-  --help       this text
+  --data DIR            data directory (default: $HOMEAGENT_DATA or ~/.homeagent)
+  --reset-credentials   make a new admin password and API key, write them to DIR/credentials, exit
+  --version             print the version
+  --help                this text
 
 Configure an LLM with HOMEAGENT_LLM_BASE_URL, HOMEAGENT_LLM_API_KEY and HOMEAGENT_LLM_MODEL,
 then talk to the daemon with \`waiter\`.`;
@@ -36,6 +39,7 @@ async function main(): Promise<void> {
   }
   if (args.values.help) return void process.stdout.write(`${USAGE}\n`);
   if (args.values.version) return void process.stdout.write(`homed ${VERSION}\n`);
+  if (args.values["reset-credentials"]) return resetCredentials(resolveDataDir(args.values.data));
 
   // Signals are handled from the start: one that arrives while the daemon is starting stops it as soon
   // as it is up, instead of killing it halfway through (Node's default for SIGTERM).
@@ -76,11 +80,25 @@ function parse() {
   return parseArgs({
     options: {
       data: { type: "string" },
+      "reset-credentials": { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },
     strict: true,
   });
+}
+
+/** Works beside a running daemon too: it re-reads the credentials on every check. */
+async function resetCredentials(dataDir: string): Promise<void> {
+  process.umask(0o077);
+  const { paths } = prepareDataDir(dataDir);
+  const auth = Auth.open({ dataDir: paths.root, configDb: paths.configDb });
+  try {
+    const file = await auth.resetCredentials();
+    process.stdout.write(`new admin password and API key written to ${file}\n`);
+  } finally {
+    auth.close();
+  }
 }
 
 function describe(err: unknown): string {

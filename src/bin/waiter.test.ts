@@ -76,10 +76,11 @@ class FakeDaemon {
             socket.destroy();
             return;
           } else if (line === "last words") {
-            // A daemon that stops: it answers, then says why it closes, with nothing left to answer.
-            send({ type: "response", content: "ok" });
-            send({ type: "error", error: "homed is shutting down" });
-            socket.end();
+            // A daemon that stops: it answers, then says why it closes, with nothing left to answer. One write,
+            // so waiter reads the notice before it could send its next line (which the notice would answer).
+            socket.end(
+              `${JSON.stringify({ type: "response", content: "ok" })}\n${JSON.stringify({ type: "error", error: "homed is shutting down" })}\n`,
+            );
           } else if (line === "hold") {
             socket.once("close", () => this.abandoned++);
           } else {

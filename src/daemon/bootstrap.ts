@@ -20,6 +20,7 @@ import type { PluginHost } from "../plugins/sdk-impl.js";
 import { errorMessage } from "../util/errors.js";
 import { userZone } from "../util/time-zone.js";
 import { VERSION } from "../version.js";
+import { Auth } from "./auth.js";
 import { startLlmSources } from "./llm-sources.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
@@ -42,6 +43,7 @@ export interface DaemonOptions {
 export interface Daemon {
   paths: DataPaths;
   config: ConfigRegistry;
+  auth: Auth;
   agent: Agent;
   llm: ProviderManager;
   plugins: PluginRegistry;
@@ -77,6 +79,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       `made ${corrected.length} file(s) in ${paths.root} private (0700 folders, 0600 files); they were readable by others, e.g. ${corrected[0]}`,
     );
   }
+
+  const auth = Auth.open({ dataDir: paths.root, configDb: paths.configDb, env });
+  const credentials = await auth.ensureCredentials();
+  if (credentials.created) log.info(`first start: the admin password and API key are in ${credentials.file}`);
 
   installBundledAdapters(paths.root);
   const sources = await startLlmSources({
@@ -168,6 +174,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   return {
     paths,
     config,
+    auth,
     agent,
     llm,
     plugins,
@@ -184,6 +191,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       await ready.close();
       await memory.close();
       memoryDb.close();
+      auth.close();
       config.close();
     },
   };
