@@ -4,11 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import Database from "better-sqlite3";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { startDaemon } from "./bootstrap.js";
+import { makePrivate } from "./paths.js";
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -51,4 +52,18 @@ test("a new data dir is created private, and files the daemon creates later are 
   } finally {
     await d.stop();
   }
+});
+
+test("making the data dir private keeps a plugin's plugin.bin executable by its owner", () => {
+  const dataDir = tempDir("ha-perms-bin-");
+  const bin = join(dataDir, "plugins", "weather", "plugin.bin");
+  mkdirSync(dirname(bin), { recursive: true });
+  writeFileSync(bin, "#!/bin/sh\n");
+  chmodSync(bin, 0o755);
+  const data = join(dataDir, "plugins", "weather", "plugin.json");
+  writeFileSync(data, "{}");
+  chmodSync(data, 0o644);
+  makePrivate(dataDir);
+  assert.equal(mode(bin), 0o700, "group and others lose access, the owner keeps execute");
+  assert.equal(mode(data), 0o600);
 });

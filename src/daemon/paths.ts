@@ -49,13 +49,16 @@ export function prepareDataDir(root: string): PreparedDataDir {
   return { paths, corrected: makePrivate(root) };
 }
 
-/** chmods `dir` and everything under it to owner-only; returns what it changed. Symlinks are not followed. */
+/**
+ * chmods `dir` and everything under it to owner-only; returns what it changed. Symlinks are not followed. A
+ * file the owner may execute keeps that bit (0700): a plugin's `plugin.bin` must stay runnable.
+ */
 export function makePrivate(dir: string): string[] {
   const corrected: string[] = [];
   const visit = (path: string) => {
     const st = lstatSync(path);
     if (st.isSymbolicLink() || st.isSocket()) return;
-    const want = st.isDirectory() ? DIR_MODE : FILE_MODE;
+    const want = st.isDirectory() ? DIR_MODE : FILE_MODE | (st.mode & 0o100);
     if ((st.mode & 0o777) !== want) {
       chmodSync(path, want);
       corrected.push(path);
