@@ -1,7 +1,7 @@
 /**
  * A subprocess plugin in a real `homed`: echo-ts installed as `<data>/plugins/echo-ts/plugin.js` is found
  * and started; the fake LLM calls its tool and the reply uses the result; killed with SIGKILL, it is
- * restarted, and the next message calls it again. The crash is announced on the bus the way a user sees it.
+ * restarted, and the next message calls it again. A plugin.bin (echo-py) runs under a real homed too.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -78,4 +78,23 @@ test("a plugin killed with SIGKILL is restarted and the next message calls it ag
   const again = await askEcho("still there?");
   assert.equal(again.toolResult, "still there?");
   assert.equal(again.reply, "the plugin said: still there?");
+});
+
+test("a plugin.bin (echo-py, Python) in <data>/plugins runs under a real homed: still executable after start-up", async () => {
+  const dir = tempDir("ha-plugin-e2e-bin-");
+  installFixturePlugin(dir, "echo-py");
+  const other = await startHomedOn(dir, { HOMEAGENT_LLM_BASE_URL: fake.url, HOMEAGENT_LLM_MODEL: "fake-model" });
+  const lines = await CliLines.open(other.socket);
+  try {
+    const listing = await lines.text("/plugins");
+    assert.match(listing, /^echo-py \[bin 0\.1\.0\]: running/m, listing);
+    fake.enqueue({ toolCalls: [{ name: "echo", arguments: { text: "从 Python 来" } }] }, { text: "done" });
+    assert.equal(await lines.text("echo this", 20_000), "done");
+    const chats = fake.requests.filter((r) => r.method === "POST");
+    const body = chats.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> } | undefined;
+    assert.equal(body?.messages.find((m) => m.role === "tool")?.content, "从 Python 来");
+  } finally {
+    lines.close();
+    await other.stop();
+  }
 });
