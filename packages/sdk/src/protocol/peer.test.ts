@@ -167,12 +167,18 @@ test("a late answer to a call given up on is dropped quietly", async () => {
   const late = new Promise<void>((resolve) => {
     answered = resolve;
   });
+  let gaveUp: () => void = () => {};
+  const callerGaveUp = new Promise<void>((resolve) => {
+    gaveUp = resolve;
+  });
+  // The handler answers only once the caller has stopped waiting: the answer is late by construction.
   const { a, problems } = pair(never, async () => {
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await callerGaveUp;
     setImmediate(answered);
     return "too late";
   });
   await assert.rejects(a.call("slow", undefined, { timeoutMs: 5 }), /no answer within 5 ms/);
+  gaveUp();
   await late;
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(problems, []);
