@@ -21,12 +21,15 @@ export interface LogRateOptions {
   perSecond?: number;
   burst?: number;
   quietMs?: number;
+  /** The line that sums up `n` suppressed lines; default names the plugin and the rate. */
+  summary?: (n: number) => string;
 }
 
 export class LogRate {
   private readonly perSecond: number;
   private readonly burst: number;
   private readonly quietMs: number;
+  private readonly summary: (n: number) => string;
   private tokens: number;
   private refilled = Date.now();
   private suppressed = 0;
@@ -35,13 +38,17 @@ export class LogRate {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly plugin: string,
+    plugin: string,
     private readonly log: Logger,
     opts: LogRateOptions = {},
   ) {
     this.perSecond = opts.perSecond ?? LOG_LINES_PER_SECOND;
     this.burst = opts.burst ?? LOG_BURST_LINES;
     this.quietMs = opts.quietMs ?? QUIET_MS;
+    this.summary =
+      opts.summary ??
+      ((n) =>
+        `${n} lines from plugin "${plugin}" suppressed: it logged more than ${this.perSecond} lines/s (core.log and stderr together)`);
     this.tokens = this.burst;
   }
 
@@ -83,9 +90,7 @@ export class LogRate {
 
   private summarize(): void {
     if (this.suppressed === 0) return;
-    this.log.warn(
-      `${this.suppressed} lines from plugin "${this.plugin}" suppressed: it logged more than ${this.perSecond} lines/s (core.log and stderr together)`,
-    );
+    this.log.warn(this.summary(this.suppressed));
     this.suppressed = 0;
   }
 
