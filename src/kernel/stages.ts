@@ -33,6 +33,7 @@ import type { MutableStageContext } from "./types.js";
 type Invoke = (ctx: MutableStageContext, gate: StageGate, stage: Stage) => Promise<StagePatch>;
 
 /** A handler in another process: it gets a JSON snapshot and answers with a patch. */
+/** `snapshot` is shared by every remote handler of the run: send it, never change it. */
 export type RemoteStageHandler = (snapshot: StageSnapshot, signal: AbortSignal) => Promise<StagePatch>;
 
 interface Registration {
@@ -119,6 +120,22 @@ class StageSignal {
   }
 }
 
+/**
+ * The JSON snapshot of a stage run's context, made once for all its remote handlers: the context does not
+ * change while they run (patches are applied after), and with many subprocess handlers and large tool
+ * results, copying it per handler was the stage's main cost.
+ */
+const runSnapshots = new WeakMap<MutableStageContext, StageSnapshot>();
+
+function runSnapshot(ctx: MutableStageContext): StageSnapshot {
+  let snapshot = runSnapshots.get(ctx);
+  if (!snapshot) {
+    snapshot = snapshotStage(ctx);
+    runSnapshots.set(ctx, snapshot);
+  }
+  return snapshot;
+}
+
 const stageSignals = new WeakMap<StageContext, StageSignal>();
 
 type Settled = { ok: true; patch: StagePatch } | { ok: false; err: unknown };
@@ -189,7 +206,7 @@ export class StageHost {
    * in-process one. Its patch is checked before use; a bad one counts as the handler's error.
    */
   registerRemote(plugin: string, stage: Stage, fn: RemoteStageHandler, scope: StageScope = "global"): () => void {
-    return this.add(plugin, stage, scope, async (ctx) => checkPatch(await fn(snapshotStage(ctx), ctx.signal)));
+    return this.add(plugin, stage, scope, async (ctx) => checkPatch(await fn(runSnapshot(ctx), ctx.signal)));
   }
 
   /**
@@ -243,6 +260,7 @@ export class StageHost {
     const signal = stageSignals.get(ctx);
     if (regs.length > 0) {
       signal?.renew();
+      runSnapshots.delete(ctx);
       const timeoutMs = Math.min(MAX_TIMER_MS, Math.max(1, this.opts.timeoutMs()));
       const gates: StageGate[] = regs.map(() => ({ open: true }));
       const settled = await settleWithin(
