@@ -32,8 +32,10 @@ import type { MutableStageContext } from "./types.js";
 /** Runs one registration on `ctx` and resolves with its patch. */
 type Invoke = (ctx: MutableStageContext, gate: StageGate, stage: Stage) => Promise<StagePatch>;
 
-/** A handler in another process: it gets a JSON snapshot and answers with a patch. */
-/** `snapshot` is shared by every remote handler of the run: send it, never change it. */
+/**
+ * A handler in another process: it gets a JSON snapshot and answers with a patch. The snapshot is shared by
+ * every remote handler of the run: send it, never change it.
+ */
 export type RemoteStageHandler = (snapshot: StageSnapshot, signal: AbortSignal) => Promise<StagePatch>;
 
 interface Registration {
