@@ -8,8 +8,11 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type {
+  AdaptersAPI,
+  AuthAPI,
   DocMemoryAPI,
   KernelStatus,
+  KnowledgeAPI,
   LlmAPI,
   Logger,
   MemoryAPI,
@@ -41,8 +44,13 @@ export interface PluginManagerHost {
   reload(name?: string): Promise<ReloadReport>;
 }
 
+/** The daemon's auth module as servers use it; `required` / `verify` (the cli socket's rule) are kept here. */
+export type AuthHost = Omit<AuthAPI, "required" | "verify">;
+
 export interface PluginHost {
   agent: Agent;
+  auth: AuthHost;
+  adapters: AdaptersAPI;
   config: ConfigRegistry;
   dataDir: string;
   logger(scope: string): Logger;
@@ -53,6 +61,8 @@ export interface PluginHost {
   memory?: MemoryHost;
   /** Read on every call: set once the registry exists; absent = plugins cannot be managed. */
   plugins?: PluginManagerHost;
+  /** Read on every call: the knowledge base opens after the plugins start; absent until then. */
+  knowledge?: KnowledgeAPI;
 }
 
 export interface PluginBinding {
@@ -85,6 +95,13 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     throw new HomeAgentError({
       code: "plugin_mgr_unavailable",
       message: "plugin management is not available yet: the plugin registry has not started",
+    });
+  };
+  const knowledge = (): KnowledgeAPI => {
+    if (host.knowledge) return host.knowledge;
+    throw new HomeAgentError({
+      code: "knowledge_unavailable",
+      message: "the knowledge base is not open yet (it opens after the plugins start); try again in a moment",
     });
   };
   const memory = (): MemoryHost => {
@@ -146,19 +163,27 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     config: {
       list: (prefix) => config.list(prefix),
       set: (key, value) => config.set(key, value),
+      defs: (prefix) => config.defInfos(prefix),
     },
     auth: {
       required: () => apiKey(config) !== "",
       verify: (key) => verifyKey(apiKey(config), key),
+      verifyApiKey: (key) => host.auth.verifyApiKey(key),
+      login: (user, password, address) => host.auth.login(user, password, address),
+      session: (id) => host.auth.session(id),
+      verifyCsrf: (id, token) => host.auth.verifyCsrf(id, token),
+      logout: (id) => host.auth.logout(id),
     },
     kernel: {
       status: () => host.status(),
       toolNames: () => agent.tools.names(),
       context: () => agent.lastContext(),
+      preview: (query) => agent.previewContext(query),
     },
     llm: {
       sources: () => host.llm.sources(),
       use: (source) => host.llm.use(source),
+      test: (source, opts) => host.llm.test(source, opts),
     },
     memory: {
       recall: async (query, opts) => memory().memory.recall(query, opts),
@@ -166,6 +191,9 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       list: async (opts) => memory().memory.list(opts),
       timeline: async () => memory().memory.timeline(),
       stats: async () => memory().memory.stats(),
+      graph: async (opts) => memory().memory.graph(opts),
+      history: async (opts) => memory().memory.history(opts),
+      commit: async (triples, opts) => memory().memory.commit(triples, opts),
       runLoop: async (loop) => memory().memory.runLoop(loop),
       forget: async (query, opts) => memory().memory.forget(query, opts),
     },
@@ -192,6 +220,19 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
         await plugins().disable(target, name);
       },
       reload: async (target) => plugins().reload(target),
+    },
+    knowledge: {
+      tree: async () => knowledge().tree(),
+      get: async (path) => knowledge().get(path),
+      put: async (path, content) => knowledge().put(path, content),
+      delete: async (path) => knowledge().delete(path),
+      search: async (query, limit) => knowledge().search(query, limit),
+    },
+    adapters: {
+      list: () => host.adapters.list(),
+      get: (adapter) => host.adapters.get(adapter),
+      put: (adapter, code) => host.adapters.put(adapter, code),
+      delete: (adapter) => host.adapters.delete(adapter),
     },
     setAutoRestart: (on) => {
       if (typeof on !== "boolean") {

@@ -3,11 +3,14 @@
  * Names follow the HomeAgent architecture document (PluginSDK, StageContext, output channels).
  */
 
+import type { AdaptersAPI } from "./adapters.js";
+import type { AuthAPI } from "./auth.js";
 import type { EmbeddingFactory } from "./embedding.js";
+import type { KnowledgeAPI } from "./knowledge.js";
 import type { DocMemoryAPI, MemoryAPI, SocialAPI } from "./memory.js";
 import type { PluginMgrAPI } from "./plugins.js";
 import type { ConfigAPI, SettingsAPI } from "./settings.js";
-import type { ContextReport, KernelStatus, LlmAPI } from "./status.js";
+import type { ContextPreview, ContextReport, KernelStatus, LlmAPI } from "./status.js";
 
 /** The seven stage hooks, in the order one input passes through them. */
 export const STAGES = [
@@ -249,6 +252,17 @@ export interface InjectOptions {
    * then says it was cancelled (e.g. the client that asked has gone away).
    */
   signal?: AbortSignal;
+  /**
+   * The conversation so far as the client keeps it (an OpenAI-style `messages` array without its last user
+   * message): shown to the model as this input's timeline instead of the daemon's context window; `system`
+   * messages join the prompt as context. At most 256 messages and 256 KiB, or the input is refused.
+   */
+  history?: ContextMessage[];
+  /**
+   * Not recorded in memory at all: the input and its reply are neither added to the context window nor
+   * logged, so nothing is archived or distilled (the client keeps its own history). Implies noMemory.
+   */
+  transient?: boolean;
 }
 
 export interface InputReply {
@@ -316,10 +330,18 @@ export interface PluginSDK {
 
   /** Capability `settings_cross`. */
   config: ConfigAPI;
-  /** Capability `auth`. Checks a client's API key against the daemon's; always true when no key is configured. */
-  auth: { required(): boolean; verify(key: string): boolean };
-  /** Capability `kernel_status`. `context()`: the last request's tokens per section; null before the first. */
-  kernel: { status(): KernelStatus; toolNames(): string[]; context(): ContextReport | null };
+  /** Capability `auth`: API keys, logins and sessions, the cli socket's key. */
+  auth: AuthAPI;
+  /**
+   * Capability `kernel_status`. `context()`: the last request's tokens per section; null before the first.
+   * `preview(query)` needs `memory` (it shows memory's contents): what would be sent for `query` now.
+   */
+  kernel: {
+    status(): KernelStatus;
+    toolNames(): string[];
+    context(): ContextReport | null;
+    preview(query: string): Promise<ContextPreview>;
+  };
   /** `sources()` needs `kernel_status`, `use()` needs `llm_admin`. */
   llm: LlmAPI;
   /**
@@ -333,6 +355,10 @@ export interface PluginSDK {
   social: SocialAPI;
   /** Capability `plugin_mgr`: list, enable, disable and reload plugins. */
   pluginMgr: PluginMgrAPI;
+  /** Capability `knowledge`: the knowledge base's tree, items and search. */
+  knowledge: KnowledgeAPI;
+  /** Capability `llm_admin`: the Lua provider adapters. */
+  adapters: AdaptersAPI;
 
   /**
    * Capability `core`. Whether the daemon restarts this plugin after it crashes (default on). Off suits a
@@ -377,6 +403,8 @@ export function definePlugin(def: PluginDefinition): Plugin {
   };
 }
 
+export type { AdapterInfo, AdaptersAPI } from "./adapters.js";
+export type { AuthAPI, AuthSession } from "./auth.js";
 export { CAPABILITIES, type Capability } from "./capabilities.js";
 export {
   EMBEDDING_SPECIFICATION_VERSION,
@@ -392,19 +420,31 @@ export type {
   DocMemoryAPI,
   ForgetCounts,
   ForgetReport,
+  HistoryEntry,
   MemoryAPI,
   MemoryDoc,
   MemoryEntity,
   MemoryEvent,
+  MemoryGraphPage,
   MemoryItem,
   MemoryKind,
   MemoryLoop,
   MemoryRelation,
   MemoryStats,
+  MemoryTriple,
   PersonInfo,
   PersonNetwork,
   SocialAPI,
 } from "./memory.js";
+export type { KnowledgeAPI, KnowledgeEntry, KnowledgeNode, KnowledgeSearchHit } from "./knowledge.js";
 export type { PluginInfo, PluginKind, PluginMgrAPI, PluginState, ReloadReport } from "./plugins.js";
-export type { ConfigAPI, ConfigEntry, ConfigType, SettingDef, SettingsAPI } from "./settings.js";
-export type { ContextReport, EmbeddingStatusInfo, KernelStatus, LlmAPI, LlmSourceStatus } from "./status.js";
+export type { ConfigAPI, ConfigDefInfo, ConfigEntry, ConfigType, SettingDef, SettingsAPI } from "./settings.js";
+export type {
+  ContextPreview,
+  ContextReport,
+  EmbeddingStatusInfo,
+  KernelStatus,
+  LlmAPI,
+  LlmSourceStatus,
+  LlmTestResult,
+} from "./status.js";

@@ -95,6 +95,40 @@ export interface ForgetReport {
   samples: string[];
 }
 
+/** One page of the graph: entities as nodes, active relations among them (and to them) as edges. */
+export interface MemoryGraphPage {
+  /** Most mentioned first. */
+  nodes: MemoryEntity[];
+  /** Relations whose subject or object is on this page. */
+  edges: MemoryRelation[];
+  /** Entities in the whole graph. */
+  total: number;
+}
+
+/** A fact to write into the graph, as the memory_commit tool takes it. */
+export interface MemoryTriple {
+  subject: string;
+  relation: string;
+  object: string;
+  /** 0..1; default 0.9 (told by the user). */
+  confidence?: number;
+}
+
+/** One exchange of a conversation, as memory holds it (the context window, then archived turns). */
+export interface HistoryEntry {
+  /** `ctx:<eventId>` while in the context window, `turn:<turnId>` once archived. */
+  id: string;
+  /** Unix milliseconds of the input. */
+  ts: number;
+  source: string;
+  channel: string;
+  input: string;
+  /** "" while unanswered. */
+  response: string;
+  /** Why the input got no reply, when it got none. */
+  unanswered?: string;
+}
+
 export interface MemoryAPI {
   /** Graph facts about the query's keywords, breadth-first to `depth` (default 2). */
   recall(query: string, opts?: { depth?: number }): Promise<{ entities: MemoryEntity[]; relations: MemoryRelation[] }>;
@@ -114,6 +148,16 @@ export interface MemoryAPI {
   /** The context window, oldest first. */
   timeline(): Promise<MemoryEvent[]>;
   stats(): Promise<MemoryStats>;
+  /** One page of the graph, most mentioned entities first; `limit` default 200, at most 1000. */
+  graph(opts?: { offset?: number; limit?: number }): Promise<MemoryGraphPage>;
+  /**
+   * The conversation of the sources starting with `source` (e.g. "webui"), newest first, older than
+   * `before` (unix ms); `limit` default 50, at most 200. Read from memory itself, so what `forget` removed
+   * is gone here too.
+   */
+  history(opts?: { source?: string; before?: number; limit?: number }): Promise<{ items: HistoryEntry[]; more: boolean }>;
+  /** Capability `memory_admin`: writes facts into the graph as the user's own (at most 100 per call). */
+  commit(triples: MemoryTriple[], opts?: { sentence?: string }): Promise<{ added: number; updated: number }>;
   /** Capability `memory_admin`: runs one heartbeat loop now. */
   runLoop(name: MemoryLoop): Promise<{ loop: string; summary: string }>;
   /**

@@ -57,8 +57,25 @@ export interface ConfigEntry {
   category: string;
 }
 
+/**
+ * A definition as a settings form needs it. A key with a `*` segment is a template (e.g.
+ * `core.llm.sources.*.base_url`): the `*` stands for a name the user picks.
+ */
+export interface ConfigDefInfo extends SettingDef {
+  /** Shown masked (at most the last four characters) everywhere. */
+  secret: boolean;
+  /** Set by this environment variable, which wins over any stored value. */
+  env?: string;
+}
+
 /** Daemon-wide configuration, every namespace: capability `settings_cross` (cli, webui). */
 export interface ConfigAPI {
   list(prefix?: string): ConfigEntry[];
+  /**
+   * Validated exactly as `/settings set` is; throws with the reason when refused. "" deletes a stored
+   * value (the default applies again).
+   */
   set(key: string, value: string): void;
+  /** The definitions (templates included) under `prefix`, not hidden ones. */
+  defs(prefix?: string): ConfigDefInfo[];
 }

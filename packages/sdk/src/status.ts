@@ -13,6 +13,8 @@ export interface KernelStatus {
   llm: { sources: Array<{ name: string; model: string; available: boolean; lastError?: string }> };
   plugins: PluginInfo[];
   embedding: EmbeddingStatusInfo;
+  /** The event bus: events published since start (the last `seq`) and handlers subscribed now. */
+  events: { published: number; subscribers: number };
   /** Settings whose stored value is invalid: the default is in effect for each, and `message` says why. */
   configProblems: Array<{ key: string; message: string }>;
 }
@@ -36,6 +38,17 @@ export interface ContextReport {
   sections: Array<{ name: string; tokens: number; budget: number }>;
   toolsOffered: number;
   toolsTotal: number;
+}
+
+/**
+ * What the daemon would send the model if `query` arrived now as a user message: the request's messages
+ * section by section, with their tokens. Nothing is run and nothing is recorded.
+ */
+export interface ContextPreview {
+  query: string;
+  contextWindow: number;
+  budget: number;
+  sections: Array<{ name: string; tokens: number; budget: number; text: string }>;
 }
 
 /** The embedding tier in use, and every tier above it that is not, with the reason. */
@@ -81,4 +94,20 @@ export interface LlmAPI {
    * core.llm.provider); "" = priority order.
    */
   use(name: string): void;
+  /**
+   * Capability `llm_admin`. Sends one tiny request ("Reply with OK.") to this source alone, past its
+   * cooldown, within `timeoutMs` (default 20 s, at most 60 s); never throws for a failing source.
+   */
+  test(name: string, opts?: { timeoutMs?: number }): Promise<LlmTestResult>;
+}
+
+export interface LlmTestResult {
+  source: string;
+  ok: boolean;
+  latencyMs: number;
+  model: string;
+  /** The start of the reply, when ok. */
+  reply?: string;
+  /** Why it failed, when not ok (secrets masked). */
+  error?: string;
 }

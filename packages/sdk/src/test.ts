@@ -11,8 +11,12 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type {
+  AdaptersAPI,
   AgentEvent,
+  AuthAPI,
+  ConfigDefInfo,
   ConfigEntry,
+  ContextPreview,
   ContextReport,
   DocMemoryAPI,
   EmbeddingFactory,
@@ -22,6 +26,8 @@ import type {
   InputChannelOptions,
   InputReply,
   KernelStatus,
+  KnowledgeAPI,
+  LlmAPI,
   LlmSourceStatus,
   Logger,
   MemoryAPI,
@@ -88,6 +94,19 @@ export interface MockSDKOptions {
   social?: Partial<SocialAPI>;
   /** What `pluginMgr.list()` starts with; default this plugin alone, running. */
   plugins?: PluginInfo[];
+  /**
+   * Answers of `auth` beyond `required` / `verify` (which follow `apiKey`); a method not given throws
+   * (or rejects) with code "unavailable".
+   */
+  auth?: Partial<Omit<AuthAPI, "required" | "verify">>;
+  knowledge?: Partial<KnowledgeAPI>;
+  adapters?: Partial<AdaptersAPI>;
+  /** What `llm.test` answers; default: it rejects with code "unavailable". */
+  llmTest?: LlmAPI["test"];
+  /** What `kernel.preview` answers; default: it rejects with code "unavailable". */
+  preview?: (query: string) => Promise<ContextPreview>;
+  /** Definitions for `config.defs`; default none. */
+  configDefs?: ConfigDefInfo[];
 }
 
 export interface MockSDK extends PluginSDK {
@@ -274,15 +293,22 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
         if (!entry) throw Object.assign(new Error(`unknown config key ${key}`), { code: "config_unknown_key" });
         entry.value = value;
       },
+      defs: (prefix) => (opts.configDefs ?? []).filter((d) => !prefix || d.key.startsWith(prefix)),
     },
     auth: {
       required: () => mock.apiKey !== "",
       verify: (key) => mock.apiKey === "" || key === mock.apiKey,
+      verifyApiKey: (key) => given(opts.auth, "auth", "verifyApiKey")(key),
+      login: (user, password, address) => given(opts.auth, "auth", "login")(user, password, address),
+      session: (id) => given(opts.auth, "auth", "session")(id),
+      verifyCsrf: (id, token) => given(opts.auth, "auth", "verifyCsrf")(id, token),
+      logout: (id) => given(opts.auth, "auth", "logout")(id),
     },
     kernel: {
       status: () => ({ ...defaultStatus(mock), ...opts.status }),
       toolNames: () => opts.toolNames ?? [...mock.tools.keys()],
       context: () => opts.context ?? null,
+      preview: async (query) => given(opts, "kernel", "preview")(query),
     },
     llm: {
       sources: () => (opts.llmSources ?? []).map((s) => ({ ...s, preferred: s.name === mock.preferredSource })),
@@ -292,6 +318,7 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
         }
         mock.preferredSource = source;
       },
+      test: async (source, o) => given(opts, "llm", "llmTest")(source, o),
     },
     memory: {
       recall: (query, o) => answer(opts.memory, "memory", "recall")(query, o),
@@ -299,6 +326,9 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
       list: (o) => answer(opts.memory, "memory", "list")(o),
       timeline: () => answer(opts.memory, "memory", "timeline")(),
       stats: () => answer(opts.memory, "memory", "stats")(),
+      graph: (o) => answer(opts.memory, "memory", "graph")(o),
+      history: (o) => answer(opts.memory, "memory", "history")(o),
+      commit: (triples, o) => answer(opts.memory, "memory", "commit")(triples, o),
       runLoop: (loop) => answer(opts.memory, "memory", "runLoop")(loop),
       forget: (query, o) => answer(opts.memory, "memory", "forget")(query, o),
     },
@@ -324,6 +354,19 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
         if (target !== undefined && external.length === 0) throw new Error(`no external plugin named "${target}"`);
         return { reloaded: external.map((p) => p.name), unchanged: [], added: [], removed: [], failed: [] };
       },
+    },
+    knowledge: {
+      tree: () => given(opts.knowledge, "knowledge", "tree")(),
+      get: (path) => given(opts.knowledge, "knowledge", "get")(path),
+      put: (path, content) => given(opts.knowledge, "knowledge", "put")(path, content),
+      delete: (path) => given(opts.knowledge, "knowledge", "delete")(path),
+      search: (query, limit) => given(opts.knowledge, "knowledge", "search")(query, limit),
+    },
+    adapters: {
+      list: () => given(opts.adapters, "adapters", "list")(),
+      get: (adapter) => given(opts.adapters, "adapters", "get")(adapter),
+      put: (adapter, code) => given(opts.adapters, "adapters", "put")(adapter, code),
+      delete: (adapter) => given(opts.adapters, "adapters", "delete")(adapter),
     },
     setAutoRestart: (on) => {
       mock.autoRestart = on;
@@ -363,6 +406,15 @@ function answer<T extends object, K extends keyof T>(
   return call as never;
 }
 
+/** The test's function for one member, or one that throws (code "unavailable") saying the mock was given none. */
+function given<T extends object, K extends keyof T>(api: T | undefined, group: string, member: K): NonNullable<T[K]> {
+  const fn = api?.[member];
+  if (typeof fn === "function") return fn as NonNullable<T[K]>;
+  return (() => {
+    throw Object.assign(new Error(`the mock SDK was given no ${group}.${String(member)}`), { code: "unavailable" });
+  }) as NonNullable<T[K]>;
+}
+
 function pluginInfo(name: string): PluginInfo {
   return {
     name,
@@ -392,6 +444,7 @@ function defaultStatus(mock: MockSDK): KernelStatus {
     llm: { sources: mock.llm.sources() },
     plugins: mock.pluginMgr.list(),
     embedding: { active: "lexical", fingerprint: "lexical:test", dimension: 0, degraded: [] },
+    events: { published: 0, subscribers: mock.subscriptions.length },
     configProblems: [],
   };
 }

@@ -324,6 +324,10 @@ function injectOptions(method: string, raw: Record<string, unknown> | undefined,
   const opts: InjectOptions = signal ? { signal } : {};
   if (!raw) return opts;
   if (field(method, raw, "noMemory", "boolean?") === true) opts.noMemory = true;
+  if (field(method, raw, "transient", "boolean?") === true) opts.transient = true;
+  // The kernel checks the messages' shape and size, for every plugin alike.
+  const history = field(method, raw, "history", "array?") as InjectOptions["history"];
+  if (history !== undefined) opts.history = history;
   for (const key of ["outputChannel", "userId", "groupId"] as const) {
     const value = field(method, raw, key, "string?") as string | undefined;
     if (value !== undefined) opts[key] = value;

@@ -1,0 +1,82 @@
+/**
+ * What every part of the web UI server shares: the Hono environment (who the request is authenticated as),
+ * the dependencies route groups get, and the one error shape (`{error: {code, message}}` with an HTTP
+ * status). Route groups throw ApiError; the app's error handler turns it, and anything else, into JSON.
+ */
+import type { AuthSession, PluginSDK } from "@homeagent/sdk";
+import type { Hono } from "hono";
+
+/** How a request proved who it is: "session" (cookie), "key" (X-API-Key or Bearer), "none" (public route). */
+export type AuthKind = "session" | "key" | "none";
+
+export interface WebEnv {
+  Variables: {
+    authKind: AuthKind;
+    /** Set when authKind is "session". */
+    session?: AuthSession;
+    /** The client's address, for the request log and the login limit. */
+    clientAddress: string;
+  };
+}
+
+export type WebApp = Hono<WebEnv>;
+
+/** Limits of the server; every one has a clear error when hit. Defaults in limits.ts. */
+export interface WebLimits {
+  /** JSON bodies. */
+  maxJsonBytes: number;
+  /** One uploaded file (chat/file). */
+  maxUploadBytes: number;
+  /** All of `<data>/workspace/uploads/` together. */
+  uploadQuotaBytes: number;
+  /** Concurrent SSE clients. */
+  maxSseClients: number;
+  /** Events queued for one SSE client before further ones are dropped (and counted). */
+  sseQueue: number;
+  sseHeartbeatMs: number;
+  /** Replayable events kept for Last-Event-ID. */
+  sseRing: number;
+  /** A sync chat (or a non-streaming completion) that takes longer is answered 504. */
+  chatTimeoutMs: number;
+}
+
+/** The SSE hub's counters, for `/api/v1/kernel` and `/api/v1/runtime`. */
+export interface SseStats {
+  clients: number;
+  maxClients: number;
+  /** Events written to clients since start. */
+  sent: number;
+  /** Events dropped because a client's queue was full, since start. */
+  dropped: number;
+  /** Events sent again after a Last-Event-ID. */
+  replayed: number;
+  /** Replayable events held now. */
+  ring: number;
+}
+
+export interface WebDeps {
+  sdk: PluginSDK;
+  limits: WebLimits;
+  /** Unix ms when the plugin started. */
+  startedAt: number;
+  sseStats(): SseStats;
+}
+
+/** A route group adds its routes to the app; it may return a stop function (e.g. closing streams). */
+export type RouteGroup = (app: WebApp, deps: WebDeps) => undefined | (() => void | Promise<void>);
+
+/** Any refusal a route makes: the status and code go to the client as `{error: {code, message}}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504,
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown; retryAfterS?: number },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ApiError";
+    if (options?.retryAfterS !== undefined) this.retryAfterS = options.retryAfterS;
+  }
+
+  retryAfterS?: number;
+}
