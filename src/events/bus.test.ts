@@ -44,3 +44,20 @@ test("every event gets the next seq, whoever publishes it", () => {
   bus.publish("stage", "kernel", {});
   assert.deepEqual(seqs, [1, 2, 3]);
 });
+
+test("stats: published is the last seq, subscribers the handlers subscribed now", () => {
+  const bus = new EventBus();
+  assert.deepEqual(bus.stats(), { published: 0, subscribers: 0 });
+  const offAll = bus.subscribe("*", () => {});
+  const offTool = bus.subscribe("tool_call", () => {});
+  bus.subscribe("system", () => {});
+  assert.deepEqual(bus.stats(), { published: 0, subscribers: 3 });
+  bus.publish("system", "kernel", {});
+  bus.publish("tool_call", "a-plugin", {});
+  offAll();
+  offTool();
+  offTool();
+  assert.deepEqual(bus.stats(), { published: 2, subscribers: 1 });
+  bus.publish("stage", "kernel", {});
+  assert.equal(bus.stats().published, 3);
+});

@@ -1,11 +1,20 @@
 /**
  * EventBus: synchronous publish to wildcard then typed subscribers. Every event gets the next `seq`, so a
  * client that replays events (the web UI) can order them and notice a gap. A throwing subscriber is
- * reported through `onError` and never reaches the publisher or the other subscribers.
+ * reported through `onError` and never reaches the publisher or the other subscribers. `stats()` is what
+ * status pages show: how many events went out, and how many handlers listen now (a count that keeps
+ * growing means someone subscribes without unsubscribing).
  */
 import type { AgentEvent, EventHandler, EventType } from "@homeagent/sdk";
 
 export type { AgentEvent, EventHandler, EventType };
+
+export interface BusStats {
+  /** Events published since start: the last `seq`. */
+  published: number;
+  /** Handlers subscribed now; one subscribed to two types counts twice. */
+  subscribers: number;
+}
 
 export class EventBus {
   private readonly handlers = new Map<EventType | "*", Set<EventHandler>>();
@@ -29,6 +38,12 @@ export class EventBus {
     const event: AgentEvent = { seq: ++this.seq, type, source, payload, timestamp: Date.now() };
     this.deliver(this.handlers.get("*"), event);
     this.deliver(this.handlers.get(type), event);
+  }
+
+  stats(): BusStats {
+    let subscribers = 0;
+    for (const set of this.handlers.values()) subscribers += set.size;
+    return { published: this.seq, subscribers };
   }
 
   private deliver(set: Set<EventHandler> | undefined, event: AgentEvent): void {

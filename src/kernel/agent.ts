@@ -2,14 +2,16 @@
  * Agent: wires the kernel together and offers the inject API. It owns no IO: the LLM, the context
  * window, memory and the settings are handed in, and everything user-facing happens in plugins.
  */
-import type { ContextReport, InjectOptions, InputReply, Logger } from "@homeagent/sdk";
-import { EventBus } from "../events/bus.js";
+import type { ContextPreview, ContextReport, InjectOptions, InputReply, Logger } from "@homeagent/sdk";
+import { type BusStats, EventBus } from "../events/bus.js";
 import { InputChannels } from "../io/input-channels.js";
 import { OutputChannels } from "../io/output-channels.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { AbortWatch, linkAbort, SHUTDOWN_MESSAGE, stopMessage } from "./cancel.js";
+import { checkHistory } from "./history.js";
 import { InterruptQueue } from "./interrupts.js";
 import { type Job, JobLane } from "./jobs.js";
+import { previewContext } from "./preview.js";
 import { Scheduler } from "./scheduler.js";
 import { StageHost } from "./stages.js";
 import type { TurnControl } from "./tool-loop.js";
@@ -46,6 +48,7 @@ export interface AgentStatus {
   outputChannels: string[];
   /** Jobs waiting or running. */
   jobs: number;
+  events: BusStats;
 }
 
 interface Running {
@@ -69,6 +72,7 @@ export class Agent {
   });
   private running: Running | null = null;
   private seq = 0;
+  private previews = 0;
   /** The running turn's tool offer, for tool_search. */
   private readonly offers = new Map<string, ToolOffer>();
   private last: ContextReport | null = null;
@@ -117,12 +121,15 @@ export class Agent {
     await this.scheduler.stop();
   }
 
-  /** Queues an input; the reply goes to its output channel. Returns the request id. */
+  /**
+   * Queues an input; the reply goes to its output channel. Returns the request id. Throws
+   * "invalid_history" for a history over its limits (history.ts), before anything is queued.
+   */
   injectInput(source: string, channel: string, text: string, opts: InjectOptions = {}): string {
     return this.enqueue("input", source, channel, text, opts).requestId;
   }
 
-  /** Queues an input and resolves with its reply. */
+  /** Queues an input and resolves with its reply; rejects as injectInput throws. */
   injectInputSync(source: string, channel: string, text: string, opts: InjectOptions = {}): Promise<InputReply> {
     return new Promise((resolve, reject) => {
       try {
@@ -187,6 +194,18 @@ export class Agent {
     return this.last;
   }
 
+  /**
+   * What a user message `query` on channel "webui" would send the model now, section by section with each
+   * section's text; nothing runs and nothing is recorded (preview.ts). A query over 64 KiB is refused
+   * ("invalid_argument").
+   */
+  previewContext(query: string): Promise<ContextPreview> {
+    const { llm, settings, memory, context, log } = this.opts;
+    const deps = { llm, settings, memory, context, tools: this.tools, inputs: this.inputs, outputs: this.outputs };
+    const id = `preview_${Date.now().toString(36)}_${++this.previews}`;
+    return previewContext({ ...deps, warn: (msg) => log.warn(msg) }, query, id);
+  }
+
   status(): AgentStatus {
     return {
       busy: this.scheduler.busy,
@@ -195,6 +214,7 @@ export class Agent {
       tools: this.tools.all().length,
       outputChannels: this.outputs.names(),
       jobs: this.scheduler.jobCount,
+      events: this.bus.stats(),
     };
   }
 
@@ -203,12 +223,13 @@ export class Agent {
     source: string,
     channel: string,
     text: string,
-    opts: InjectOptions,
+    given: InjectOptions,
     reply?: (r: InputReply) => void,
     tools?: string[],
   ): InputTask {
     if (typeof text !== "string" || !text.trim())
       throw new HomeAgentError({ code: "input_empty", message: "empty input: nothing to process" });
+    const opts = given.history === undefined ? given : { ...given, history: checkHistory(given.history) };
     const signal = opts.signal;
     if (signal?.aborted) throw new HomeAgentError({ code: "input_cancelled", message: stopMessage(signal.reason) });
     const task: InputTask = {

@@ -2,10 +2,14 @@
  * Composes the first LLM request of a turn from its sections (sections.ts): the budget is shared first,
  * each section is then filled within its part, and what memory or the tools did not use flows to the
  * timeline, the persona and the plugins' context. The result says what every section got, for
- * `agent.lastContext()` and `/context`.
+ * `agent.lastContext()` and `/context`, and can give each section's text (`agent.previewContext`).
  *
  * Messages, in order: system (persona + output rules), memory index, related memory, timeline, the
- * pre_action handlers' messages, the input.
+ * pre_action handlers' messages, the input. A turn that brings its client's own conversation
+ * (InjectOptions.history) has that conversation as its timeline instead of the context window: its
+ * user/assistant messages as real chat messages, the newest that fit, placed right before the input so the
+ * conversation reads on into it; its system messages join the plugins' context, which then comes before
+ * the chat (a client's system prompt belongs ahead of its conversation).
  */
 import type { ContextMessage, ContextReport } from "@homeagent/sdk";
 import type { ChatMessage } from "../llm/provider.js";
@@ -53,12 +57,22 @@ export interface ComposeInput {
   contextMsgs: ContextMessage[];
   /** A self-task's allowlist. */
   allow?: ReadonlySet<string>;
+  /** The client's own conversation (checked by history.ts): the timeline instead of the window's events. */
+  history?: ContextMessage[];
 }
 
 export interface Composed {
   messages: ChatMessage[];
   offer: ToolOffer;
   report: ContextReport;
+  /** The text of each section's messages, as sent (the report's sections, input included). */
+  texts(): Record<SectionName | "input", string>;
+}
+
+/** The timeline section: what it needs in full, and its messages within `tokens`. */
+interface Timeline {
+  need: number;
+  fit(tokens: number): ChatMessage[];
 }
 
 const FLEXIBLE: ReadonlySet<SectionName> = new Set(["persona", "output_rules", "timeline", "plugin_context"]);
@@ -76,9 +90,9 @@ export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promis
     now: new Date(),
     zone: c.zone,
   });
-  const rows = c.timeline.map((e) => timelineRow(e, c.zone));
-  const rowCost = (row: string) => estimateTokens(row) + 1;
-  const headerCost = MESSAGE_OVERHEAD + estimateTokens(timelineHeader(c.zone));
+  const chat = c.history?.filter((m) => m.role !== "system").map((m) => ({ role: m.role, content: m.content }));
+  const timelinePart = chat ? historyTimeline(chat) : windowTimeline(c.timeline, c.zone);
+  const pluginMsgs = [...(c.history?.filter((m) => m.role === "system") ?? []), ...c.contextMsgs];
   const tools = ToolOffer.candidates(deps.tools, c.allow);
   const memory = c.query && deps.memory ? OPEN_ENDED : 0;
   const needs: SectionTokens = {
@@ -87,8 +101,8 @@ export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promis
     tools: tools.need,
     memory_index: memory,
     related_memory: memory,
-    timeline: rows.length ? headerCost + rows.reduce((sum, r) => sum + rowCost(r), 0) : 0,
-    plugin_context: c.contextMsgs.reduce((sum, m) => sum + messageTokens(m), 0),
+    timeline: timelinePart.need,
+    plugin_context: sumTokens(pluginMsgs),
   };
   const first = allocate(budget, needs);
 
@@ -129,16 +143,29 @@ export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promis
   const personaFit = fitSection(deps, "persona", persona, second.persona - MESSAGE_OVERHEAD);
   const rulesFit = fitSection(deps, "output_rules", rules, second.output_rules - 1);
   const system: ChatMessage = { role: "system", content: [personaFit, rulesFit].filter(Boolean).join("\n\n") };
-  const timeline = renderTimeline(newestThatFit(rows, second.timeline - headerCost, rowCost), c.zone);
-  const plugin = firstThatFit(c.contextMsgs, second.plugin_context, messageTokens);
-  const messages: ChatMessage[] = [
+  const timeline = timelinePart.fit(second.timeline);
+  if (chat && timeline.length < chat.length) {
+    deps.notice(
+      "cut:history",
+      `a client's conversation of ${chat.length} messages (${timelinePart.need} tokens) was longer than the timeline's share of the prompt (${second.timeline} tokens): its oldest ${chat.length - timeline.length} messages were left out, and longer conversations are cut the same way (said once) — send only the latest turns`,
+    );
+  }
+  const plugin = firstThatFit(pluginMsgs, second.plugin_context, messageTokens).map((m) => ({
+    role: m.role,
+    content: m.content,
+  }));
+  if (plugin.length < pluginMsgs.length) {
+    deps.notice(
+      "cut:plugin_context",
+      `the plugin_context section (pre_action messages and a client's system messages) needs ${needs.plugin_context} tokens but its share of the prompt is ${second.plugin_context}; ${pluginMsgs.length - plugin.length} of its ${pluginMsgs.length} messages were left out`,
+    );
+  }
+  const head: ChatMessage[] = [
     ...(system.content ? [system] : []),
     ...(mem.index ? [{ role: "system" as const, content: mem.index }] : []),
     ...(mem.related ? [{ role: "system" as const, content: mem.related }] : []),
-    ...(timeline ? [{ role: "system" as const, content: timeline }] : []),
-    ...plugin.map((m) => ({ role: m.role, content: m.content })),
-    input,
   ];
+  const messages = chat ? [...head, ...plugin, ...timeline, input] : [...head, ...timeline, ...plugin, input];
 
   const rulesTokens = rulesFit ? estimateTokens(rulesFit) + 1 : 0;
   const used: SectionTokens = {
@@ -147,10 +174,51 @@ export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promis
     tools: offer.tokens(),
     memory_index: fixed.memory_index,
     related_memory: fixed.related_memory,
-    timeline: timeline ? messageTokens({ role: "system", content: timeline }) : 0,
-    plugin_context: plugin.reduce((sum, m) => sum + messageTokens(m), 0),
+    timeline: sumTokens(timeline),
+    plugin_context: sumTokens(plugin),
   };
-  return { messages, offer, report: reportOf(c.requestId, window, used, alloc, messageTokens(input), offer) };
+  return {
+    messages,
+    offer,
+    report: reportOf(c.requestId, window, used, alloc, messageTokens(input), offer),
+    texts: () => ({
+      persona: personaFit,
+      output_rules: rulesFit,
+      tools: offer.count > 0 ? JSON.stringify(offer.specs()) : "",
+      memory_index: mem.index,
+      related_memory: mem.related,
+      timeline: joinContents(timeline),
+      plugin_context: joinContents(plugin),
+      input: c.input,
+    }),
+  };
+}
+
+/** The window's events as one dated system message, the newest rows that fit. */
+function windowTimeline(events: ContextEvent[], zone: string): Timeline {
+  const rows = events.map((e) => timelineRow(e, zone));
+  const rowCost = (row: string) => estimateTokens(row) + 1;
+  const headerCost = MESSAGE_OVERHEAD + estimateTokens(timelineHeader(zone));
+  return {
+    need: rows.length ? headerCost + rows.reduce((sum, r) => sum + rowCost(r), 0) : 0,
+    fit: (tokens) => {
+      const text = renderTimeline(newestThatFit(rows, tokens - headerCost, rowCost), zone);
+      return text ? [{ role: "system", content: text }] : [];
+    },
+  };
+}
+
+/** A client's conversation as chat messages, the newest that fit (the oldest are dropped first). */
+function historyTimeline(chat: ChatMessage[]): Timeline {
+  return { need: sumTokens(chat), fit: (tokens) => newestThatFit(chat, tokens, messageTokens) };
+}
+
+function sumTokens(messages: Array<ChatMessage | ContextMessage>): number {
+  return messages.reduce((sum, m) => sum + messageTokens(m), 0);
+}
+
+function joinContents(messages: ChatMessage[]): string {
+  return messages.map((m) => m.content).join("\n\n");
 }
 
 function reportOf(

@@ -6,7 +6,8 @@
  * The query is prepared once and reused for prune and the memory sections. Input channels and tools may
  * be marked NoMemory and may have a cleaner: the cleaned text is what memory computes with; the stored
  * text stays as it was. A cleaner may be async (a subprocess plugin's runs over RPC), so each is bounded:
- * one that does not settle in time costs its cleaning, never the turn.
+ * one that does not settle in time costs its cleaning, never the turn. A transient input (the client keeps
+ * its own history) gets its query but no prune and no event: it leaves nothing in the window.
  */
 import type { ToolResult } from "@homeagent/sdk";
 import type { InputChannels } from "../io/input-channels.js";
@@ -35,31 +36,19 @@ export interface EventDeps {
 }
 
 export interface OpenedTurn {
-  /** The turn's event in the window; absent for a self-task. */
+  /** The turn's event in the window; absent for a self-task and a transient input. */
   id?: number;
   event?: NewContextEvent;
   /** Null: no memory sections for this turn. */
   query: PreparedQuery | null;
 }
 
-/** Prepares the query, prunes (user input only) and appends the turn's input event. */
+/** Prepares the query, prunes (user input only) and appends the turn's input event (not for a transient one). */
 export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableStageContext): Promise<OpenedTurn> {
   if (task.kind === "self") return { query: null };
   const channel = deps.inputs.get(ctx.channel);
-  const cleanInput = await cleanWith(channel?.cleaner, ctx.rawMessage, (err) =>
-    deps.warn(`the cleaner of input channel "${ctx.channel}" failed, the raw input is used: ${errorMessage(err)}`),
-  );
-  const text = cleanInput ?? ctx.rawMessage;
-  let query: PreparedQuery | null = null;
-  if (deps.memory) {
-    try {
-      query = await deps.memory.prepare(text);
-    } catch (err) {
-      deps.warn(
-        `${task.requestId}: the query could not be prepared, no memory sections this turn: ${errorMessage(err)}`,
-      );
-    }
-  }
+  const { cleanInput, query, text } = await inputQuery(deps, task.requestId, ctx.channel, ctx.rawMessage);
+  if (task.opts.transient) return { query };
   if (task.kind === "input") {
     await deps.context.prune(query ?? text, Math.max(0, deps.settings.maxContextSize() - 1));
   }
@@ -74,6 +63,31 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
   };
   const id = await deps.context.append(event);
   return { id, event, query };
+}
+
+/**
+ * An input as memory computes with it: the text after its channel's cleaner (`cleanInput` only when it
+ * differs) and the query prepared from it; null when there is no memory or preparing failed.
+ */
+export async function inputQuery(
+  deps: Pick<EventDeps, "inputs" | "memory" | "warn">,
+  requestId: string,
+  channelName: string,
+  raw: string,
+): Promise<{ cleanInput?: string; text: string; query: PreparedQuery | null }> {
+  const cleanInput = await cleanWith(deps.inputs.get(channelName)?.cleaner, raw, (err) =>
+    deps.warn(`the cleaner of input channel "${channelName}" failed, the raw input is used: ${errorMessage(err)}`),
+  );
+  const text = cleanInput ?? raw;
+  let query: PreparedQuery | null = null;
+  if (deps.memory) {
+    try {
+      query = await deps.memory.prepare(text);
+    } catch (err) {
+      deps.warn(`${requestId}: the query could not be prepared, no memory sections this turn: ${errorMessage(err)}`);
+    }
+  }
+  return { ...(cleanInput !== undefined ? { cleanInput } : {}), text, query };
 }
 
 export interface TurnEnd {

@@ -7,6 +7,10 @@
  * A failed turn (LLM error, cancelled, shutting down) still tells its caller why, but it is not an agent
  * reply: nothing is written to the context as the agent's words, its input is marked unanswered there,
  * and before_output / after_output do not run (the `agent_output` event carries the error).
+ *
+ * A transient input (InjectOptions.transient: a client that keeps its own history) is recorded nowhere:
+ * no prune, no event in the window, no turnDone, so nothing reaches the text log or the distiller. Its
+ * prompt still has the memory sections: the agent may read its memory, it just adds nothing to it.
  */
 import type { ContextReport, InputReply, TokenUsage, ToolResult } from "@homeagent/sdk";
 import type { InputChannels } from "../io/input-channels.js";
@@ -58,7 +62,7 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     rawMessage: task.text,
     userId: task.opts.userId,
     groupId: task.opts.groupId,
-    noMemory: task.opts.noMemory || task.kind === "interrupt",
+    noMemory: task.opts.noMemory || task.opts.transient || task.kind === "interrupt",
   });
   await deps.stages.run("on_input", ctx, { stop });
   let outcome: Outcome;
@@ -172,6 +176,7 @@ async function think(
     query: opened.query,
     contextMsgs: ctx.contextMsgs,
     allow: task.tools ? new Set(task.tools) : undefined,
+    history: task.opts.history,
   });
   deps.onComposed(report);
   deps.offers.set(ctx.requestId, offer);
@@ -194,7 +199,7 @@ async function think(
 }
 
 /** `core.agent.timezone`, or the system's zone when it is empty or unknown to this runtime. */
-function timeZone(deps: TurnDeps): string {
+export function timeZone(deps: Pick<TurnDeps, "settings" | "warn">): string {
   const configured = deps.settings.timezone();
   const zone = userZone(configured);
   if (configured && zone !== configured) {
