@@ -3,21 +3,16 @@
  * built from the layers' own types. Reading documents here never consumes them — only the model's
  * doc_query moves documents back into the context.
  */
-import type {
-  DocMemoryAPI,
-  MemoryAPI,
-  MemoryDoc,
-  MemoryItem,
-  MemoryKind,
-  MemoryRelation,
-  SocialAPI,
-} from "@homeagent/sdk";
+import type { DocMemoryAPI, MemoryAPI, MemoryDoc, MemoryItem, MemoryKind, SocialAPI } from "@homeagent/sdk";
 import type { SearchHit, StoredItem } from "../retrieval/search.js";
 import { HomeAgentError } from "../util/errors.js";
+import { entityOut, relationOut } from "./api-shapes.js";
 import { LOOPS, type LoopName } from "./distill/heartbeat.js";
 import type { Doc } from "./doc-schema.js";
-import type { Relation } from "./graph.js";
+import { commitFacts } from "./fact-commit.js";
+import { graphPage } from "./graph-page.js";
 import { recallIntent } from "./graph-tools.js";
+import { conversationHistory } from "./history.js";
 import type { MemorySystem } from "./system.js";
 
 const KINDS: readonly MemoryKind[] = ["context", "turn", "doc", "entity"];
@@ -33,16 +28,7 @@ export function memoryApis(m: MemorySystem): MemoryApis {
   const memory: MemoryAPI = {
     recall: async (query, opts) => {
       const r = recallIntent(m.graph, query, opts?.depth ?? 2);
-      return {
-        entities: r.entities.map((e) => ({
-          name: e.name,
-          type: e.type,
-          mentions: e.mentionCount,
-          createdAt: e.createdAt,
-          updatedAt: e.updatedAt,
-        })),
-        relations: r.relations.map(toRelation),
-      };
+      return { entities: r.entities.map(entityOut), relations: r.relations.map(relationOut) };
     },
     search: async (query, opts = {}) => {
       const hits = await m.index.search(query, {
@@ -74,6 +60,9 @@ export function memoryApis(m: MemorySystem): MemoryApis {
         hot: g.hot,
       };
     },
+    graph: async (opts) => graphPage(m.db, opts),
+    history: async (opts) => conversationHistory(m.db, opts),
+    commit: async (triples, opts) => commitFacts(m.graph, triples, opts),
     runLoop: async (name) => {
       if (!LOOPS.includes(name as LoopName)) {
         throw new HomeAgentError({ code: "memory_bad_loop", message: `no loop "${name}": use ${LOOPS.join(", ")}` });
@@ -144,19 +133,6 @@ function toItem(h: SearchHit | StoredItem): MemoryItem {
     ts: h.ts,
     meta: h.meta,
     ...("score" in h ? { score: h.score } : {}),
-  };
-}
-
-function toRelation(r: Relation): MemoryRelation {
-  return {
-    subject: r.subject,
-    relation: r.relation,
-    object: r.object,
-    confidence: r.confidence,
-    status: r.status,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    ...(r.sentence ? { sentence: r.sentence } : {}),
   };
 }
 

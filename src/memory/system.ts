@@ -118,6 +118,11 @@ export class MemorySystem {
     });
   }
 
+  /** memory.db, for the plugin API's reads that span layers (the conversation history). */
+  get db(): DB {
+    return this.opts.db;
+  }
+
   /** The kernel is ready: the loops may start. Upgrade backups go once the daemon has started cleanly. */
   attach(kernel: KernelPort): void {
     this.kernel = kernel;
