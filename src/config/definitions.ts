@@ -39,6 +39,11 @@ export class DefTable {
     });
   }
 
+  /** Every definition, templates included. */
+  all(): ConfigDef[] {
+    return [...this.exact.values(), ...this.templates];
+  }
+
   /** Keys with a definition of their own (templates are not settings themselves). */
   keys(): IterableIterator<string> {
     return this.exact.keys();

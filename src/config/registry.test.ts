@@ -297,6 +297,44 @@ test("onChange sees writes; a throwing listener breaks neither set nor other lis
   assert.deepEqual(errors, ["core.agent.max_tool_turns", "core.agent.max_tool_turns", "core.agent.max_tool_turns"]);
 });
 
+test('set(key, "") removes the stored value, so the default applies again', () => {
+  const file = tmpDb();
+  const reg = openReg(file);
+  const seen: string[] = [];
+  reg.onChange((key, value) => seen.push(`${key}=${value}`));
+  reg.set("core.agent.max_tool_turns", "12");
+  reg.set("core.daemon.log_level", "debug");
+  // Neither "" is a valid value of its type: before, both were refused and the stored value stayed.
+  reg.set("core.agent.max_tool_turns", "");
+  reg.set("core.daemon.log_level", "");
+  assert.equal(reg.getInt("core.agent.max_tool_turns"), 10);
+  assert.equal(reg.get("core.daemon.log_level"), "info");
+  assert.deepEqual(seen, [
+    "core.agent.max_tool_turns=12",
+    "core.daemon.log_level=debug",
+    "core.agent.max_tool_turns=10",
+    "core.daemon.log_level=info",
+  ]);
+  // Nothing stored, nothing to tell.
+  reg.set("core.agent.max_tool_turns", "");
+  assert.equal(seen.length, 4);
+  reg.close();
+  const again = openReg(file);
+  assert.equal(again.getInt("core.agent.max_tool_turns"), 10, "the row is gone, not an empty value");
+  assert.equal(again.problems().length, 0);
+  // A source whose only key is reset is no source any more.
+  again.set("core.llm.sources.tmp.model", "m");
+  again.set("core.llm.sources.tmp.model", "");
+  assert.deepEqual(again.sourceNames(), []);
+  assert.throws(() => again.set("core.nothing.here", ""), /unknown config key/);
+});
+
+test('set(key, "") of a key set by the environment is refused like any other write', () => {
+  const reg = openReg(tmpDb(), { HOMEAGENT_API_KEY: "env-api-key-0001" });
+  assert.throws(() => reg.set("core.daemon.api_key", ""), /environment variable HOMEAGENT_API_KEY/);
+  assert.equal(reg.get("core.daemon.api_key"), "env-api-key-0001");
+});
+
 test("definitions with bad defaults are refused", () => {
   const reg = openReg();
   assert.throws(

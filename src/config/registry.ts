@@ -9,9 +9,10 @@
  * tightened by a new release) reads as the default and is listed by problems(), so one bad row can never
  * stop the daemon or reach a consumer.
  */
-import type { ConfigEntry } from "@homeagent/sdk";
+import type { ConfigDefInfo, ConfigEntry } from "@homeagent/sdk";
 import { errorMessage } from "../util/errors.js";
 import { maskSecret } from "../util/secret.js";
+import { defInfos } from "./def-info.js";
 import { CORE_DEFS, type ConfigDef } from "./defaults.js";
 import { DefTable } from "./definitions.js";
 import { parseDuration } from "./duration.js";
@@ -106,6 +107,11 @@ export class ConfigRegistry {
     return this.defs.get(key);
   }
 
+  /** The definitions under `prefix` for a settings page: templates included, hidden ones left out. */
+  defInfos(prefix = ""): ConfigDefInfo[] {
+    return defInfos(this.defs.all(), this.env, prefix);
+  }
+
   /**
    * Effective value: environment overlay, else stored, else the def's default. A value that breaks its
    * definition is not in effect: the default is returned (and problems() says why).
@@ -155,6 +161,8 @@ export class ConfigRegistry {
   /**
    * Stores a value for a defined key after checking it; throws a ConfigError with the reason otherwise, and
    * then nothing is stored. A plugin's undeclared keys are only writable through its own settings.
+   * "" removes the stored value instead (as unset() does), so the default applies again: that is how the
+   * settings API resets a key, and no core key gives "" a meaning of its own that differs from its default.
    */
   set(key: string, value: string): void {
     const def = key.length <= MAX_KEY_LENGTH ? this.def(key) : undefined;
@@ -166,6 +174,10 @@ export class ConfigRegistry {
         "config_env_override",
         `config ${key} comes from the environment variable ${env.variable}; change or unset it there`,
       );
+    }
+    if (value === "") {
+      this.unset(key);
+      return;
     }
     requireValid(key, def, value);
     const tooMany = sourceLimitProblem(key, this.sourceNames());

@@ -21,6 +21,7 @@ import { errorMessage } from "../util/errors.js";
 import { userZone } from "../util/time-zone.js";
 import { VERSION } from "../version.js";
 import { Auth } from "./auth.js";
+import { authHost } from "./auth-host.js";
 import { startLlmSources } from "./llm-sources.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
@@ -48,6 +49,8 @@ export interface Daemon {
   llm: ProviderManager;
   plugins: PluginRegistry;
   retrieval: Retrieval;
+  /** What every plugin's SDK is built on (auth, llm, adapters, knowledge …), for tests and tools. */
+  host: PluginHost;
   log: Logger;
   status(): KernelStatus;
   stop(): Promise<void>;
@@ -143,11 +146,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       llm: { sources: llm.sources() },
       plugins: plugins.list(),
       embedding: retrieval?.embedding() ?? EMBEDDING_PENDING,
+      events: agent.bus.stats(),
       configProblems: config.problems().map(({ key, message }) => ({ key, message })),
     };
   };
   const host: PluginHost = {
     agent,
+    auth: authHost(auth),
+    adapters: sources.adapters,
     config,
     dataDir: paths.root,
     logger,
@@ -164,6 +170,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // After the plugins, so that an embedding provider a plugin added can be the configured one.
   const ready = startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce, memory);
   retrieval = ready;
+  host.knowledge = ready.knowledge;
   // After the plugins, so that settings they declared are checked too.
   reportConfig(config, log, announce);
   for (const tool of ready.knowledgeTools) agent.tools.register("kernel", tool.def, tool.handler);
@@ -179,6 +186,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     llm,
     plugins,
     retrieval: ready,
+    host,
     log,
     status,
     // The kernel first: it answers every waiting caller ("homed is shutting down") while the plugins can

@@ -6,10 +6,10 @@
  * listed as problems; this table is read by nobody else and re-read on every check.
  */
 
-import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { writePrivateFile } from "../util/private-file.js";
 import { hashApiKey, hashPassword, passwordMatches, randomApiKey, randomPassword } from "./secret-hash.js";
 
 export const ADMIN_USER = "admin";
@@ -138,17 +138,4 @@ function replaceEntry(text: string, name: string, value: string): string {
     .split("\n")
     .map((line) => (line.startsWith(`${name}:`) ? `${name}: ${value}` : line))
     .join("\n");
-}
-
-/** Written beside the target then renamed, 0600 from the first byte, so no reader sees half a file. */
-function writePrivateFile(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(tmp, "wx", 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
 }

@@ -1,13 +1,18 @@
 /**
  * The daemon's LLM sources kept in step with the config center: the ProviderManager is built from
  * `core.llm.*` at start (or from a local Ollama when nothing is configured) and rebuilt whenever one of
- * those settings changes, without a restart. Separate from bootstrap.ts, which only wires subsystems.
+ * those settings changes, without a restart; the same happens when an adapter is saved through the
+ * adapters API, so a source that waited for that script starts working. Separate from bootstrap.ts, which
+ * only wires subsystems.
  */
-import type { LlmAPI, Logger } from "@homeagent/sdk";
+import type { AdaptersAPI, LlmAPI, Logger } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
+import { AdapterAdmin } from "../llm/adapter-admin.js";
 import { DEFAULT_OLLAMA_URL } from "../llm/local-models.js";
 import { ProviderManager } from "../llm/manager.js";
+import { testSource } from "../llm/source-test.js";
 import { errorMessage } from "../util/errors.js";
+import { redactSecret } from "../util/secret.js";
 import {
   buildSources,
   describeSources,
@@ -30,6 +35,8 @@ export interface LlmSources {
   llm: ProviderManager;
   /** What plugins see as `sdk.llm`. */
   api: LlmAPI;
+  /** What plugins see as `sdk.adapters`. */
+  adapters: AdaptersAPI;
   /** Where ProviderManager notices go once the event bus exists; before that they are only logged. */
   announceTo(publish: (payload: Record<string, unknown>) => void): void;
   /** Stops following the config and closes every provider (a busy one once its call has ended). */
@@ -70,8 +77,8 @@ export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSourc
   // Several keys usually change together (a source's base_url, model and key): rebuild once for all.
   let reloadQueued = false;
   let closed = false;
-  const off = config.onChange((key) => {
-    if (!key.startsWith("core.llm.") || reloadQueued) return;
+  const queueReload = () => {
+    if (reloadQueued) return;
     reloadQueued = true;
     queueMicrotask(() => {
       reloadQueued = false;
@@ -82,7 +89,18 @@ export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSourc
         log.error(`rebuilding the LLM sources failed; keeping the previous ones: ${errorMessage(err)}`);
       }
     });
+  };
+  const off = config.onChange((key) => {
+    if (key.startsWith("core.llm.")) queueReload();
   });
+  const adapters = new AdapterAdmin({
+    dataDir,
+    sources: () => sourceConfigs(config, local),
+    // Sources already built follow their file on their own; one whose adapter was missing is built now.
+    onSaved: queueReload,
+  });
+  // Every key in effect, not only the tested source's: an error body may echo any of them.
+  const redact = (text: string) => config.secrets().reduce((out, secret) => redactSecret(out, secret), text);
 
   return {
     llm,
@@ -92,7 +110,9 @@ export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSourc
         llm.setPreferred(name);
         config.set("core.llm.provider", name);
       },
+      test: (name, testOpts) => testSource(llm, name, { timeoutMs: testOpts?.timeoutMs, redact }),
     },
+    adapters,
     announceTo: (publish) => {
       announce = publish;
     },

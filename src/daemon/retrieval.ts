@@ -4,16 +4,19 @@
  * never faked). Changing an embedding setting re-selects the tier; a new fingerprint re-embeds.
  */
 import { join } from "node:path";
-import type { EmbeddingStatusInfo, Logger } from "@homeagent/sdk";
+import type { EmbeddingStatusInfo, KnowledgeAPI, Logger } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { EmbeddingProvider, EmbeddingRegistry } from "../embedding/spi.js";
 import { selectEmbedder } from "../embedding/tiers.js";
+import { knowledgeApi } from "../knowledge/api.js";
 import { KnowledgeBase } from "../knowledge/base.js";
 import { type KnowledgeTool, knowledgeTools } from "../knowledge/tools.js";
 
 export interface Retrieval {
   embedding(): EmbeddingStatusInfo;
   knowledgeTools: KnowledgeTool[];
+  /** What plugins see as `sdk.knowledge`. */
+  knowledge: KnowledgeAPI;
   /** Settles when the latest selection of the embedding tier has finished. */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +61,7 @@ export function startRetrieval(
   return {
     embedding: () => status,
     knowledgeTools: knowledgeTools(kb),
+    knowledge: knowledgeApi(kb),
     settled: () => latest,
     close: async () => {
       off();

@@ -6,11 +6,12 @@
  * the folder and the index goes with it) and the index is only a cache, rebuilt from the files if lost.
  * Before every search and listing the tree is rescanned by mtime and size, so edits made on disk count.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { EmbeddingProvider } from "../embedding/spi.js";
 import { SearchIndex } from "../retrieval/search.js";
 import { fileStamp } from "../util/file-stamp.js";
+import { writePrivateFile } from "../util/private-file.js";
 import { contentFile, itemDir, KnowledgeNameError, sanitizeName } from "./paths.js";
 
 export interface KnowledgeItem {
@@ -64,10 +65,18 @@ export class KnowledgeBase {
     return [...found.values()].map((f) => f.item);
   }
 
-  /** Creates or replaces an item; `name` may carry a category path ("recipes/soup"). */
-  async create(name: string, content: string): Promise<{ item: KnowledgeItem; created: boolean }> {
+  /** Creates or replaces an item; `name` may carry a category path ("recipes/soup"), and is sanitised. */
+  create(name: string, content: string): Promise<{ item: KnowledgeItem; created: boolean }> {
+    return this.write(sanitizeName(name), content);
+  }
+
+  /**
+   * Creates or replaces the item at exactly these segments (checked by the caller); resolves once the index
+   * holds the new text.
+   */
+  async write(segments: readonly string[], content: string): Promise<{ item: KnowledgeItem; created: boolean }> {
     if (typeof content !== "string") throw new Error("knowledge content must be a string");
-    const segments = sanitizeName(name);
+    const name = segments.join("/");
     const dir = itemDir(this.root, segments);
     for (let i = 1; i < segments.length; i++) {
       if (isFile(contentFile(join(this.root, ...segments.slice(0, i))))) {
@@ -77,17 +86,40 @@ export class KnowledgeBase {
     const file = contentFile(dir);
     const created = !isFile(file);
     if (created && isDir(dir) && readdirSync(dir).length > 0) {
-      throw new KnowledgeNameError(name, `"${segments.join("/")}" is a category; choose another name`);
+      throw new KnowledgeNameError(name, `"${name}" is a category; choose another name`);
     }
     mkdirSync(dir, { recursive: true });
-    // Write then rename, so a reader (or a crash) never sees half a file.
-    const tmp = join(dir, `.content.md.${process.pid}.tmp`);
-    writeFileSync(tmp, content);
-    renameSync(tmp, file);
+    writePrivateFile(file, content);
     const item = toItem(segments);
     // No stamp (the file is gone again already): the next scan sees a difference and looks again.
     await this.reindex(item, fileStamp(file) ?? "");
     return { item, created };
+  }
+
+  /** The item at exactly these segments, or undefined when there is none (a category is none). */
+  stat(segments: readonly string[]): { file: string; size: number; updatedAt: number } | undefined {
+    const file = contentFile(itemDir(this.root, segments));
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st?.isFile() ? { file, size: st.size, updatedAt: Math.round(st.mtimeMs) } : undefined;
+  }
+
+  /**
+   * Removes the item's content.md, its folder when nothing else is left in it, and its index entry. False
+   * when there is no item; a category is refused, so a whole subtree never goes by mistake.
+   */
+  remove(segments: readonly string[]): boolean {
+    const path = segments.join("/");
+    const dir = itemDir(this.root, segments);
+    const file = contentFile(dir);
+    if (!isFile(file)) {
+      if (isDir(dir)) throw new KnowledgeNameError(path, `"${path}" is a category; only items can be removed`);
+      return false;
+    }
+    rmSync(file);
+    if (readdirSync(dir).length === 0) rmdirSync(dir);
+    this.index.remove([path]);
+    this.st.delete.run(path);
+    return true;
   }
 
   async search(query: string, topK = 5): Promise<KnowledgeHit[]> {

@@ -7,13 +7,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isName, NAME_RULE } from "../config/validate.js";
 import { HomeAgentError } from "../util/errors.js";
 
 // Next to this module both under tsx (src/llm/adapters/) and compiled (dist/llm/adapters/, copied by the build).
 const BUNDLED_DIR = fileURLToPath(new URL("./adapters/", import.meta.url));
 const BUNDLED_LIB_DIR = join(BUNDLED_DIR, "lib");
-
-const ADAPTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 export function adaptersDir(dataDir: string): string {
   return join(dataDir, "adapters");
@@ -34,16 +33,34 @@ export function installBundledAdapters(dataDir: string): string[] {
   ];
 }
 
-/** The text of `<dataDir>/adapters/<name>.lua`. */
-export function loadAdapterSource(dataDir: string, name: string): string {
-  if (!ADAPTER_NAME.test(name)) {
+/** The rule of a source's `adapter` setting, so that every name a source may name is also a file name. */
+export function isAdapterName(name: string): boolean {
+  return isName(name);
+}
+
+/** Throws adapter_name_invalid unless `name` is an adapter name; returns `<dataDir>/adapters/<name>.lua`. */
+export function adapterFile(dataDir: string, name: string): string {
+  if (!isAdapterName(name)) {
+    const shown = JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
     throw new HomeAgentError({
       code: "adapter_name_invalid",
-      message: `invalid adapter name ${JSON.stringify(name)}: use letters, digits, "-" and "_" only`,
+      message: `invalid adapter name ${shown}: use ${NAME_RULE}`,
     });
   }
+  return join(adaptersDir(dataDir), `${name}.lua`);
+}
+
+/** The text of a shipped adapter as shipped, or undefined when none has that name. */
+export function bundledAdapterSource(name: string): string | undefined {
+  if (!isAdapterName(name)) return undefined;
+  const file = join(BUNDLED_DIR, `${name}.lua`);
+  return existsSync(file) ? readFileSync(file, "utf8") : undefined;
+}
+
+/** The text of `<dataDir>/adapters/<name>.lua`. */
+export function loadAdapterSource(dataDir: string, name: string): string {
+  const file = adapterFile(dataDir, name);
   const dir = adaptersDir(dataDir);
-  const file = join(dir, `${name}.lua`);
   if (!existsSync(file)) {
     const available = luaNames(dir);
     throw new HomeAgentError({

@@ -167,12 +167,7 @@ export class ProviderManager {
 
   /** Tried before the priority order until changed; "" restores the priority order. */
   setPreferred(name: string): void {
-    if (name && !this.find(name)) {
-      throw new HomeAgentError({
-        code: "llm_unknown_source",
-        message: `no LLM source named "${name}"; the sources are: ${this.names().join(", ") || "none"}`,
-      });
-    }
+    if (name && !this.find(name)) throw unknownSource(name, this.names());
     this.preferred = name;
   }
 
@@ -214,6 +209,17 @@ export class ProviderManager {
   resetSource(name: string): void {
     const source = this.find(name);
     if (source) this.markHealthy(source);
+  }
+
+  /**
+   * One call on `name` alone, outside the fallback order (llm.test): past its cooldown or a 401, in one of
+   * its slots, and leaving its state as it was whatever the outcome. Throws llm_unknown_source for a name
+   * that is not a source.
+   */
+  callSource<T>(name: string, signal: AbortSignal | undefined, call: (provider: Provider) => Promise<T>): Promise<T> {
+    const source = this.find(name);
+    if (!source) throw unknownSource(name, this.names());
+    return this.withSlot(source, signal, () => call(source.entry.provider));
   }
 
   chat(req: CompletionRequest, opts: CallOptions = {}): Promise<CompletionResponse> {
@@ -405,6 +411,13 @@ export class ProviderManager {
   private names(): string[] {
     return this.list.map((s) => s.entry.name);
   }
+}
+
+function unknownSource(name: string, names: string[]): HomeAgentError {
+  return new HomeAgentError({
+    code: "llm_unknown_source",
+    message: `no LLM source named "${name}"; the sources are: ${names.join(", ") || "none"}`,
+  });
 }
 
 function abortError(): ProviderError {
