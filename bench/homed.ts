@@ -22,6 +22,7 @@ export async function startBenchHomed(dir: string, llmUrl: string, opts: { dist:
       HOMEAGENT_LLM_BASE_URL: llmUrl,
       HOMEAGENT_LLM_MODEL: "fake-model",
       HOMEAGENT_LLM_API_KEY: "sk-bench-0000000000",
+      HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0",
     },
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -22,5 +22,7 @@ const args = [
   ...process.argv.slice(2),
   ...files,
 ];
-const { status, signal } = spawnSync(process.execPath, args, { stdio: "inherit" });
+// Every daemon a test starts with the default plugins serves the web UI: on a free port, never the user's 8080.
+const env = { HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0", ...process.env };
+const { status, signal } = spawnSync(process.execPath, args, { stdio: "inherit", env });
 process.exit(status ?? (signal ? 1 : 0));

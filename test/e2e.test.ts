@@ -73,7 +73,10 @@ describe("homed + waiter + fake LLM", () => {
     const call = messages.find((m) => m.role === "assistant") as { tool_calls: Array<{ id: string }> };
     const result = messages.find((m) => m.role === "tool");
     assert.equal(result?.tool_call_id, call.tool_calls[0].id);
-    assert.equal(result?.content, "[]");
+    assert.deepEqual(
+      (JSON.parse(String(result?.content)) as Array<{ name: string }>).map((c) => c.name),
+      ["webui"],
+    );
   });
 
   test("the socket is private and clients must authenticate", async () => {

@@ -26,7 +26,12 @@ before(async () => {
   copyFileSync(new URL("./fixtures/adapters/hostile.lua", import.meta.url), join(dataDir, "adapters", "hostile.lua"));
   daemon = await startDaemon({
     dataDir,
-    env: { HOMEAGENT_LLM_BASE_URL: fake.url, HOMEAGENT_LLM_ADAPTER: "hostile", HOMEAGENT_LLM_MODEL: "m" },
+    env: {
+      HOMEAGENT_LLM_BASE_URL: fake.url,
+      HOMEAGENT_LLM_ADAPTER: "hostile",
+      HOMEAGENT_LLM_MODEL: "m",
+      HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0",
+    },
     ollamaUrl: "",
     logWrite: (l) => logs.push(l),
   });

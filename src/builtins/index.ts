@@ -5,6 +5,7 @@
  */
 import type { Capability, Plugin } from "@homeagent/sdk";
 import { createCliPlugin } from "./cli/plugin.js";
+import { createWebuiPlugin } from "./webui/plugin.js";
 
 export interface BuiltinPlugin {
   name: string;
@@ -33,6 +34,25 @@ export function builtinPlugins(): BuiltinPlugin[] {
       ],
       builtin: true,
       create: () => createCliPlugin(),
+    },
+    {
+      name: "webui",
+      // The HTTP API: chat, settings, memory, knowledge, adapters, plugins and status, behind sdk.auth.
+      capabilities: [
+        "io",
+        "events",
+        "settings_cross",
+        "kernel_status",
+        "llm_admin",
+        "auth",
+        "memory",
+        "memory_admin",
+        "doc_memory",
+        "knowledge",
+        "plugin_mgr",
+      ],
+      builtin: true,
+      create: () => createWebuiPlugin(),
     },
   ];
 }

@@ -32,5 +32,7 @@ export function envOverlay(env: Record<string, string | undefined>): EnvOverlay 
     put(k("adapter"), "HOMEAGENT_LLM_ADAPTER");
   }
   put("core.daemon.api_key", "HOMEAGENT_API_KEY");
+  // Containers and test runs choose the web UI's address without touching config.db ("127.0.0.1:0" = any free port).
+  put("plugin.webui.listen_addr", "HOMEAGENT_WEBUI_ADDR");
   return overlay;
 }

@@ -99,7 +99,7 @@ test("a turn with history is recorded as usual: its input and reply join the win
   assert.deepEqual([window.at(-1)?.input, window.at(-1)?.response], ["And of Italy?", "Roma, matey."]);
   assert.equal(h.context.prunes.length, 1);
   assert.equal(memory.done.length, 1);
-  assert.equal(memory.done[0].event.input, "And of Italy?");
+  assert.equal(memory.done[0].event?.input, "And of Italy?");
 });
 
 const refusals: Array<[string, unknown, RegExp]> = [

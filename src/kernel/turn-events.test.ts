@@ -70,7 +70,7 @@ test("a failed turn marks its input unanswered and memory still hears of it", as
   const [e] = await h.context.window();
   assert.equal(e.response, "");
   assert.equal(e.unanswered, "the reply failed with an error");
-  assert.equal(memory.done[0].event.unanswered, "the reply failed with an error");
+  assert.equal(memory.done[0].event?.unanswered, "the reply failed with an error");
 });
 
 test("only user input prunes: interrupts and self-tasks do not", async () => {

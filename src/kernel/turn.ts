@@ -113,7 +113,7 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     ctx.finalText = final;
     await deps.stages.run("after_output", ctx, { stop });
   }
-  if (event && deps.memory) {
+  if (deps.memory) {
     try {
       await deps.memory.turnDone(task.requestId, event);
     } catch (err) {
@@ -214,7 +214,7 @@ async function deliver(deps: TurnDeps, requestId: string, channel: string, text:
     return;
   }
   try {
-    await deps.outputs.send(channel, { payload: text, meta: {}, type: "text", requestId });
+    await deps.outputs.send(channel, { payload: text, meta: {}, type: "text", requestId, reply: true });
   } catch (err) {
     deps.warn(`output channel "${channel}" failed for ${requestId}: ${errorMessage(err)}`);
   }

@@ -120,8 +120,12 @@ export interface MemoryContext {
     opts: { requestId: string /** Event ids in the window: already in the prompt. */; exclude: Set<number> },
   ): Promise<{ index: string; related: string }>;
   markRecalled(requestId: string, names: string[]): void;
-  /** The turn is over (text log, distill candidates, per-request state released). */
-  turnDone(requestId: string, e: ContextEvent): Promise<void>;
+  /**
+   * The turn is over: per-request state is released, and the recorded event goes to the text log and the
+   * distiller. `null`: nothing was recorded (a transient turn, or one that ended before its event was
+   * written), so only the per-request state goes.
+   */
+  turnDone(requestId: string, e: ContextEvent | null): Promise<void>;
 }
 
 export type TaskKind = "input" | "self" | "interrupt";

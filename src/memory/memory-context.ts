@@ -55,9 +55,9 @@ export class LayeredMemoryContext implements MemoryContext {
     this.deps.indexer.markRecalled(requestId, names);
   }
 
-  async turnDone(requestId: string, e: ContextEvent): Promise<void> {
+  async turnDone(requestId: string, e: ContextEvent | null): Promise<void> {
     this.deps.indexer.endTurn(requestId);
-    if (e.noMemory) return;
+    if (!e || e.noMemory) return;
     try {
       this.deps.textlog.append({
         ts: e.ts,

@@ -157,6 +157,11 @@ export interface OutputMessage {
   meta: Record<string, unknown>;
   type: string;
   requestId: string;
+  /**
+   * true: the reply of a turn (it is also published as `agent_output`). Absent: a message the agent sent on
+   * its own with the channel's `output_send__<name>` tool, which no event carries.
+   */
+  reply?: boolean;
 }
 
 export type OutputHandler = (msg: OutputMessage) => unknown | Promise<unknown>;
@@ -416,6 +421,7 @@ export {
   type Modality,
   textInput,
 } from "./embedding.js";
+export type { KnowledgeAPI, KnowledgeEntry, KnowledgeNode, KnowledgeSearchHit } from "./knowledge.js";
 export type {
   DocMemoryAPI,
   ForgetCounts,
@@ -436,7 +442,6 @@ export type {
   PersonNetwork,
   SocialAPI,
 } from "./memory.js";
-export type { KnowledgeAPI, KnowledgeEntry, KnowledgeNode, KnowledgeSearchHit } from "./knowledge.js";
 export type { PluginInfo, PluginKind, PluginMgrAPI, PluginState, ReloadReport } from "./plugins.js";
 export type { ConfigAPI, ConfigDefInfo, ConfigEntry, ConfigType, SettingDef, SettingsAPI } from "./settings.js";
 export type {

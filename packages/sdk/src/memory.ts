@@ -155,7 +155,11 @@ export interface MemoryAPI {
    * `before` (unix ms); `limit` default 50, at most 200. Read from memory itself, so what `forget` removed
    * is gone here too.
    */
-  history(opts?: { source?: string; before?: number; limit?: number }): Promise<{ items: HistoryEntry[]; more: boolean }>;
+  history(opts?: {
+    source?: string;
+    before?: number;
+    limit?: number;
+  }): Promise<{ items: HistoryEntry[]; more: boolean }>;
   /** Capability `memory_admin`: writes facts into the graph as the user's own (at most 100 per call). */
   commit(triples: MemoryTriple[], opts?: { sentence?: string }): Promise<{ added: number; updated: number }>;
   /** Capability `memory_admin`: runs one heartbeat loop now. */

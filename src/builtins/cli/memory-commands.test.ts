@@ -35,6 +35,7 @@ describe("/memory over the cli socket of a real daemon", () => {
         HOMEAGENT_LLM_BASE_URL: fake.url,
         HOMEAGENT_LLM_MODEL: "fake-model",
         HOMEAGENT_LLM_API_KEY: "sk-test-0000",
+        HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0",
       },
       ollamaUrl: "",
       logWrite: (line) => logs.push(line),

@@ -74,7 +74,12 @@ describe("/plugins over the cli socket of a real daemon", () => {
   before(async () => {
     const dir = tempDir("ha-plugins-cli-");
     installFixturePlugin(dir, "echo-ts");
-    daemon = await startDaemon({ dataDir: dir, env: {}, ollamaUrl: "", logWrite: () => {} });
+    daemon = await startDaemon({
+      dataDir: dir,
+      env: { HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0" },
+      ollamaUrl: "",
+      logWrite: () => {},
+    });
     cli = await CliLines.open(cliSocketPath(dir));
   });
   after(async () => {

@@ -1,0 +1,52 @@
+/**
+ * `client_msg_id` de-duplication: a browser that retries a message (a flaky network, a double click) must
+ * not make the agent answer it twice. A bounded map from key to the first request's flight, oldest evicted
+ * first; the same id with a different message is a client bug and is refused rather than answered with
+ * the other message's reply.
+ */
+import { ApiError } from "./context.js";
+
+export const DEDUP_ENTRIES = 256;
+
+interface Entry<T> {
+  message: string;
+  value: T;
+}
+
+export class Dedup<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+
+  constructor(private readonly max = DEDUP_ENTRIES) {}
+
+  /** The value held for `key`; 409 when it was given for another message. */
+  get(key: string, message: string): T | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.message !== message) {
+      throw new ApiError(
+        409,
+        "client_msg_id_conflict",
+        "this client_msg_id was already used for another message; give every message its own id",
+      );
+    }
+    return entry.value;
+  }
+
+  set(key: string, message: string, value: T): void {
+    this.entries.delete(key);
+    this.entries.set(key, { message, value });
+    while (this.entries.size > this.max) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+  }
+
+  /** Forgets `key` if it still holds `value` (a failed request may be retried under the same id). */
+  delete(key: string, value: T): void {
+    if (this.entries.get(key)?.value === value) this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

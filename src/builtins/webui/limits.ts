@@ -1,0 +1,37 @@
+/**
+ * The web server's limits in one place, so a reader sees every bound the server holds and tests can
+ * shrink them. Each one has a clear error when hit (413 for bodies, 503 for SSE clients, 504 for chats).
+ */
+import type { WebLimits } from "./context.js";
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+export const DEFAULT_LIMITS: WebLimits = {
+  maxJsonBytes: 1 * MiB,
+  maxUploadBytes: 64 * MiB,
+  uploadQuotaBytes: 1024 * MiB,
+  maxSseClients: 64,
+  sseQueue: 512,
+  sseHeartbeatMs: 15_000,
+  sseRing: 200,
+  chatTimeoutMs: 300_000,
+};
+
+/** Knowledge items and adapter scripts travel as JSON strings: room for their own caps (1 MiB, 256 KiB) plus escaping. */
+export const MAX_EDITOR_BODY_BYTES = 2 * MiB;
+
+/** A login body holds a user name and a password; anything larger is not a login. */
+export const MAX_LOGIN_BODY_BYTES = 8 * KiB;
+
+/** Query strings (prefixes, paths, search text) longer than this are refused with 400. */
+export const MAX_QUERY_CHARS = 1024;
+
+/** The limits with `overrides` applied; an override of `undefined` keeps the default. */
+export function resolveLimits(base: WebLimits, overrides: Partial<WebLimits> = {}): WebLimits {
+  const defined = Object.entries(overrides).filter(([, v]) => v !== undefined);
+  return { ...base, ...Object.fromEntries(defined) };
+}
+
+/** Open TCP connections at once (SSE clients, keep-alive connections, requests in flight); more are refused. */
+export const MAX_CONNECTIONS = 512;

@@ -1,0 +1,170 @@
+/** The memory routes over real HTTP against the mock SDK: what each passes to memory, and what it refuses. */
+import assert from "node:assert/strict";
+import { afterEach, describe, it } from "node:test";
+import type { ForgetReport, MemoryDoc } from "@homeagent/sdk";
+import { createMockSDK } from "@homeagent/sdk/test";
+import { type RoutesServer, serveRoutes } from "../../../../test/fixtures/webui-routes.js";
+import { memoryRoutes } from "./memory.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever shape the route answers
+const read = async (res: Response): Promise<any> => res.json();
+
+let server: RoutesServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const DOC: MemoryDoc = {
+  id: "d1",
+  summary: "关于猫",
+  content: "我的猫叫小花",
+  tags: [],
+  entities: ["小花"],
+  source: "manual",
+  createdAt: 1,
+  updatedAt: 1,
+  accessCount: 0,
+  tsStart: 1,
+  tsEnd: 1,
+};
+
+function report(query: string, confirmed: boolean): ForgetReport {
+  const zero = {
+    context: 0,
+    documents: 0,
+    entities: 0,
+    relations: 0,
+    sentences: 0,
+    textLog: 0,
+    indexItems: 0,
+    backups: 0,
+  };
+  return {
+    query,
+    confirmed,
+    matched: { ...zero, context: 1 },
+    removed: confirmed ? { ...zero, context: 1 } : zero,
+    samples: [],
+  };
+}
+
+async function start() {
+  const calls: Array<[string, unknown[]]> = [];
+  const record =
+    <T>(name: string, answer: T) =>
+    async (...args: unknown[]) => {
+      calls.push([name, args]);
+      return answer;
+    };
+  const sdk = createMockSDK({
+    pluginName: "webui",
+    memory: {
+      recall: record("recall", { entities: [], relations: [] }),
+      commit: record("commit", { added: 1, updated: 0 }),
+      forget: async (query, opts) => {
+        calls.push(["forget", [query, opts]]);
+        return report(query, opts.confirm);
+      },
+      graph: record("graph", { nodes: [], edges: [], total: 0 }),
+      search: record("search", []),
+      timeline: record("timeline", []),
+    },
+    docMemory: {
+      list: record("list", { items: [DOC], total: 1 }),
+      query: record("query", [DOC]),
+      get: async (id) => (id === "d1" ? DOC : null),
+    },
+    preview: async (query) => ({ query, contextWindow: 8192, budget: 6553, sections: [] }),
+  });
+  server = await serveRoutes([memoryRoutes], sdk);
+  const url = server.url;
+  const json = (method: string, path: string, body: unknown) =>
+    fetch(url + path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { calls, url, json };
+}
+
+describe("memory routes", () => {
+  it("pass their parameters through, Chinese included", async () => {
+    const { calls, url, json } = await start();
+    const q = encodeURIComponent("小花");
+    assert.deepEqual(await read(await fetch(`${url}/api/v1/memory?q=${q}&depth=3`)), { entities: [], relations: [] });
+    const triples = [{ subject: "我", relation: "养了", object: "小花" }];
+    assert.deepEqual(await read(await json("POST", "/api/v1/memory", { triples, sentence: "我养了小花" })), {
+      added: 1,
+      updated: 0,
+    });
+    await fetch(`${url}/api/v1/memory/graph?offset=10&limit=5`);
+    await fetch(`${url}/api/v1/memory/search?q=${q}&kinds=doc,turn&limit=3`);
+    assert.deepEqual(await read(await fetch(`${url}/api/v1/memory/docs?offset=0&limit=2`)), { items: [DOC], total: 1 });
+    assert.deepEqual(await read(await fetch(`${url}/api/v1/memory/docs?q=${q}`)), { items: [DOC], total: 1 });
+    assert.deepEqual(await read(await fetch(`${url}/api/v1/memory/timeline`)), { events: [] });
+    assert.deepEqual(calls, [
+      ["recall", ["小花", { depth: 3 }]],
+      ["commit", [triples, { sentence: "我养了小花" }]],
+      ["graph", [{ offset: 10, limit: 5 }]],
+      ["search", ["小花", { kinds: ["doc", "turn"], limit: 3 }]],
+      ["list", [{ offset: 0, limit: 2 }]],
+      ["query", ["小花", 50]],
+      ["timeline", []],
+    ]);
+    const context = await read(await fetch(`${url}/api/v1/memory/context?q=${q}`));
+    assert.equal(context.query, "小花");
+  });
+
+  it("forget previews unless confirm is true", async () => {
+    const { json } = await start();
+    const preview = await read(await json("DELETE", "/api/v1/memory", { query: "小花" }));
+    assert.equal(preview.confirmed, false);
+    const done = await read(await json("DELETE", "/api/v1/memory", { query: "小花", confirm: true }));
+    assert.equal(done.confirmed, true);
+    const bad = await json("DELETE", "/api/v1/memory", { query: "小花", confirm: "yes" });
+    assert.equal(bad.status, 400);
+    assert.match((await read(bad)).error.message, /confirm/);
+  });
+
+  it("answers a missing document 404 and a present one in full", async () => {
+    const { url } = await start();
+    assert.equal((await read(await fetch(`${url}/api/v1/memory/docs/d1`))).content, "我的猫叫小花");
+    const missing = await fetch(`${url}/api/v1/memory/docs/nope`);
+    assert.equal(missing.status, 404);
+    assert.equal((await read(missing)).error.code, "not_found");
+  });
+
+  it("refuses bad parameters with 400 naming the parameter", async () => {
+    const { url, json, calls } = await start();
+    const cases: Array<[string, string]> = [
+      ["/api/v1/memory", "q"],
+      ["/api/v1/memory?q=x&depth=9", "depth"],
+      ["/api/v1/memory?q=x&depth=two", "depth"],
+      ["/api/v1/memory/graph?limit=1001", "limit"],
+      ["/api/v1/memory/graph?offset=-1", "offset"],
+      ["/api/v1/memory/context", "q"],
+      [`/api/v1/memory/context?q=${"x".repeat(2000)}`, "q"],
+      ["/api/v1/memory/search?q=x&kinds=doc,secrets", "kinds"],
+      ["/api/v1/memory/search?q=x&limit=0", "limit"],
+      ["/api/v1/memory/docs?limit=500", "limit"],
+    ];
+    for (const [path, param] of cases) {
+      const res = await fetch(url + path);
+      assert.equal(res.status, 400, path);
+      assert.match((await read(res)).error.message, new RegExp(`^${param} `), path);
+    }
+    const noTriples = await json("POST", "/api/v1/memory", { triples: "x" });
+    assert.equal(noTriples.status, 400);
+    assert.match((await read(noTriples)).error.message, /triples/);
+    const noQuery = await json("DELETE", "/api/v1/memory", { confirm: true });
+    assert.equal(noQuery.status, 400);
+    assert.match((await read(noQuery)).error.message, /query/);
+    assert.equal(calls.length, 0, "nothing reached memory");
+  });
+
+  it("answers 503 while memory is not running", async () => {
+    const sdk = createMockSDK({ pluginName: "webui" });
+    server = await serveRoutes([memoryRoutes], sdk);
+    const res = await fetch(`${server.url}/api/v1/memory/timeline`);
+    assert.equal(res.status, 503);
+    assert.equal((await read(res)).error.code, "memory_unavailable");
+  });
+});

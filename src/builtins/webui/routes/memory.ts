@@ -1,0 +1,89 @@
+/**
+ * The memory browser's routes: graph recall, commit and forget (/api/v1/memory), the graph page by page,
+ * what would be injected for a query (memory/context), search over every layer, documents and the context
+ * window's timeline. Reading here never changes memory (documents are not consumed, unlike the model's
+ * doc_query); commit and forget are the only writes, and forget only previews unless `confirm` is true.
+ */
+import type { MemoryKind } from "@homeagent/sdk";
+import { readJson } from "../body.js";
+import { ApiError, type RouteGroup } from "../context.js";
+import { MAX_QUERY_CHARS } from "../limits.js";
+import { intQuery, invalid, optionalBoolean, optionalString, requiredText, textQuery } from "../params.js";
+import { sdkCall } from "../sdk-errors.js";
+
+const KINDS: readonly MemoryKind[] = ["context", "turn", "doc", "entity"];
+const MAX_DEPTH = 5;
+const MAX_OFFSET = 1_000_000_000;
+const MAX_SENTENCE_CHARS = 4096;
+
+export const memoryRoutes: RouteGroup = (app, deps) => {
+  const { sdk } = deps;
+
+  app.get("/api/v1/memory", async (c) => {
+    const q = textQuery(c, "q", MAX_QUERY_CHARS);
+    const depth = intQuery(c, "depth", 1, MAX_DEPTH, 2);
+    return c.json(await sdkCall(() => sdk.memory.recall(q, { depth })));
+  });
+
+  app.post("/api/v1/memory", async (c) => {
+    const body = await readJson(c, deps.limits.maxJsonBytes);
+    if (!Array.isArray(body.triples)) throw invalid("triples", "must be an array of {subject, relation, object}");
+    const sentence = optionalString(body, "sentence", MAX_SENTENCE_CHARS);
+    return c.json(await sdkCall(() => sdk.memory.commit(body.triples as never, sentence ? { sentence } : {})));
+  });
+
+  app.delete("/api/v1/memory", async (c) => {
+    const body = await readJson(c, deps.limits.maxJsonBytes);
+    const query = requiredText(body, "query", MAX_QUERY_CHARS);
+    const confirm = optionalBoolean(body, "confirm") ?? false;
+    return c.json(await sdkCall(() => sdk.memory.forget(query, { confirm })));
+  });
+
+  app.get("/api/v1/memory/graph", async (c) => {
+    const offset = intQuery(c, "offset", 0, MAX_OFFSET, 0);
+    const limit = intQuery(c, "limit", 1, 1000, 200);
+    return c.json(await sdkCall(() => sdk.memory.graph({ offset, limit })));
+  });
+
+  app.get("/api/v1/memory/context", async (c) => {
+    const q = textQuery(c, "q", MAX_QUERY_CHARS);
+    return c.json(await sdkCall(() => sdk.kernel.preview(q)));
+  });
+
+  app.get("/api/v1/memory/search", async (c) => {
+    const q = textQuery(c, "q", MAX_QUERY_CHARS);
+    const kinds = kindsQuery(c.req.query("kinds"));
+    const limit = intQuery(c, "limit", 1, 100, 10);
+    return c.json({ items: await sdkCall(() => sdk.memory.search(q, { kinds, limit })) });
+  });
+
+  app.get("/api/v1/memory/docs", async (c) => {
+    const q = c.req.query("q");
+    const offset = intQuery(c, "offset", 0, MAX_OFFSET, 0);
+    const limit = intQuery(c, "limit", 1, 200, 50);
+    if (q === undefined || q.trim() === "") return c.json(await sdkCall(() => sdk.docMemory.list({ offset, limit })));
+    const query = textQuery(c, "q", MAX_QUERY_CHARS);
+    const items = await sdkCall(() => sdk.docMemory.query(query, limit));
+    return c.json({ items, total: items.length });
+  });
+
+  app.get("/api/v1/memory/docs/:id", async (c) => {
+    const id = c.req.param("id");
+    if (id.length > 256) throw invalid("id", "must be at most 256 characters");
+    const doc = await sdkCall(() => sdk.docMemory.get(id));
+    if (!doc) throw new ApiError(404, "not_found", `there is no memory document ${id}`);
+    return c.json(doc);
+  });
+
+  app.get("/api/v1/memory/timeline", async (c) => c.json({ events: await sdkCall(() => sdk.memory.timeline()) }));
+
+  return undefined;
+};
+
+function kindsQuery(raw: string | undefined): MemoryKind[] | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const kinds = raw.split(",").map((k) => k.trim());
+  const bad = kinds.find((k) => !(KINDS as readonly string[]).includes(k));
+  if (bad !== undefined) throw invalid("kinds", `must be a comma list of ${KINDS.join(", ")} (got "${bad}")`);
+  return kinds as MemoryKind[];
+}

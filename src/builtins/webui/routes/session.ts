@@ -1,0 +1,58 @@
+/**
+ * Login, logout and the current session. A login answers the CSRF token in its body (the cookie itself
+ * is HttpOnly) so the page can send it with every write; the per-address limit and the failure message
+ * come from the daemon's auth module, which never says whether the user name or the password was wrong.
+ */
+import type { AuthSession } from "@homeagent/sdk";
+import { sessionCookieHeader } from "../auth-middleware.js";
+import { readJson } from "../body.js";
+import { ApiError, type RouteGroup } from "../context.js";
+import { sdkError } from "../errors.js";
+import { MAX_LOGIN_BODY_BYTES } from "../limits.js";
+
+/** Longer user names or passwords are not ones the daemon made; refuse them before hashing anything. */
+const MAX_CREDENTIAL_CHARS = 1024;
+
+export const sessionRoutes: RouteGroup = (app, { sdk }) => {
+  app.post("/api/v1/login", async (c) => {
+    const body = await readJson(c, MAX_LOGIN_BODY_BYTES);
+    const username = credential(body.username, "username");
+    const password = credential(body.password, "password");
+    let session: AuthSession;
+    try {
+      session = await sdk.auth.login(username, password, c.get("clientAddress"));
+    } catch (err) {
+      throw sdkError(err, { auth_failed: 401, auth_rate_limited: 429, auth_busy: 503, auth_no_credentials: 503 }, 500);
+    }
+    c.header("Set-Cookie", sessionCookieHeader(session.id, Math.round((session.expiresAt - Date.now()) / 1000)));
+    return c.json({ user: session.user, csrf: session.csrf, expiresAt: session.expiresAt });
+  });
+
+  app.get("/api/v1/session", (c) => {
+    const session = c.get("session");
+    return c.json({
+      user: session?.user ?? null,
+      csrf: session?.csrf ?? null,
+      expiresAt: session?.expiresAt ?? null,
+      authKind: c.get("authKind"),
+    });
+  });
+
+  app.post("/api/v1/logout", (c) => {
+    const session = c.get("session");
+    const ended = session ? sdk.auth.logout(session.id) : false;
+    c.header("Set-Cookie", sessionCookieHeader("", 0));
+    return c.json({ loggedOut: ended });
+  });
+  return undefined;
+};
+
+function credential(value: unknown, name: string): string {
+  if (typeof value !== "string" || value === "") {
+    throw new ApiError(400, "invalid_body", `"${name}" must be a non-empty string`);
+  }
+  if (value.length > MAX_CREDENTIAL_CHARS) {
+    throw new ApiError(400, "invalid_body", `"${name}" is longer than ${MAX_CREDENTIAL_CHARS} characters`);
+  }
+  return value;
+}

@@ -1,0 +1,151 @@
+/**
+ * `/api/v1/settings` over real HTTP against a real daemon: listing with definitions, writes validated by
+ * the config center (its refusals as 400 with its message), deletes, secrets masked in every answer, and
+ * the one-shot LLM source test.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import {
+  startWebDaemon,
+  TEST_API_KEY,
+  TEST_LLM_KEY,
+  TEST_PASSWORD,
+  type WebDaemon,
+} from "../../../../test/fixtures/webui.js";
+
+let w: WebDaemon;
+before(async () => {
+  w = await startWebDaemon({ webuiOnly: true });
+});
+after(() => w.stop());
+
+interface Entry {
+  key: string;
+  value: string;
+}
+interface Def {
+  key: string;
+  secret: boolean;
+  default: string;
+  env?: string;
+}
+
+describe("GET /api/v1/settings", () => {
+  test("lists settings with their definitions; a prefix narrows both", async () => {
+    const all = await w.json<{ settings: Entry[]; defs: Def[] }>("GET", "/api/v1/settings");
+    assert.equal(all.status, 200);
+    assert.ok(all.body.settings.some((e) => e.key === "plugin.webui.listen_addr"));
+    const template = all.body.defs.find((d) => d.key === "core.llm.sources.*.api_key");
+    assert.equal(template?.secret, true);
+    const webui = await w.json<{ settings: Entry[]; defs: Def[] }>("GET", "/api/v1/settings?prefix=plugin.webui.");
+    assert.deepEqual(webui.body.settings.map((e) => e.key).sort(), [
+      "plugin.webui.allowed_hosts",
+      "plugin.webui.listen_addr",
+      "plugin.webui.openai_memory",
+      "plugin.webui.request_log",
+      "plugin.webui.upload_quota_mb",
+    ]);
+    assert.ok(webui.body.defs.every((d) => d.key.startsWith("plugin.webui.")));
+    const envKey = all.body.defs.find((d) => d.key === "core.llm.sources.*.base_url");
+    assert.ok(envKey, "templates are listed");
+  });
+
+  test("secrets never leave unmasked: the LLM key from the environment, a stored key, the API key", async () => {
+    const put = await w.json("PUT", "/api/v1/settings", {
+      key: "core.llm.sources.spare.api_key",
+      value: "sk-spare-secret-abcdef7788",
+    });
+    assert.equal(put.status, 200);
+    assert.deepEqual(put.body, { key: "core.llm.sources.spare.api_key", value: "****7788" });
+    const res = await w.fetch("/api/v1/settings");
+    const text = await res.text();
+    for (const secret of [TEST_LLM_KEY, "sk-spare-secret-abcdef7788", TEST_API_KEY, TEST_PASSWORD]) {
+      assert.ok(!text.includes(secret), `the listing holds ${secret}`);
+    }
+    const entries = (JSON.parse(text) as { settings: Entry[] }).settings;
+    assert.equal(entries.find((e) => e.key === "core.llm.sources.env.api_key")?.value, `****${TEST_LLM_KEY.slice(-4)}`);
+    await w.json("PUT", "/api/v1/settings", { key: "core.llm.sources.spare.api_key", value: null });
+  });
+
+  test("a prefix over its length is 400", async () => {
+    const res = await w.json("GET", `/api/v1/settings?prefix=${"a".repeat(300)}`);
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, "invalid_argument");
+  });
+});
+
+describe("PUT /api/v1/settings", () => {
+  const put = (body: unknown) => w.json("PUT", "/api/v1/settings", body);
+
+  test("a valid value is stored and in effect at once; null deletes it (the default applies again)", async () => {
+    const res = await put({ key: "core.agent.max_tool_turns", value: "7" });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { key: "core.agent.max_tool_turns", value: "7" });
+    assert.equal(w.daemon.config.get("core.agent.max_tool_turns"), "7");
+    const listed = await w.json<{ settings: Entry[] }>("GET", "/api/v1/settings?prefix=core.agent.max_tool_turns");
+    assert.equal(listed.body.settings[0].value, "7");
+    const deleted = await put({ key: "core.agent.max_tool_turns", value: null });
+    assert.equal(deleted.status, 200);
+    assert.notEqual(deleted.body.value, "7");
+    assert.equal(deleted.body.value, w.daemon.config.get("core.agent.max_tool_turns"));
+  });
+
+  test("the config center's refusals are 400 with its own code and message", async () => {
+    const cases: Array<[unknown, string, RegExp]> = [
+      [{ key: "core.agent.max_tool_turns", value: "many" }, "config_invalid", /core\.agent\.max_tool_turns/],
+      [{ key: "core.no_such_key", value: "1" }, "config_unknown_key", /core\.no_such_key/],
+      [{ key: "core.llm.sources.env.model", value: "m" }, "config_env_override", /HOMEAGENT_LLM_MODEL/],
+      [{ key: "core.llm.sources.x.base_url", value: "javascript:alert(1)" }, "config_invalid", /base_url/],
+    ];
+    for (const [body, code, message] of cases) {
+      const res = await put(body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(res.body.error.code, code, JSON.stringify(res.body));
+      assert.match(res.body.error.message, message);
+    }
+    assert.ok(!w.daemon.config.sourceNames().includes("x"), "nothing refused was stored");
+  });
+
+  test("malformed bodies are 400 (fields), 415 (not JSON) or 413 (over the limit)", async () => {
+    for (const body of [{}, { key: "" }, { key: 5, value: "1" }, { key: "core.agent.max_tool_turns", value: 5 }, []]) {
+      const res = await put(body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+    }
+    const text = await w.fetch("/api/v1/settings", {
+      method: "PUT",
+      body: "key=a&value=b",
+      headers: { "Content-Type": "text/plain" },
+    });
+    assert.equal(text.status, 415);
+    const big = await put({ key: "core.agent.max_tool_turns", value: "1".repeat(1024 * 1024) });
+    assert.equal(big.status, 413);
+  });
+});
+
+describe("POST /api/v1/settings/llm/test", () => {
+  test("tries one source and says how it went", async () => {
+    w.llm.enqueue({ text: "OK" });
+    const res = await w.json("POST", "/api/v1/settings/llm/test", { source: "env" });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.source, "env");
+    assert.equal(res.body.ok, true);
+    assert.equal(res.body.reply, "OK");
+    assert.equal(res.body.model, "fake-model");
+  });
+
+  test("a failing source is ok: false with the reason, secrets masked", async () => {
+    w.llm.enqueue({ status: 401, errorMessage: `bad key ${TEST_LLM_KEY}` });
+    const res = await w.json("POST", "/api/v1/settings/llm/test", { source: "env" });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.ok, false);
+    assert.ok(!JSON.stringify(res.body).includes(TEST_LLM_KEY));
+  });
+
+  test("an unknown source is 404; a missing one 400", async () => {
+    const unknown = await w.json("POST", "/api/v1/settings/llm/test", { source: "nope" });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.error.code, "llm_unknown_source");
+    assert.equal((await w.json("POST", "/api/v1/settings/llm/test", {})).status, 400);
+    assert.equal((await w.json("POST", "/api/v1/settings/llm/test", { source: 3 })).status, 400);
+  });
+});

@@ -1,0 +1,331 @@
+/**
+ * The server around the routes, over real HTTP: security headers on every answer, JSON errors (404, 405,
+ * 413, 500 without internals), the Host guard, the request log, the login and placeholder pages with their
+ * CSP, a port in use (the plugin fails, the daemon runs) and a stop that cuts open connections.
+ */
+import assert from "node:assert/strict";
+import { connect, createServer, type Server } from "node:net";
+import { after, before, describe, test } from "node:test";
+import { Hono } from "hono";
+import { tempDir } from "../../../test/fixtures/temp-dir.js";
+import { waitFor } from "../../../test/fixtures/wait.js";
+import { rawRequest, startWebDaemon, TEST_API_KEY, type WebDaemon } from "../../../test/fixtures/webui.js";
+import { startDaemon } from "../../daemon/bootstrap.js";
+import { builtinPlugins } from "../index.js";
+import { ApiError, type WebEnv } from "./context.js";
+import { installErrorHandlers } from "./errors.js";
+import { isAllowedHost } from "./host-guard.js";
+import { isLoopback, parseListenAddress } from "./listen.js";
+import { createWebuiPlugin } from "./plugin.js";
+
+let w: WebDaemon;
+before(async () => {
+  w = await startWebDaemon({ webuiOnly: true });
+});
+after(() => w.stop());
+
+const SECURITY_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "content-security-policy": "default-src 'self'",
+};
+
+function assertSecurityHeaders(res: Response, what: string): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS))
+    assert.equal(res.headers.get(name), value, `${what}: ${name}`);
+}
+
+describe("answers", () => {
+  test("every answer carries the security headers: pages, assets, JSON, errors", async () => {
+    const keyed = { "X-API-Key": TEST_API_KEY };
+    const cases: Array<[string, RequestInit]> = [
+      ["/login", {}],
+      ["/assets/login.js", {}],
+      ["/", {}],
+      ["/api/v1/status", {}],
+      ["/api/v1/status", { headers: keyed }],
+      ["/api/v1/nope", { headers: keyed }],
+      ["/api/v1/status", { method: "DELETE", headers: keyed }],
+    ];
+    for (const [path, init] of cases) {
+      const res = await fetch(w.base + path, init);
+      await res.arrayBuffer();
+      assertSecurityHeaders(res, `${init.method ?? "GET"} ${path} (${res.status})`);
+    }
+  });
+
+  test("API answers are not cached; HEAD is answered like GET", async () => {
+    const res = await w.fetch("/api/v1/status");
+    assert.equal(res.headers.get("cache-control"), "no-store");
+    const head = await fetch(`${w.base}/login`, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), "");
+  });
+
+  test("unknown paths are 404 JSON; OpenAI paths also carry the error type", async () => {
+    const api = await w.json("GET", "/api/v1/nope?x=1");
+    assert.equal(api.status, 404);
+    assert.equal(api.body.error.code, "not_found");
+    assert.match(api.headers.get("content-type") ?? "", /^application\/json/);
+    const openai = await w.json("GET", "/v1/nope");
+    assert.equal(openai.status, 404);
+    assert.deepEqual(Object.keys(openai.body.error).sort(), ["code", "message", "type"]);
+    assert.equal(openai.body.error.type, "invalid_request_error");
+  });
+
+  test("a known path with another method is 405 with Allow", async () => {
+    const res = await w.json("DELETE", "/api/v1/status");
+    assert.equal(res.status, 405);
+    assert.equal(res.body.error.code, "method_not_allowed");
+    assert.equal(res.headers.get("allow"), "GET, HEAD");
+    const put = await w.json("POST", "/api/v1/settings", {});
+    assert.equal(put.status, 405);
+    assert.equal(put.headers.get("allow"), "GET, HEAD, PUT");
+  });
+
+  test("a body over its limit is 413, whether announced by Content-Length or streamed without one", async () => {
+    const big = JSON.stringify({ key: "core.agent.max_tool_turns", value: "x".repeat(1024 * 1024) });
+    const declared = await w.fetch("/api/v1/settings", {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: big,
+    });
+    assert.equal(declared.status, 413);
+    assert.equal(((await declared.json()) as { error: { code: string } }).error.code, "body_too_large");
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"key":"a","value":"'));
+        if (sent > 4 * 1024 * 1024) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const streamed = await w.fetch("/api/v1/settings", {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    assert.equal(streamed.status, 413);
+  });
+
+  test("an unexpected failure is a 500 that names no internals; the log has them", async () => {
+    const app = new Hono<WebEnv>();
+    const logged: string[] = [];
+    installErrorHandlers(app, (m) => logged.push(m));
+    app.get("/boom", () => {
+      throw new Error("secret detail at /home/user/x.ts:12");
+    });
+    app.get("/refused", () => {
+      throw new ApiError(429, "slow_down", "wait", { retryAfterS: 7 });
+    });
+    const res = await app.request("/boom");
+    assert.equal(res.status, 500);
+    const text = await res.text();
+    assert.deepEqual(JSON.parse(text), {
+      error: { code: "internal_error", message: "the server failed to answer; the daemon log has the details" },
+    });
+    assert.doesNotMatch(text, /secret detail|x\.ts/);
+    assert.match(logged.join("\n"), /GET \/boom failed: Error: secret detail/);
+    const refused = await app.request("/refused");
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get("retry-after"), "7");
+  });
+});
+
+describe("pages", () => {
+  test("/login is a static page with its script and style as files: no inline script, style or handlers", async () => {
+    const res = await fetch(`${w.base}/login`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+    const html = await res.text();
+    assert.match(html, /<script src="\/assets\/login\.js" defer><\/script>/);
+    assert.equal(html.match(/<script/g)?.length, 1);
+    assert.doesNotMatch(html, /<style|style=|\son[a-z]+=/i);
+    const js = await fetch(`${w.base}/assets/login.js`);
+    assert.match(js.headers.get("content-type") ?? "", /^text\/javascript/);
+    assert.match(await js.text(), /\/api\/v1\/login/);
+    const css = await fetch(`${w.base}/assets/login.css`);
+    assert.match(css.headers.get("content-type") ?? "", /^text\/css/);
+    assert.equal((await fetch(`${w.base}/assets/nope.js`)).status, 404);
+  });
+
+  test("/ without a session is a 401 page that refreshes to /login without script; with one, the home page", async () => {
+    const res = await fetch(`${w.base}/`, { redirect: "manual" });
+    assert.equal(res.status, 401);
+    const html = await res.text();
+    assert.match(html, /<meta http-equiv="refresh" content="0; url=\/login">/);
+    assert.doesNotMatch(html, /<script/);
+    const { cookie } = await w.login();
+    const home = await fetch(`${w.base}/`, { headers: { Cookie: cookie } });
+    assert.equal(home.status, 200);
+    assert.match(await home.text(), /HomeAgent/);
+  });
+});
+
+describe("the Host guard", () => {
+  const port = () => new URL(w.base).port;
+  const get = (host: string) =>
+    rawRequest(w.base, { path: "/api/v1/status", headers: { Host: host, "X-API-Key": TEST_API_KEY } });
+
+  test("the listen address and the loopback names on its port are answered; others are 403", async () => {
+    for (const host of [`127.0.0.1:${port()}`, `localhost:${port()}`, `[::1]:${port()}`, `LOCALHOST:${port()}`]) {
+      assert.equal((await get(host)).status, 200, host);
+    }
+    for (const host of [
+      "evil.example",
+      `evil.example:${port()}`,
+      "localhost",
+      "127.0.0.1:1",
+      `localhost.evil:${port()}`,
+    ]) {
+      const res = await get(host);
+      assert.equal(res.status, 403, host);
+      assert.equal(JSON.parse(res.body).error.code, "host_not_allowed");
+      assert.equal(res.headers["x-frame-options"], "DENY");
+    }
+  });
+
+  test("the guard comes before auth: a foreign Host learns nothing, not even that credentials are missing", async () => {
+    const res = await rawRequest(w.base, { path: "/api/v1/status", headers: { Host: "evil.example" } });
+    assert.equal(res.status, 403);
+  });
+
+  test("plugin.webui.allowed_hosts adds names at once: a bare name on any port, name:port exactly", async () => {
+    w.daemon.config.set("plugin.webui.allowed_hosts", "homeagent.lan, proxy.lan:443");
+    try {
+      assert.equal((await get("homeagent.lan")).status, 200);
+      assert.equal((await get(`homeagent.lan:${port()}`)).status, 200);
+      assert.equal((await get("proxy.lan:443")).status, 200);
+      assert.equal((await get("proxy.lan")).status, 403);
+      assert.equal((await get("proxy.lan:80")).status, 403);
+    } finally {
+      w.daemon.config.set("plugin.webui.allowed_hosts", "");
+    }
+    assert.equal((await get("homeagent.lan")).status, 403);
+  });
+
+  test("isAllowedHost: IPv6 listen addresses and empty hosts", () => {
+    assert.ok(isAllowedHost("[::1]:80", { host: "::1", port: 80 }, []));
+    assert.ok(isAllowedHost("[fd00::1]:80", { host: "fd00::1", port: 80 }, []));
+    assert.ok(!isAllowedHost("", { host: "127.0.0.1", port: 80 }, [""]));
+    assert.ok(isAllowedHost("[fd00::2]", { host: "127.0.0.1", port: 80 }, ["[fd00::2]"]));
+  });
+});
+
+describe("the request log", () => {
+  test("one line per request: method, path without query, status, duration, auth kind, address", async () => {
+    const before = w.logs.length;
+    await w.json("GET", "/api/v1/status?secret=query");
+    await fetch(`${w.base}/api/v1/status`);
+    await waitFor(() => w.logs.length >= before + 2, "two request log lines");
+    const lines = w.logs.slice(before).join("");
+    assert.match(lines, /INFO +\[webui\] GET \/api\/v1\/status 200 \d+ms auth=key from 127\.0\.0\.1\n/);
+    assert.match(lines, /GET \/api\/v1\/status 401 \d+ms auth=none from 127\.0\.0\.1/);
+    assert.doesNotMatch(lines, /secret=query/);
+  });
+
+  test("plugin.webui.request_log = false turns it off at once", async () => {
+    w.daemon.config.set("plugin.webui.request_log", "false");
+    try {
+      const before = w.logs.length;
+      await w.json("GET", "/api/v1/runtime");
+      await w.json("GET", "/api/v1/status");
+      assert.ok(!w.logs.slice(before).some((l) => l.includes("/api/v1/runtime")));
+    } finally {
+      w.daemon.config.set("plugin.webui.request_log", "true");
+    }
+  });
+});
+
+describe("listening", () => {
+  test("listen addresses: host:port and [v6]:port; anything else names the setting", () => {
+    assert.deepEqual(parseListenAddress("127.0.0.1:8080"), { host: "127.0.0.1", port: 8080 });
+    assert.deepEqual(parseListenAddress("[::1]:0"), { host: "::1", port: 0 });
+    assert.deepEqual(parseListenAddress("localhost:80"), { host: "localhost", port: 80 });
+    for (const bad of ["8080", "127.0.0.1", ":8080", "::1:80", "a b:80", "127.0.0.1:70000", "127.0.0.1:-1"]) {
+      assert.throws(() => parseListenAddress(bad), /plugin\.webui\.listen_addr/, bad);
+    }
+    assert.ok(isLoopback("127.0.0.1") && isLoopback("127.1.2.3") && isLoopback("::1") && isLoopback("localhost"));
+    assert.ok(!isLoopback("0.0.0.0") && !isLoopback("::") && !isLoopback("192.168.1.2"));
+  });
+
+  test("a port in use: the webui plugin fails with an error naming plugin.webui.listen_addr; the daemon runs", async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const logs: string[] = [];
+    const webui = builtinPlugins().find((p) => p.name === "webui");
+    assert.ok(webui);
+    const daemon = await startDaemon({
+      dataDir: tempDir("ha-webui-busy-"),
+      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
+      ollamaUrl: "",
+      logWrite: (l) => logs.push(l),
+      plugins: [{ ...webui, create: () => createWebuiPlugin({ listenAddr: `127.0.0.1:${port}` }) }],
+    });
+    try {
+      const info = daemon.plugins.list().find((p) => p.name === "webui");
+      assert.equal(info?.state, "failed");
+      assert.match(
+        info?.lastError ?? "",
+        new RegExp(`plugin\\.webui\\.listen_addr 127\\.0\\.0\\.1:${port} is already in use`),
+      );
+      assert.equal(daemon.status().version.length > 0, true, "the daemon answers");
+      assert.ok(logs.some((l) => l.includes("homed") && l.includes("ready")));
+    } finally {
+      await daemon.stop();
+      blocker.close();
+    }
+  });
+
+  test("a listen address that is not host:port fails the plugin with the setting's name", async () => {
+    const webui = builtinPlugins().find((p) => p.name === "webui");
+    assert.ok(webui);
+    const daemon = await startDaemon({
+      dataDir: tempDir("ha-webui-bad-"),
+      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
+      ollamaUrl: "",
+      logWrite: () => {},
+      plugins: [{ ...webui, create: () => createWebuiPlugin({ listenAddr: "nonsense" }) }],
+    });
+    try {
+      const info = daemon.plugins.list().find((p) => p.name === "webui");
+      assert.equal(info?.state, "failed");
+      assert.match(info?.lastError ?? "", /plugin\.webui\.listen_addr is "nonsense", which is not host:port/);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  test("stopping the plugin cuts open connections at once, a request still sending its body included", async () => {
+    const s = await startWebDaemon({ webuiOnly: true });
+    try {
+      const base = s.base;
+      const url = new URL(base);
+      const socket = connect(Number(url.port), "127.0.0.1");
+      await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+      let closed = false;
+      socket.on("close", () => {
+        closed = true;
+      });
+      socket.on("error", () => {});
+      socket.write(
+        `PUT /api/v1/settings HTTP/1.1\r\nHost: ${url.host}\r\nX-API-Key: ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"key":`,
+      );
+      const idle = await fetch(`${base}/api/v1/status`, { headers: { "X-API-Key": TEST_API_KEY } });
+      await idle.text();
+      const started = performance.now();
+      await s.daemon.plugins.disable("webui");
+      assert.ok(performance.now() - started < 2000, `stopped in ${Math.round(performance.now() - started)} ms`);
+      await waitFor(() => closed, "the half-sent request's connection to close", { timeoutMs: 2000 });
+      await assert.rejects(fetch(`${base}/api/v1/status`), "nothing listens any more");
+      assert.equal(s.webui().address(), null);
+    } finally {
+      await s.stop();
+    }
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The `plugin.webui.*` settings: declared so the settings page lists them and every write is validated.
+ * listen_addr applies when the plugin starts; the others on the next request (upload_quota_mb at start).
+ */
+import type { SettingDef } from "@homeagent/sdk";
+
+export const WEBUI_SETTINGS: SettingDef[] = [
+  {
+    key: "listen_addr",
+    default: "127.0.0.1:8080",
+    type: "string",
+    maxLength: 300,
+    category: "webui",
+    description:
+      "Address the web server listens on (host:port; applies when the webui plugin starts). Only loopback by default; another address is reachable from other machines and is logged as a warning.",
+  },
+  {
+    key: "allowed_hosts",
+    default: "",
+    type: "string",
+    category: "webui",
+    description:
+      "Extra Host names the server answers, comma separated (name or name:port), e.g. a LAN name behind a reverse proxy. Others are refused (DNS-rebinding guard).",
+  },
+  {
+    key: "openai_memory",
+    default: "false",
+    type: "bool",
+    category: "webui",
+    description: "Record /v1/chat/completions requests in long-term memory (off: the client keeps its own history).",
+  },
+  {
+    key: "upload_quota_mb",
+    default: "1024",
+    type: "int",
+    min: 1,
+    max: 1_048_576,
+    category: "webui",
+    description: "Total size of workspace/uploads/ in MiB; uploads beyond it are refused (applies at start).",
+  },
+  {
+    key: "request_log",
+    default: "true",
+    type: "bool",
+    category: "webui",
+    description: "Log one line per HTTP request (method, path, status, duration, auth kind, address).",
+  },
+];

@@ -1,0 +1,102 @@
+/** One SSE client's queue on its own: the limit, the count of drops and the gap notice that follows them. */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { AgentEvent } from "@homeagent/sdk";
+import { SseClient } from "./sse-client.js";
+import { boundedJson, eventFrame, MAX_FRAME_BYTES } from "./sse-frame.js";
+
+const decoder = new TextDecoder();
+
+function event(seq: number, payload: Record<string, unknown> = {}): AgentEvent {
+  return { seq, type: "agent_output", source: "kernel", payload, timestamp: 0 };
+}
+
+function client(maxQueue: number) {
+  const closed: number[] = [];
+  let sent = 0;
+  const c = new SseClient(7, maxQueue, {
+    onSent: (n) => {
+      sent += n;
+    },
+    onClosed: (x) => void closed.push(x.id),
+  });
+  return { c, closed, sent: () => sent, reader: c.stream.getReader() };
+}
+
+async function text(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const { value } = await reader.read();
+  return decoder.decode(value);
+}
+
+describe("SseClient", () => {
+  it("drops events past its queue, counts them, and tells the client the range once there is room", async () => {
+    const { c, reader, sent } = client(2);
+    for (let seq = 1; seq <= 5; seq += 1) c.pushEvent(seq, eventFrame(event(seq)));
+    assert.equal(c.dropped, 3);
+    assert.equal(c.info().queued, 2);
+    const first = await text(reader);
+    assert.deepEqual(
+      [...first.matchAll(/^id: (\d+)$/gm)].map((m) => m[1]),
+      ["1", "2"],
+    );
+    c.pushEvent(6, eventFrame(event(6)));
+    const second = await text(reader);
+    assert.match(second, /^event: gap\ndata: \{"from":3,"to":5,"dropped":3\}\n\n/);
+    assert.match(second, /id: 6\n/);
+    assert.equal(sent(), 3);
+    assert.equal(c.sent, 3);
+  });
+
+  it("never sends an event twice (a live event at or below what the replay gave)", async () => {
+    const { c, reader } = client(10);
+    c.preload(eventFrame(event(4)), 4);
+    c.pushEvent(3, eventFrame(event(3)));
+    c.pushEvent(4, eventFrame(event(4)));
+    c.pushEvent(5, eventFrame(event(5)));
+    const got = await text(reader);
+    assert.deepEqual(
+      [...got.matchAll(/^id: (\d+)$/gm)].map((m) => m[1]),
+      ["4", "5"],
+    );
+  });
+
+  it("lets go of its queue at once when the stream is cancelled", async () => {
+    const { c, reader, closed } = client(10);
+    c.pushEvent(1, eventFrame(event(1)));
+    c.pushEvent(2, eventFrame(event(2)));
+    await reader.cancel();
+    assert.deepEqual(closed, [7]);
+    assert.equal(c.info().queued, 0);
+    assert.equal(c.isClosed, true);
+    assert.equal(c.pushEvent(3, eventFrame(event(3))), true, "nothing is queued (or counted as dropped) after");
+    assert.equal(c.info().queued, 0);
+  });
+
+  it("a heartbeat goes only when nothing else is waiting", async () => {
+    const { c, reader } = client(10);
+    c.pushEvent(1, eventFrame(event(1)));
+    c.pushIdle(new TextEncoder().encode(": heartbeat\n\n"));
+    assert.equal(c.info().queued, 1);
+    await text(reader);
+    c.pushIdle(new TextEncoder().encode(": heartbeat\n\n"));
+    assert.equal(await text(reader), ": heartbeat\n\n");
+  });
+});
+
+describe("SSE frames", () => {
+  it("cut an oversized payload to fit and mark it truncated", () => {
+    const json = boundedJson(event(1, { requestId: "r", result: "長".repeat(400_000), small: "ok" }));
+    assert.ok(Buffer.byteLength(json) <= MAX_FRAME_BYTES);
+    const parsed = JSON.parse(json);
+    assert.equal(parsed.payload.truncated, true);
+    assert.equal(parsed.payload.small, "ok");
+    assert.equal(parsed.payload.requestId, "r");
+  });
+
+  it("leave a payload that fits alone, and survive one that is not JSON", () => {
+    assert.deepEqual(JSON.parse(boundedJson(event(2, { a: 1 }))).payload, { a: 1 });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    assert.deepEqual(JSON.parse(boundedJson(event(3, cyclic))).payload, { unserializable: true });
+  });
+});
