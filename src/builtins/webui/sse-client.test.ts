@@ -47,6 +47,19 @@ describe("SseClient", () => {
     assert.equal(c.sent, 3);
   });
 
+  it("hands events that arrive while the socket waits to it in one write, not one write each", async () => {
+    const { c, reader } = client(512);
+    const pending = reader.read();
+    // The read is waiting now; events published one after another must share a write.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let seq = 1; seq <= 5; seq += 1) c.pushEvent(seq, eventFrame(event(seq)));
+    const { value } = await pending;
+    assert.deepEqual(
+      [...decoder.decode(value).matchAll(/^id: (\d+)$/gm)].map((m) => m[1]),
+      ["1", "2", "3", "4", "5"],
+    );
+  });
+
   it("never sends an event twice (a live event at or below what the replay gave)", async () => {
     const { c, reader } = client(10);
     c.preload(eventFrame(event(4)), 4);

@@ -2,7 +2,7 @@
  * The OpenAI-compatible endpoint inside a real daemon (kernel, memory, auth, the webui server) with a fake
  * LLM speaking the real wire format, driven by the official `openai` client: streaming and not, history
  * reaching the LLM, client tools refused, a disconnect cancelling the LLM call, and memory left alone
- * unless plugin.webui.openai_memory is on — and the curl lines of README-curl.md, run as they are.
+ * unless plugin.webui.openai_memory is on — and the README's curl lines, run as they are.
  */
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
@@ -206,10 +206,14 @@ describe("the OpenAI endpoint in a real daemon", () => {
   });
 });
 
-/** The README's curl examples: every ```sh block of README-curl.md but the setup one, in order. */
+/** The README's curl examples: the ```sh blocks between its curl-examples markers but the setup one, in order. */
 function curlExamples(): string[] {
-  const doc = readFileSync(new URL("./README-curl.md", import.meta.url), "utf8");
-  return [...doc.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const readme = readFileSync(new URL("../../../../README.md", import.meta.url), "utf8");
+  const start = readme.indexOf("<!-- curl-examples:start");
+  const end = readme.indexOf("<!-- curl-examples:end -->");
+  assert.ok(start >= 0 && end > start, "README.md marks its curl examples");
+  const blocks = [...readme.slice(start, end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+  return blocks.filter((block) => !block.startsWith("export "));
 }
 
 function hasCurl(): boolean {
@@ -235,7 +239,7 @@ describe("the README's curl lines", {
     return stdout;
   }
 
-  test("README-curl.md has the three examples: models, one answer, a stream", () => {
+  test("the README has the three examples: models, one answer, a stream", () => {
     const examples = curlExamples();
     assert.equal(examples.length, 3);
     assert.ok(examples.every((e) => e.startsWith("curl ")));
