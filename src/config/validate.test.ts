@@ -286,3 +286,24 @@ test("a definition registered later turns an unread stored value into a checked 
     ["plugin.late.limit"],
   );
 });
+
+test("a plugin's pattern is checked on every write: the whole value must match; '' resets; a bad pattern is refused", () => {
+  const reg = openReg();
+  const settings = reg.pluginSettings("shaped");
+  settings.define([
+    { key: "addr", default: "", type: "string", pattern: "[a-z]+:\\d+", placeholder: "host:80", description: "" },
+  ]);
+  settings.set("addr", "host:80");
+  for (const bad of ["host", "host:80 ", "xhost:80x", "HOST:80", "host:80:80"]) {
+    assert.throws(
+      () => settings.set("addr", bad),
+      /plugin\.shaped\.addr: .* is not in the expected form \(e\.g\. host:80\)/,
+    );
+  }
+  assert.equal(reg.get("plugin.shaped.addr"), "host:80");
+  settings.set("addr", "");
+  assert.throws(
+    () => settings.define([{ key: "broken", default: "", type: "string", pattern: "(", description: "" }]),
+    /pattern "\(" is not a valid regular expression/,
+  );
+});

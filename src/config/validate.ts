@@ -59,7 +59,21 @@ export function valueProblem(def: ConfigDef, value: string): string | undefined 
   const max = maxLengthOf(def);
   if (value.length > max) return `is too long (${value.length} characters, at most ${max})`;
   if (hasControlCharacter(value, def.type === "text")) return "contains control characters";
-  return typeProblem(def, value) ?? def.check?.(value);
+  return typeProblem(def, value) ?? patternProblem(def, value) ?? def.check?.(value);
+}
+
+/** A plugin's own rule for the value's form (SettingDef.pattern). */
+function patternProblem(def: ConfigDef, value: string): string | undefined {
+  if (def.pattern === undefined || value === "" || patternOf(def.pattern)?.test(value)) return undefined;
+  return `is not in the expected form${def.placeholder ? ` (e.g. ${def.placeholder})` : ""}`;
+}
+
+function patternOf(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(`^(?:${pattern})$`, "u");
+  } catch {
+    return undefined;
+  }
 }
 
 /** Control characters break log lines, headers and the cli's one-line frames; only text may hold newlines. */
@@ -133,6 +147,8 @@ function urlProblem(value: string): string | undefined {
 /** Why `def` cannot be registered, or undefined. */
 export function defProblem(def: ConfigDef): string | undefined {
   if (def.type === "select" && !def.options?.length) return "a select needs options";
+  if (def.pattern !== undefined && !patternOf(def.pattern))
+    return `pattern ${JSON.stringify(def.pattern)} is not a valid regular expression`;
   const [min, max] = rangeOf(def);
   if (min > max) return `min ${min} is above max ${max}`;
   if (def.type === "duration" && (min < 0 || max > MAX_TIMER_MS)) {

@@ -90,9 +90,10 @@ export class Auth {
   async login(user: string, password: string, address: string): Promise<Session> {
     const admission = this.limiter.take(address);
     if (!admission.ok) {
+      const who = admission.full ? "from too many addresses at once" : `from ${address}`;
       throw new AuthError(
         "auth_rate_limited",
-        `too many login attempts from ${address}; try again in ${admission.retryAfterS} s`,
+        `too many login attempts ${who}; try again in ${admission.retryAfterS} s`,
         admission.retryAfterS,
       );
     }

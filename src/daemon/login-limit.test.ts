@@ -1,8 +1,8 @@
-/** The per-address token bucket: refusal with a wait, refill, and the bound on addresses. */
+/** The per-client token bucket: refusal with a wait, refill, IPv6 clients by /64, and the bound on clients. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeClock } from "../../test/fixtures/fake-clock.js";
-import { LoginLimiter } from "./login-limit.js";
+import { clientKey, LoginLimiter } from "./login-limit.js";
 
 test("a burst passes, the next attempt waits for one token, then recovers", () => {
   const clock = new FakeClock();
@@ -17,7 +17,23 @@ test("a burst passes, the next attempt waits for one token, then recovers", () =
   for (let i = 0; i < 5; i++) assert.deepEqual(limit.take("a"), { ok: true }, "a full burst again after a minute");
 });
 
-test("the address table is bounded; refilled buckets go first, then the least recently tried", () => {
+test("an IPv6 client is its /64: other addresses of it share one bucket; IPv4-mapped is the IPv4 address", () => {
+  const limit = new LoginLimiter({ clock: new FakeClock(), perMinute: 5, burst: 2 });
+  assert.equal(limit.take("2001:db8:1:2::1").ok, true);
+  assert.equal(limit.take("2001:db8:1:2:ffff:ffff:ffff:fffe").ok, true);
+  assert.equal(limit.take("2001:0DB8:0001:0002:0:0:0:99%eth0").ok, false, "a third address of the same /64");
+  assert.equal(limit.take("2001:db8:1:3::1").ok, true, "the next /64 is another client");
+  assert.equal(limit.take("::ffff:192.0.2.7").ok, true);
+  assert.equal(limit.take("192.0.2.7").ok, true);
+  assert.equal(limit.take("::ffff:c000:207").ok, false, "the same IPv4 client in all three spellings");
+  assert.equal(clientKey("2001:db8::1"), "2001:db8:0:0::/64");
+  assert.equal(clientKey("::1"), "0:0:0:0::/64");
+  assert.equal(clientKey("::ffff:127.0.0.1"), "127.0.0.1");
+  assert.equal(clientKey("127.0.0.1"), "127.0.0.1");
+  assert.equal(clientKey("unknown"), "unknown");
+});
+
+test("the client table is bounded; refilled buckets go first, and a full table makes new clients wait", () => {
   const clock = new FakeClock();
   const limit = new LoginLimiter({ clock, perMinute: 5, burst: 2, maxAddresses: 3 });
   limit.take("limited");
@@ -30,7 +46,10 @@ test("the address table is bounded; refilled buckets go first, then the least re
   assert.equal(limit.take("limited").ok, true);
   assert.equal(limit.take("limited").ok, false, "still remembered as limited");
   limit.take("e");
-  limit.take("f");
-  assert.equal(limit.size, 3, "d, the least recently tried, made room for f");
-  assert.equal(limit.take("limited").ok, false);
+  assert.equal(limit.size, 3);
+  const refused = limit.take("f");
+  assert.deepEqual(refused, { ok: false, retryAfterS: 12, full: true }, "no bucket is pushed out for a newcomer");
+  assert.equal(limit.take("limited").ok, false, "so a client cannot reset its own bucket by cycling addresses");
+  clock.advance(12_000);
+  assert.equal(limit.take("f").ok, true, "d and e refilled and made room");
 });

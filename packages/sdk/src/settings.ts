@@ -46,6 +46,11 @@ export interface SettingDef {
   hidden?: boolean;
   displayName?: string;
   placeholder?: string;
+  /**
+   * A regular expression (JavaScript syntax, `u` flag) the whole value must match; "" (not set) is always
+   * allowed. A refusal quotes `placeholder` as the example, so set both.
+   */
+  pattern?: string;
 }
 
 export interface ConfigEntry {

@@ -69,6 +69,7 @@ export function createApp(deps: WebDeps, opts: AppOptions): WebServerApp {
     "*",
     requestLog(opts.requestLog, (line) => sdk.log.info(line)),
   );
+  app.use("*", headWithoutBody);
   app.use("*", securityHeaders);
   app.use("*", clientAddress);
   app.use("*", hostGuard({ listen: opts.listen, allowedHosts: opts.allowedHosts }));
@@ -83,6 +84,17 @@ export function createApp(deps: WebDeps, opts: AppOptions): WebServerApp {
   }
   return { app, stops };
 }
+
+/**
+ * Hono answers HEAD with the GET route and drops the body unread. Cancelling it releases at once what the
+ * handler opened for it: a file being served, an event-stream slot (else 64 HEADs would fill them all).
+ */
+const headWithoutBody: MiddlewareHandler<WebEnv> = async (c, next) => {
+  await next();
+  if (c.req.method !== "HEAD" || !c.res.body) return;
+  await c.res.body.cancel().catch(() => {});
+  c.res = new Response(null, c.res);
+};
 
 /** Set after the handler, so error pages, streams and static assets all carry them. */
 const securityHeaders: MiddlewareHandler<WebEnv> = async (c, next) => {

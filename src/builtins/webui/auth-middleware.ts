@@ -4,7 +4,7 @@
  * attaches the cookie to requests other sites make it send. Only the login page, its assets and the login
  * call itself are open; everything else answers 401 without credentials.
  */
-import type { AuthAPI } from "@homeagent/sdk";
+import type { AuthAPI, AuthSession } from "@homeagent/sdk";
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, type WebEnv } from "./context.js";
 import { unauthenticatedPage } from "./login-page.js";
@@ -12,7 +12,10 @@ import { unauthenticatedPage } from "./login-page.js";
 export const SESSION_COOKIE = "homeagent_session";
 export const CSRF_HEADER = "X-CSRF-Token";
 
-const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** Methods that change nothing; every other one (POST, PUT, PATCH, DELETE, and any a route adds) is a write. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Cookies of this name looked at in one request; a browser sends one, a page that planted more sends a few. */
+const MAX_SESSION_COOKIES = 4;
 
 /** The routes open without credentials; GET also covers HEAD (Hono answers HEAD with the GET route). */
 export function isPublicRoute(method: string, path: string): boolean {
@@ -33,15 +36,17 @@ export function authMiddleware(auth: () => AuthAPI): MiddlewareHandler<WebEnv> {
       c.set("authKind", "key");
       return next();
     }
-    const sessionId = sessionCookie(c);
-    const session = sessionId ? auth().session(sessionId) : null;
+    const sessionIds = sessionCookies(c);
+    const session = firstLive(sessionIds, auth());
     if (!session) {
       if (c.req.method === "GET" && c.req.path === "/") return unauthenticatedPage(c);
       throw unauthorized(
-        sessionId ? "the session has ended; log in again" : "send X-API-Key, Authorization: Bearer, or log in",
+        sessionIds.length > 0
+          ? "the session has ended; log in again"
+          : "send X-API-Key, Authorization: Bearer, or log in",
       );
     }
-    if (UNSAFE_METHODS.has(c.req.method)) {
+    if (!SAFE_METHODS.has(c.req.method)) {
       const token = c.req.header(CSRF_HEADER) ?? "";
       if (token === "" || !auth().verifyCsrf(session.id, token)) {
         throw new ApiError(
@@ -71,16 +76,31 @@ function presentedKey(c: Context<WebEnv>): string | undefined {
   return match ? match[1].trim() : "";
 }
 
-/** The session cookie's value, read without decoding tricks (ids are plain base64url). */
-export function sessionCookie(c: Context<WebEnv>): string | undefined {
+/**
+ * The session cookie's values, read without decoding tricks (ids are plain base64url). There can be more
+ * than one: cookies are not kept apart by port, so a page on another localhost port can plant one with a
+ * longer Path, which the browser then sends first; taking only the first would log the user out.
+ */
+export function sessionCookies(c: Context<WebEnv>): string[] {
   const header = c.req.header("cookie");
-  if (!header) return undefined;
+  if (!header) return [];
+  const values: string[] = [];
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || undefined;
+    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    const value = part.slice(eq + 1).trim();
+    if (value !== "") values.push(value);
+    if (values.length === MAX_SESSION_COOKIES) break;
   }
-  return undefined;
+  return values;
+}
+
+function firstLive(ids: string[], auth: AuthAPI): AuthSession | null {
+  for (const id of ids) {
+    const session = auth.session(id);
+    if (session) return session;
+  }
+  return null;
 }
 
 /** `Set-Cookie` for a new session (its lifetime) or for ending one (`maxAgeS` 0). */

@@ -5,8 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import type { AuthAPI, AuthSession } from "@homeagent/sdk";
+import { Hono } from "hono";
 import { startWebDaemon, TEST_API_KEY, type WebDaemon } from "../../../test/fixtures/webui.js";
-import { isPublicRoute } from "./auth-middleware.js";
+import { authMiddleware, isPublicRoute } from "./auth-middleware.js";
+import type { WebEnv } from "./context.js";
+import { installErrorHandlers } from "./errors.js";
 
 let w: WebDaemon;
 before(async () => {
@@ -138,6 +142,50 @@ describe("login sessions", () => {
     assert.equal((await put({ Cookie: cookie, "X-CSRF-Token": csrf })).status, 200);
     assert.equal((await fetch(`${w.base}/api/v1/status`, { headers: { Cookie: cookie } })).status, 200);
     assert.equal((await put({ "X-API-Key": TEST_API_KEY })).status, 200);
+  });
+
+  test("a cookie another localhost port planted, sent first, does not log the user out", async () => {
+    const { cookie } = await w.login();
+    const planted = `homeagent_session=planted-by-another-port; ${cookie}`;
+    assert.equal((await fetch(`${w.base}/api/v1/status`, { headers: { Cookie: planted } })).status, 200);
+    const session = await fetch(`${w.base}/api/v1/session`, { headers: { Cookie: planted } });
+    assert.equal(((await session.json()) as { authKind: string }).authKind, "session");
+    const forged = await fetch(`${w.base}/api/v1/status`, {
+      headers: { Cookie: "homeagent_session=a; homeagent_session=b" },
+    });
+    assert.equal(forged.status, 401);
+  });
+
+  test("every method but GET, HEAD and OPTIONS is a write: a cookie request with another one needs the token", async () => {
+    const session: AuthSession = {
+      id: "sid",
+      user: "admin",
+      csrf: "token",
+      createdAt: 0,
+      expiresAt: Date.now() + 60_000,
+    };
+    const auth = {
+      verifyApiKey: () => false,
+      session: (id: string) => (id === session.id ? session : null),
+      verifyCsrf: (id: string, token: string) => id === session.id && token === session.csrf,
+    } as unknown as AuthAPI;
+    const app = new Hono<WebEnv>();
+    installErrorHandlers(app, () => {});
+    app.use(
+      "*",
+      authMiddleware(() => auth),
+    );
+    app.on(["PURGE", "PROPFIND", "GET"], "/x", (c) => c.text("done"));
+    for (const method of ["PURGE", "PROPFIND"]) {
+      const refused = await app.request("/x", { method, headers: { Cookie: "homeagent_session=sid" } });
+      assert.equal(refused.status, 403, method);
+      const allowed = await app.request("/x", {
+        method,
+        headers: { Cookie: "homeagent_session=sid", "X-CSRF-Token": "token" },
+      });
+      assert.equal(allowed.status, 200, method);
+    }
+    assert.equal((await app.request("/x", { headers: { Cookie: "homeagent_session=sid" } })).status, 200);
   });
 
   test("logout ends the session and clears the cookie", async () => {

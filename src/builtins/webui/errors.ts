@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, type WebApp, type WebEnv } from "./context.js";
+import { loggable } from "./request-log.js";
 
 type ApiStatus = ApiError["status"];
 
@@ -83,7 +84,7 @@ export function installErrorHandlers(app: WebApp, log: (msg: string) => void): v
     if (err instanceof HTTPException && err.status < 500) {
       return errorResponse(c, err.status as ApiStatus, "bad_request", err.message || "the request is malformed");
     }
-    log(`${c.req.method} ${c.req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : err}`);
+    log(`${c.req.method} ${loggable(c.req.path)} failed: ${err instanceof Error ? (err.stack ?? err.message) : err}`);
     return errorResponse(c, 500, "internal_error", "the server failed to answer; the daemon log has the details");
   });
   app.notFound((c) => {

@@ -35,3 +35,33 @@ export function resolveLimits(base: WebLimits, overrides: Partial<WebLimits> = {
 
 /** Open TCP connections at once (SSE clients, keep-alive connections, requests in flight); more are refused. */
 export const MAX_CONNECTIONS = 512;
+
+/** How long the server waits on a client: against slowloris, and against clients that stop reading. */
+export interface ServerTimeouts {
+  /**
+   * The request line and headers must all arrive within this. Node's default (60 s, checked every 30 s) let
+   * one client trickling headers on 512 connections keep everybody else out.
+   */
+  headersMs: number;
+  /** The whole request, body included (a 64 MiB upload at ~220 KB/s). */
+  requestMs: number;
+  /**
+   * A connection on which nothing moves either way for this long is cut: a client that stopped reading a
+   * download. Longer than a sync chat's wait, which is silent until the reply.
+   */
+  idleMs: number;
+  /** How often the header and request deadlines are checked. */
+  checkMs: number;
+}
+
+/** The timeouts for `limits` with `overrides` applied (tests shrink them). */
+export function serverTimeouts(limits: WebLimits, overrides: Partial<ServerTimeouts> = {}): ServerTimeouts {
+  const defaults: ServerTimeouts = {
+    headersMs: 10_000,
+    requestMs: 300_000,
+    idleMs: Math.max(limits.chatTimeoutMs, limits.sseHeartbeatMs) + 60_000,
+    checkMs: 1_000,
+  };
+  const defined = Object.entries(overrides).filter(([, v]) => v !== undefined);
+  return { ...defaults, ...Object.fromEntries(defined) };
+}

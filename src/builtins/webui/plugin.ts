@@ -10,7 +10,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import { createApp } from "./app.js";
 import type { WebDeps, WebLimits } from "./context.js";
 import { parseAllowedHosts } from "./host-guard.js";
-import { DEFAULT_LIMITS, MAX_CONNECTIONS, resolveLimits } from "./limits.js";
+import { DEFAULT_LIMITS, MAX_CONNECTIONS, resolveLimits, type ServerTimeouts, serverTimeouts } from "./limits.js";
 import { isLoopback, type ListenAddress, listen, parseListenAddress } from "./listen.js";
 import { WEBUI_SETTINGS } from "./settings-defs.js";
 import { SseHub } from "./sse-hub.js";
@@ -20,6 +20,8 @@ export interface WebuiPluginOptions {
   listenAddr?: string;
   /** Overrides of the limits (tests shrink them). */
   limits?: Partial<WebLimits>;
+  /** Overrides of the server's timeouts (tests shrink them). */
+  timeouts?: Partial<ServerTimeouts>;
 }
 
 export interface WebuiPlugin extends Plugin {
@@ -55,8 +57,18 @@ export function createWebuiPlugin(opts: WebuiPluginOptions = {}): WebuiPlugin {
       });
       stops = web.stops;
       hub.start();
-      const node = createAdaptorServer({ fetch: web.app.fetch });
+      const timeouts = serverTimeouts(limits, opts.timeouts);
+      const node = createAdaptorServer({
+        fetch: web.app.fetch,
+        serverOptions: {
+          headersTimeout: timeouts.headersMs,
+          requestTimeout: timeouts.requestMs,
+          connectionsCheckingInterval: timeouts.checkMs,
+        },
+      });
       node.maxConnections = MAX_CONNECTIONS;
+      // Without a "timeout" listener, Node destroys a socket idle for this long.
+      node.setTimeout(timeouts.idleMs);
       server = await listen(node, address);
       const port = (server.address() as AddressInfo).port;
       bound = { host: address.host, port };

@@ -4,7 +4,9 @@
  * CSP, a port in use (the plugin fails, the daemon runs) and a stop that cuts open connections.
  */
 import assert from "node:assert/strict";
-import { connect, createServer, type Server } from "node:net";
+import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Hono } from "hono";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
@@ -15,8 +17,10 @@ import { builtinPlugins } from "../index.js";
 import { ApiError, type WebEnv } from "./context.js";
 import { installErrorHandlers } from "./errors.js";
 import { isAllowedHost } from "./host-guard.js";
+import { DEFAULT_LIMITS, serverTimeouts } from "./limits.js";
 import { isLoopback, parseListenAddress } from "./listen.js";
 import { createWebuiPlugin } from "./plugin.js";
+import { isUnsafe } from "./request-log.js";
 
 let w: WebDaemon;
 before(async () => {
@@ -30,6 +34,14 @@ const SECURITY_HEADERS = {
   "x-frame-options": "DENY",
   "content-security-policy": "default-src 'self'",
 };
+
+function linkOf(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
 
 function assertSecurityHeaders(res: Response, what: string): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS))
@@ -61,6 +73,21 @@ describe("answers", () => {
     const head = await fetch(`${w.base}/login`, { method: "HEAD" });
     assert.equal(head.status, 200);
     assert.equal(await head.text(), "");
+  });
+
+  test("HEAD releases what the GET handler opened: HEADs of the event stream hold no stream slot", async () => {
+    const runtime = async () => (await w.json("GET", "/api/v1/runtime")).body.sse.clients as number;
+    const before = await runtime();
+    for (let i = 0; i < 70; i++) {
+      const res = await w.fetch("/api/v1/chat/events", { method: "HEAD" });
+      assert.equal(res.status, 200);
+      assert.equal(await res.text(), "");
+    }
+    await waitFor(async () => (await runtime()) === before, "the HEADs' stream slots to be free");
+    const ac = new AbortController();
+    const live = await w.fetch("/api/v1/chat/events", { signal: ac.signal });
+    assert.equal(live.status, 200, "a real client still gets a stream");
+    ac.abort();
   });
 
   test("unknown paths are 404 JSON; OpenAI paths also carry the error type", async () => {
@@ -228,6 +255,19 @@ describe("the request log", () => {
     assert.doesNotMatch(lines, /secret=query/);
   });
 
+  test("a path cannot forge or hide log lines: control characters and bidi overrides are percent-encoded", async () => {
+    const before = w.logs.length;
+    const forged = "/api/v1/x%0d%0a2026-01-01T00:00:00.000Z%20INFO%20[homed]%20forged%1b[2J%08%7f%c2%85%e2%80%ae";
+    await rawRequest(w.base, { path: forged, headers: { Host: new URL(w.base).host } });
+    await waitFor(() => w.logs.length > before, "the request's log line");
+    const line = w.logs.slice(before).find((l) => l.includes("/api/v1/x")) ?? "";
+    assert.match(
+      line,
+      /GET \/api\/v1\/x%0D%0A2026-01-01T00:00:00\.000Z INFO \[homed\] forged%1B\[2J%08%7F%C2%85%E2%80%AE 401 /,
+    );
+    assert.ok(![...line.slice(0, -1)].some((ch) => isUnsafe(ch.codePointAt(0) ?? 0)), "no control character is left");
+  });
+
   test("plugin.webui.request_log = false turns it off at once", async () => {
     w.daemon.config.set("plugin.webui.request_log", "false");
     try {
@@ -297,6 +337,68 @@ describe("listening", () => {
       assert.equal(info?.state, "failed");
       assert.match(info?.lastError ?? "", /plugin\.webui\.listen_addr is "nonsense", which is not host:port/);
     } finally {
+      await daemon.stop();
+    }
+  });
+
+  test("slowloris and clients that stop reading are cut: a header deadline and an idle timeout", async () => {
+    assert.ok(serverTimeouts(DEFAULT_LIMITS).headersMs <= 10_000, "headers within 10 s by default");
+    assert.ok(serverTimeouts(DEFAULT_LIMITS).idleMs > DEFAULT_LIMITS.chatTimeoutMs, "a silent sync chat is not cut");
+    const webui = builtinPlugins().find((p) => p.name === "webui");
+    assert.ok(webui);
+    const plugin = createWebuiPlugin({
+      listenAddr: "127.0.0.1:0",
+      timeouts: { headersMs: 300, checkMs: 50, idleMs: 500 },
+    });
+    const dataDir = tempDir("ha-webui-slow-");
+    const daemon = await startDaemon({
+      dataDir,
+      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
+      ollamaUrl: "",
+      logWrite: () => {},
+      plugins: [{ ...webui, create: () => plugin }],
+    });
+    const sockets: Socket[] = [];
+    const open = (): Promise<{ socket: Socket; closed: () => boolean; received: () => string }> =>
+      new Promise((resolve) => {
+        const socket = connect(plugin.address()?.port ?? 0, "127.0.0.1");
+        sockets.push(socket);
+        let closed = false;
+        let received = "";
+        socket.on("data", (d) => {
+          received += d.toString("latin1");
+        });
+        socket.on("close", () => {
+          closed = true;
+        });
+        socket.on("error", () => {});
+        socket.once("connect", () => resolve({ socket, closed: () => closed, received: () => received }));
+      });
+    try {
+      const host = `127.0.0.1:${plugin.address()?.port}`;
+      const slow = await open();
+      slow.socket.write(`GET /api/v1/status HTTP/1.1\r\nHost: ${host}\r\n`);
+      const drip = setInterval(() => slow.socket.write("X-Slow: 1\r\n"), 50);
+      try {
+        await waitFor(slow.closed, "the trickling connection to be cut", { timeoutMs: 3000 });
+      } finally {
+        clearInterval(drip);
+      }
+      assert.match(slow.received(), /^HTTP\/1\.1 408/);
+      // A client that stops reading never sees the server's FIN (it waits behind the unread bytes), so the
+      // cut shows on the server's side: the file it was serving gets closed.
+      const dir = join(dataDir, "workspace", "uploads");
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, "big.bin");
+      writeFileSync(file, Buffer.alloc(32 * 1024 * 1024));
+      const served = () => readdirSync("/proc/self/fd").filter((fd) => linkOf(`/proc/self/fd/${fd}`) === file).length;
+      const lazy = await open();
+      lazy.socket.pause();
+      lazy.socket.write(`GET /uploads/big.bin HTTP/1.1\r\nHost: ${host}\r\nX-API-Key: ${TEST_API_KEY}\r\n\r\n`);
+      await waitFor(() => served() > 0, "the download to start");
+      await waitFor(() => served() === 0, "the connection that stopped reading to be cut", { timeoutMs: 5000 });
+    } finally {
+      for (const s of sockets) s.destroy();
       await daemon.stop();
     }
   });

@@ -1,6 +1,7 @@
 /**
  * The `plugin.webui.*` settings: declared so the settings page lists them and every write is validated.
- * listen_addr applies when the plugin starts; the others on the next request (upload_quota_mb at start).
+ * listen_addr applies when the plugin starts (its form is checked when written); the others on the next
+ * request (upload_quota_mb at start).
  */
 import type { SettingDef } from "@homeagent/sdk";
 
@@ -10,6 +11,10 @@ export const WEBUI_SETTINGS: SettingDef[] = [
     default: "127.0.0.1:8080",
     type: "string",
     maxLength: 300,
+    // What parseListenAddress takes (a name, an IPv4 address or a bracketed IPv6 one, and a port up to 65535),
+    // so a typo is refused when written instead of failing the next start.
+    pattern: `(?:\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):(?:\\d{1,4}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5])`,
+    placeholder: "127.0.0.1:8080",
     category: "webui",
     description:
       "Address the web server listens on (host:port; applies when the webui plugin starts). Only loopback by default; another address is reachable from other machines and is logged as a warning.",

@@ -11,12 +11,15 @@ const MAX_NAME_BYTES = 150;
 
 const DANGEROUS = new Set([
   // Run by a browser when opened from disk or served inline.
-  ...["html", "htm", "xhtml", "shtml", "mht", "mhtml", "svg", "svgz", "xml", "xsl", "xslt", "js", "mjs", "cjs"],
-  ...["jsx", "wasm", "swf"],
+  ...["html", "htm", "xhtml", "xht", "shtml", "mht", "mhtml", "svg", "svgz", "xml", "xsl", "xslt", "js", "mjs"],
+  ...["cjs", "jsx", "wasm", "swf", "htc", "xbl", "jnlp"],
   // Run by an OS or a shell when opened.
   ...["exe", "com", "bat", "cmd", "scr", "pif", "msi", "msp", "cpl", "dll", "sys", "ps1", "psm1", "vbs", "vbe"],
   ...["jse", "wsf", "wsh", "hta", "lnk", "reg", "inf", "jar", "sh", "bash", "zsh", "csh", "command", "desktop"],
   ...["appimage", "app", "dmg", "pkg", "deb", "rpm", "apk", "so", "dylib", "php", "phtml", "cgi", "url"],
+  ...["application", "scf", "sct", "wsc", "ws", "msc", "gadget", "settingcontent-ms", "library-ms"],
+  // Disk images: opening one mounts files that skip the OS's warning for downloaded ones.
+  ...["iso", "img", "vhd", "vhdx"],
 ]);
 
 /** What is served inline-safe by its own type; everything else is application/octet-stream. */

@@ -106,6 +106,43 @@ describe("PUT /api/v1/settings", () => {
     assert.ok(!w.daemon.config.sourceNames().includes("x"), "nothing refused was stored");
   });
 
+  test("a secret's mask sent back (a form that PUTs every field) keeps the real secret; other masks are 400", async () => {
+    const key = "core.llm.sources.masked.api_key";
+    const secret = "sk-masked-secret-0000wxyz";
+    await put({ key, value: secret });
+    const listed = await w.json<{ settings: Entry[] }>("GET", `/api/v1/settings?prefix=${key}`);
+    const mask = listed.body.settings.find((e) => e.key === key)?.value;
+    assert.equal(mask, "****wxyz");
+    const same = await put({ key, value: mask });
+    assert.equal(same.status, 200);
+    assert.deepEqual(same.body, { key, value: "****wxyz", unchanged: true });
+    assert.equal(w.daemon.config.get(key), secret, "the real key is still stored");
+    for (const value of ["****abcd", "****"]) {
+      const other = await put({ key, value });
+      assert.equal(other.status, 400, value);
+      assert.match(other.body.error.message, /masked secret/);
+    }
+    assert.equal(w.daemon.config.get(key), secret);
+    const plain = await put({ key: "core.agent.personal_prompt", value: "****" });
+    assert.equal(plain.status, 200, "only secrets are guarded");
+    assert.equal(w.daemon.config.get("core.agent.personal_prompt"), "****");
+    await put({ key: "core.agent.personal_prompt", value: null });
+    await put({ key, value: null });
+  });
+
+  test("a listen_addr the plugin could not bind is refused when written, not at the next start", async () => {
+    for (const value of ["nonsense", "127.0.0.1", "127.0.0.1:99999", "[::1:80", " 127.0.0.1:8081", "a b:80"]) {
+      const res = await put({ key: "plugin.webui.listen_addr", value });
+      assert.equal(res.status, 400, value);
+      assert.equal(res.body.error.code, "config_invalid");
+      assert.match(res.body.error.message, /not in the expected form \(e\.g\. 127\.0\.0\.1:8080\)/);
+    }
+    for (const value of ["0.0.0.0:8081", "[::1]:8080", "localhost:0", "[::]:65535"]) {
+      assert.equal((await put({ key: "plugin.webui.listen_addr", value })).status, 200, value);
+    }
+    await put({ key: "plugin.webui.listen_addr", value: null });
+  });
+
   test("malformed bodies are 400 (fields), 415 (not JSON) or 413 (over the limit)", async () => {
     for (const body of [{}, { key: "" }, { key: 5, value: "1" }, { key: "core.agent.max_tool_turns", value: 5 }, []]) {
       const res = await put(body);

@@ -262,6 +262,11 @@ describe("safeUploadName", () => {
       ["", "upload"],
       ["run.EXE", "run.EXE.bin"],
       ["trailing.html.", "trailing.html.bin"],
+      ["page.xht", "page.xht.bin"],
+      ["legacy.htc", "legacy.htc.bin"],
+      ["start.jnlp", "start.jnlp.bin"],
+      ["disk.iso", "disk.iso.bin"],
+      ["shortcut.settingcontent-ms", "shortcut.settingcontent-ms.bin"],
     ];
     for (const [raw, want] of cases) assert.equal(safeUploadName(raw), want, raw);
     const long = safeUploadName(`${"长".repeat(300)}.txt`);
