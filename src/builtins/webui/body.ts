@@ -5,8 +5,17 @@
 import type { Context } from "hono";
 import { ApiError } from "./context.js";
 
-/** The body as bytes; ApiError 413 as soon as it passes `maxBytes`. */
+/** The body as bytes; ApiError 413 as soon as it passes `maxBytes`, 415 when it is compressed. */
 export async function readBody(c: Context, maxBytes: number): Promise<Buffer> {
+  const encoding = c.req.header("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    // Nothing here inflates bodies: read as they are, compressed bytes would only fail later as "not JSON".
+    throw new ApiError(
+      415,
+      "unsupported_content_encoding",
+      `the body is sent with Content-Encoding: ${encoding.slice(0, 40)}; send it uncompressed`,
+    );
+  }
   const declared = Number(c.req.header("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
   const stream = c.req.raw.body;
@@ -34,9 +43,16 @@ export async function readJson(c: Context, maxBytes: number): Promise<Record<str
     throw new ApiError(415, "unsupported_media_type", "send the body as JSON with Content-Type: application/json");
   }
   const raw = await readBody(c, maxBytes);
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch (err) {
+    // Decoding leniently would put U+FFFD in place of the client's text, silently, into the agent's memory.
+    throw new ApiError(400, "invalid_json", "the body is not valid UTF-8; JSON must be sent as UTF-8", { cause: err });
+  }
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString("utf8"));
+    value = JSON.parse(text);
   } catch (err) {
     throw new ApiError(400, "invalid_json", `the body is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
@@ -45,6 +61,8 @@ export async function readJson(c: Context, maxBytes: number): Promise<Record<str
   }
   return value as Record<string, unknown>;
 }
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, "body_too_large", `the body is over its limit of ${maxBytes} bytes; send less`);

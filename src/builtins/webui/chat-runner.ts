@@ -7,7 +7,7 @@
  */
 import type { InputReply, PluginSDK } from "@homeagent/sdk";
 import { ApiError, type WebDeps, type WebLimits } from "./context.js";
-import { Dedup } from "./dedup.js";
+import { DEDUP_ENTRIES, Dedup } from "./dedup.js";
 import { toApiError } from "./sdk-errors.js";
 
 export const CHAT_CHANNEL = "webui";
@@ -67,7 +67,7 @@ export function chatRunner(deps: WebDeps): ChatRunner {
 
 export class ChatRunner {
   private readonly running = new Set<Flight>();
-  private readonly dedup = new Dedup<Flight>();
+  private readonly dedup = new Dedup<Flight>(DEDUP_ENTRIES, (flight) => !flight.settled);
 
   constructor(
     private readonly sdk: PluginSDK,

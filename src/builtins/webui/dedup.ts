@@ -1,8 +1,9 @@
 /**
  * `client_msg_id` de-duplication: a browser that retries a message (a flaky network, a double click) must
  * not make the agent answer it twice. A bounded map from key to the first request's flight, oldest evicted
- * first; the same id with a different message is a client bug and is refused rather than answered with
- * the other message's reply.
+ * first — but never one still in flight (those are bounded by the kernel's queue), so a flood of other
+ * ids cannot make a retry of a running message start it again. The same id with a different message is a
+ * client bug and is refused rather than answered with the other message's reply.
  */
 import { ApiError } from "./context.js";
 
@@ -16,7 +17,11 @@ interface Entry<T> {
 export class Dedup<T> {
   private readonly entries = new Map<string, Entry<T>>();
 
-  constructor(private readonly max = DEDUP_ENTRIES) {}
+  constructor(
+    private readonly max = DEDUP_ENTRIES,
+    /** Values that must stay (a flight still running); the bound applies to the others. */
+    private readonly pinned: (value: T) => boolean = () => false,
+  ) {}
 
   /** The value held for `key`; 409 when it was given for another message. */
   get(key: string, message: string): T | undefined {
@@ -35,9 +40,13 @@ export class Dedup<T> {
   set(key: string, message: string, value: T): void {
     this.entries.delete(key);
     this.entries.set(key, { message, value });
-    while (this.entries.size > this.max) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
+    if (this.entries.size <= this.max) return;
+    let over = this.entries.size - this.max;
+    for (const [k, entry] of this.entries) {
+      if (over === 0) break;
+      if (this.pinned(entry.value)) continue;
+      this.entries.delete(k);
+      over -= 1;
     }
   }
 

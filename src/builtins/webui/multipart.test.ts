@@ -91,6 +91,28 @@ describe("readMultipart", () => {
     await expect(Buffer.from(`--${B}\r\n${"X-Long: y\r\n".repeat(2000)}`), LIMITS, 400, "invalid_multipart");
   });
 
+  it("bounds a part's headers even when they arrive in one chunk with their end", async () => {
+    const flood = Buffer.from(
+      `--${B}\r\n${"X-Long: y\r\n".repeat(2000)}Content-Disposition: form-data; name="file"; filename="a"\r\n\r\nx\r\n--${B}--`,
+    );
+    await assert.rejects(parse(flood, flood.length), (err: unknown) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.code, "invalid_multipart");
+      assert.match(err.message, /headers are too long/);
+      return true;
+    });
+  });
+
+  it("takes fields named like Object's own members as plain fields", async () => {
+    const names = ["constructor", "toString", "__proto__", "hasOwnProperty"];
+    const parts = names.map((n) => `--${B}\r\nContent-Disposition: form-data; name="${n}"\r\n\r\nv-${n}\r\n`).join("");
+    const { result } = await parse(Buffer.from(`${parts}--${B}--`), 7);
+    assert.deepEqual(
+      names.map((n) => Object.hasOwn(result.fields, n) && result.fields[n]),
+      names.map((n) => `v-${n}`),
+    );
+  });
+
   it("reads the boundary from the Content-Type, refusing other types", () => {
     assert.equal(multipartBoundary(`multipart/form-data; boundary="${B}"`), B);
     assert.equal(multipartBoundary(`multipart/form-data; charset=utf-8; boundary=${B}`), B);

@@ -62,7 +62,8 @@ export async function readMultipart(
   if (!body) throw malformed("the body is empty");
   // The body starts with "--boundary"; a CRLF in front lets every delimiter be found the same way.
   const delimiter = Buffer.from(`\r\n--${boundary}`);
-  const result: MultipartResult = { fields: {} };
+  // No prototype: a field may be named "constructor" or "__proto__" like any other.
+  const result: MultipartResult = { fields: Object.create(null) as Record<string, string> };
   let buf: Buffer = Buffer.from(CRLF);
   let state = "preamble" as "preamble" | "next" | "headers" | "body" | "done";
   let parts = 0;
@@ -104,7 +105,7 @@ export async function readMultipart(
     if (!/^form-data\b/i.test(disposition) || name === undefined) throw malformed("a part has no form-data name");
     const filename = params.get("filename*") ?? params.get("filename");
     if (filename === undefined) {
-      if (name in result.fields) throw malformed(`the field ${name} is given twice`);
+      if (Object.hasOwn(result.fields, name)) throw malformed(`the field ${name} is given twice`);
       part = { name, chunks: [], size: 0 };
       return;
     }
@@ -138,10 +139,11 @@ export async function readMultipart(
       }
       case "headers": {
         const at = buf.indexOf(HEADER_END);
-        if (at === -1) {
-          if (buf.length > MAX_HEADER_BYTES) throw malformed("a part's headers are too long");
-          return false;
+        // Whether the headers' end came in the same chunk or not, they are bounded.
+        if (at > MAX_HEADER_BYTES || (at === -1 && buf.length > MAX_HEADER_BYTES)) {
+          throw malformed("a part's headers are too long");
         }
+        if (at === -1) return false;
         const text = buf.subarray(0, at).toString("utf8");
         buf = buf.subarray(at + HEADER_END.length);
         await startPart(text);

@@ -42,12 +42,20 @@ export function optionalString(
   return value;
 }
 
-/** A required non-blank string field of at most `maxBytes` UTF-8 bytes (413 past it). */
-export function requiredText(body: Record<string, unknown>, name: string, maxBytes: number): string {
+/**
+ * A required non-blank string field of at most `maxBytes` UTF-8 bytes (413 past it, the message ending
+ * with `whatNext`: what the client can do instead).
+ */
+export function requiredText(
+  body: Record<string, unknown>,
+  name: string,
+  maxBytes: number,
+  whatNext = "send it in parts",
+): string {
   const value = body[name];
   if (typeof value !== "string" || value.trim() === "") throw invalid(name, "is required (a non-empty string)");
   if (Buffer.byteLength(value) > maxBytes) {
-    throw new ApiError(413, `${name}_too_large`, `${name} is over its limit of ${maxBytes} bytes; send it in parts`);
+    throw new ApiError(413, `${name}_too_large`, `${name} is over its limit of ${maxBytes} bytes; ${whatNext}`);
   }
   return value;
 }

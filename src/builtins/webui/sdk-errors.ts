@@ -13,6 +13,17 @@ const STATUS: Record<string, ApiError["status"]> = {
   queue_full: 503,
   shutting_down: 503,
   unavailable: 503,
+  // Memory's refusals of what the request asked (too many recall keywords, a forget query that would
+  // match everything, …): the client's to fix, not the server's failure.
+  graph_bad_argument: 400,
+  graph_limit: 400,
+  graph_not_found: 404,
+  forget_too_short: 400,
+  memory_bad_kind: 400,
+  memory_bad_limit: 400,
+  context_invalid: 400,
+  doc_invalid: 400,
+  doc_too_large: 413,
 };
 
 const RETRY_AFTER_S: Record<string, number> = { queue_full: 5, memory_unavailable: 5 };

@@ -2,8 +2,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { AgentEvent } from "@homeagent/sdk";
-import { SseClient } from "./sse-client.js";
+import { FLUSH_BYTES, SseClient } from "./sse-client.js";
 import { boundedJson, eventFrame, MAX_FRAME_BYTES } from "./sse-frame.js";
+import { EventRing } from "./sse-ring.js";
 
 const decoder = new TextDecoder();
 
@@ -85,6 +86,25 @@ describe("SseClient", () => {
     assert.equal(c.info().queued, 0);
   });
 
+  it("hands a long replay out a write at a time, so a client that stops reading holds no copy of it", async () => {
+    const { c, reader } = client(512);
+    for (let seq = 1; seq <= 50; seq += 1) c.preload(eventFrame(event(seq, { result: "x".repeat(40_000) })), seq);
+    const ids: string[] = [];
+    while (c.info().queued > 0) {
+      const { value } = await reader.read();
+      assert.ok(value && value.byteLength <= FLUSH_BYTES, `one write is ${value?.byteLength} bytes`);
+      ids.push(...[...decoder.decode(value).matchAll(/^id: (\d+)$/gm)].map((m) => m[1]));
+      if (ids.length === 1) assert.equal(c.info().queued, 49, "the rest waits as the shared frames themselves");
+    }
+    assert.deepEqual(
+      ids,
+      Array.from({ length: 50 }, (_, i) => String(i + 1)),
+    );
+    const single = client(4);
+    single.c.preload(eventFrame(event(1, { result: "y".repeat(FLUSH_BYTES * 2) })), 1);
+    assert.ok(((await single.reader.read()).value?.byteLength ?? 0) > FLUSH_BYTES, "a larger frame still goes, alone");
+  });
+
   it("a heartbeat goes only when nothing else is waiting", async () => {
     const { c, reader } = client(10);
     c.pushEvent(1, eventFrame(event(1)));
@@ -111,5 +131,30 @@ describe("SSE frames", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     assert.deepEqual(JSON.parse(boundedJson(event(3, cyclic))).payload, { unserializable: true });
+  });
+});
+
+describe("EventRing", () => {
+  it("holds at most its bytes as well as its count, telling a client that missed the oldest of the gap", () => {
+    const ring = new EventRing(200, 1000);
+    for (let seq = 1; seq <= 10; seq += 1) {
+      ring.saw(seq);
+      ring.push(seq, new Uint8Array(300));
+    }
+    assert.equal(ring.size, 3);
+    assert.ok(ring.byteSize <= 1000);
+    const replay = ring.since(2);
+    assert.deepEqual(replay.gap, { from: 3, to: 7 });
+    assert.deepEqual(
+      replay.entries.map((e) => e.seq),
+      [8, 9, 10],
+    );
+    ring.saw(11);
+    ring.push(11, new Uint8Array(5000));
+    assert.deepEqual(
+      ring.since(10).entries.map((e) => e.seq),
+      [11],
+      "one frame over the bound is still kept",
+    );
   });
 });

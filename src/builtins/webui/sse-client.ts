@@ -10,6 +10,12 @@ import { noticeFrame } from "./sse-frame.js";
 /** How long a frame may wait for others to share its socket write, and how many may wait at most. */
 const FLUSH_MS = 16;
 const FLUSH_ITEMS = 64;
+/**
+ * The most one socket write takes (a single larger frame goes alone). What does not fit stays queued as
+ * the frames themselves, which the ring and the other clients share: a client that stops reading in the
+ * middle of a long replay holds one write's copy, not a copy of everything it was to be sent.
+ */
+export const FLUSH_BYTES = 64 * 1024;
 
 export interface SseClientInfo {
   id: number;
@@ -160,7 +166,8 @@ export class SseClient {
     const rest = this.queue.map((item) => item.frame);
     this.release();
     try {
-      if (!cut && rest.length > 0) controller?.enqueue(concat(rest));
+      // Frame by frame: the frames are shared with the ring and the other clients, a joined copy would not be.
+      if (!cut) for (const frame of rest) controller?.enqueue(frame);
       if (cut) controller?.error(new Error("SSE client stopped reading"));
       else controller?.close();
     } catch {
@@ -179,11 +186,16 @@ export class SseClient {
     });
   }
 
-  /** Hands everything queued to the stream as one chunk; false when there was nothing. */
+  /** Hands what is queued (up to FLUSH_BYTES) to the stream as one chunk; false when there was nothing. */
   private flush(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
     if (this.closed || this.queue.length === 0) return false;
-    const items = this.queue;
-    this.queue = [];
+    let count = 0;
+    let bytes = 0;
+    while (count < this.queue.length && (count === 0 || bytes + this.queue[count].frame.byteLength <= FLUSH_BYTES)) {
+      bytes += this.queue[count].frame.byteLength;
+      count += 1;
+    }
+    const items = this.queue.splice(0, count);
     this.took = true;
     const events = items.reduce((n, item) => n + (item.counted ? 1 : 0), 0);
     this.sent += events;

@@ -16,14 +16,24 @@ export interface Replay {
   entries: RingEntry[];
 }
 
+/**
+ * The bytes the ring holds at most, whatever its count: one frame may be 256 KiB (a tool's output), and a
+ * client replaying the ring gets all of it. The oldest go first; a client that needed them is told of the gap.
+ */
+export const MAX_RING_BYTES = 8 * 1024 * 1024;
+
 export class EventRing {
   private readonly entries: RingEntry[] = [];
+  private bytes = 0;
   /** Every replayable event with seq >= completeFrom is held (or was never published). */
   private completeFrom = 1;
   /** The last seq the hub has seen (replayable or not); 0 before any. */
   private lastSeq = 0;
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly maxBytes = MAX_RING_BYTES,
+  ) {}
 
   /** Events up to `published` happened before the hub listened: they are unknown to it. */
   begin(published: number): void {
@@ -38,14 +48,21 @@ export class EventRing {
 
   push(seq: number, frame: Uint8Array): void {
     this.entries.push({ seq, frame });
-    if (this.entries.length > this.capacity) {
+    this.bytes += frame.byteLength;
+    while (this.entries.length > this.capacity || (this.bytes > this.maxBytes && this.entries.length > 1)) {
       const evicted = this.entries.shift() as RingEntry;
+      this.bytes -= evicted.frame.byteLength;
       this.completeFrom = evicted.seq + 1;
     }
   }
 
   get size(): number {
     return this.entries.length;
+  }
+
+  /** Bytes of the frames held. */
+  get byteSize(): number {
+    return this.bytes;
   }
 
   /** The last seq seen, which a client's replay ends at. */

@@ -25,6 +25,7 @@ export function parseCompletionRequest(body: Record<string, unknown>): Completio
   refuseClientTools(body);
   const stream = body.stream ?? false;
   if (typeof stream !== "boolean") throw invalidRequest("invalid_type", "stream must be true or false", "stream");
+  checkStreamOptions(body.stream_options);
   if (body.n !== undefined && body.n !== null && body.n !== 1) {
     throw invalidRequest("unsupported_value", "n must be 1: HomeAgent gives one answer per request", "n");
   }
@@ -54,6 +55,26 @@ export function parseCompletionRequest(body: Record<string, unknown>): Completio
   // An assistant message without text (e.g. content null) carries nothing the model could read.
   const history = parsed.slice(0, -1).filter((m) => m.content !== "");
   return { input: last.content, history, stream };
+}
+
+/** Usage always ends a stream; a malformed `stream_options` is still a client bug worth naming. */
+function checkStreamOptions(options: unknown): void {
+  if (options === undefined || options === null) return;
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw invalidRequest(
+      "invalid_type",
+      'stream_options must be an object such as {"include_usage": true}',
+      "stream_options",
+    );
+  }
+  const include = (options as Record<string, unknown>).include_usage;
+  if (include !== undefined && include !== null && typeof include !== "boolean") {
+    throw invalidRequest(
+      "invalid_type",
+      "stream_options.include_usage must be true or false",
+      "stream_options.include_usage",
+    );
+  }
 }
 
 function refuseClientTools(body: Record<string, unknown>): void {

@@ -362,14 +362,28 @@ describe("POST /v1/chat/completions refusals", () => {
       "messages",
     ],
     ["an unknown role", { extra: { role: "robot", content: "x" } }, /role must be/, "messages[0].role"],
+    ["a role that is not text", { extra: { role: 5, content: "x" } }, /role must be/, "messages[0].role"],
+    ["a user message without content", { last: null }, /content must be a string/, "messages[0].content"],
     ["n > 1", { n: 2 }, /n must be 1/, "n"],
     ["stream not boolean", { stream: "yes" }, /stream must be true or false/, "stream"],
+    [
+      "stream_options not an object",
+      { stream: true, stream_options: "all" },
+      /stream_options must be/,
+      "stream_options",
+    ],
+    [
+      "stream_options.include_usage not boolean",
+      { stream: true, stream_options: { include_usage: "yes" } },
+      /include_usage must be true or false/,
+      "stream_options.include_usage",
+    ],
   ];
   for (const [what, spec, message, param] of cases) {
     test(`${what} → 400 invalid_request_error`, async () => {
       const { client, sdk } = await serveOpenAI();
       const { extra, last, after: extraAfter, ...fields } = spec;
-      const user = { role: "user", content: last ?? "hi" };
+      const user = { role: "user", content: "last" in spec ? last : "hi" };
       const messages = extra ? (extraAfter ? [user, extra] : [extra, user]) : [user];
       await assert.rejects(
         // biome-ignore lint/suspicious/noExplicitAny: the request is wrong on purpose

@@ -1,6 +1,7 @@
 /**
  * `/api/v1/adapters` over real HTTP against a real daemon: list, read, save (checked in the Lua sandbox
- * before it is written), delete, and the refusals (invalid Lua, bad names, in use, bundled, too large).
+ * before it is written), delete, and the refusals (invalid Lua, endless scripts, bad names, in use, bundled,
+ * too large).
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -51,4 +52,21 @@ test("refusals: a bad name 400, a bundled or used adapter 409, a missing script 
   assert.equal((await w.json("PUT", "/api/v1/adapters/x", { code: 7 })).status, 400);
   const big = await w.json("PUT", "/api/v1/adapters/x", { code: `-- ${"x".repeat(300 * 1024)}` });
   assert.equal(big.status, 413);
+});
+
+test("hostile scripts and names: an endless loop is stopped by the sandbox while the daemon keeps answering", async () => {
+  const endless = w.json("PUT", "/api/v1/adapters/loopy", { code: "while true do end" });
+  const status = await w.json("GET", "/api/v1/status");
+  assert.equal(status.status, 200, "answered while the script runs");
+  const refused = await endless;
+  assert.equal(refused.status, 422);
+  assert.equal(refused.body.error.code, "adapter_invalid");
+  assert.match(refused.body.error.message, /exceeded \d+ ms/);
+  assert.equal((await w.json("GET", "/api/v1/adapters/loopy")).status, 404, "nothing was saved");
+  const outside = await w.json("PUT", `/api/v1/adapters/${encodeURIComponent("../../x")}`, { code: "return {}" });
+  assert.equal(outside.status, 400);
+  assert.equal(outside.body.error.code, "adapter_name_invalid");
+  const huge = await w.json("PUT", "/api/v1/adapters/x", { code: `-- ${"x".repeat(3 * 1024 * 1024)}` });
+  assert.equal(huge.status, 413);
+  assert.equal(huge.body.error.code, "body_too_large");
 });

@@ -32,7 +32,7 @@ export const adaptersRoutes: RouteGroup = (app, { sdk }) => {
 
   app.put("/api/v1/adapters/:name", async (c) => {
     const body = await readJson(c, MAX_EDITOR_BODY_BYTES);
-    const code = requiredText(body, "code", MAX_CODE_BYTES);
+    const code = requiredText(body, "code", MAX_CODE_BYTES, "an adapter script must be smaller");
     try {
       return c.json(await sdk.adapters.put(c.req.param("name"), code));
     } catch (err) {

@@ -175,6 +175,24 @@ describe("POST /api/v1/chat/interrupt", () => {
     assert.deepEqual(sdk.interrupts, [{ source: "webui/pc", channel: "webui", text: "停一下" }]);
   });
 
+  it("refuses a message that is not text or over its limit; a null message is no message", async () => {
+    const { sdk, url } = await start();
+    for (const [body, status, code] of [
+      [{ message: 5 }, 400, "invalid_argument"],
+      [{ message: ["stop"] }, 400, "invalid_argument"],
+      [{ message: "x".repeat(64 * 1024 + 1) }, 413, "message_too_large"],
+      [{ message: "stop", device_id: "../pc" }, 400, "invalid_argument"],
+    ] as const) {
+      const res = await post(`${url}/api/v1/chat/interrupt`, body);
+      assert.equal(res.status, status, JSON.stringify(body).slice(0, 60));
+      assert.equal((await read(res)).error.code, code);
+    }
+    assert.deepEqual(await read(await post(`${url}/api/v1/chat/interrupt`, { message: null })), { stopped: 0 });
+    const notJson = await fetch(`${url}/api/v1/chat/interrupt`, { method: "POST", body: "message=stop" });
+    assert.equal(notJson.status, 415);
+    assert.deepEqual(sdk.interrupts, []);
+  });
+
   it("without a message stops the replies in flight (409 chat_stopped for their requests)", async () => {
     const { gates, respond } = gated();
     const { url } = await start(respond);
@@ -253,5 +271,37 @@ describe("Dedup", () => {
     assert.equal(dedup.size, 256);
     assert.equal(dedup.get("k0", "m"), undefined);
     assert.equal(dedup.get("k299", "m"), 299);
+  });
+
+  it("never evicts a value still in flight: the oldest settled ones go instead", () => {
+    const running = new Set([0, 5]);
+    const dedup = new Dedup<number>(3, (v) => running.has(v));
+    for (let i = 0; i < 10; i += 1) dedup.set(`k${i}`, "m", i);
+    assert.deepEqual(
+      [0, 5, 9].map((i) => dedup.get(`k${i}`, "m")),
+      [0, 5, 9],
+    );
+    assert.equal(dedup.size, 3);
+  });
+});
+
+describe("client_msg_id under a flood of other ids", () => {
+  it("a retry of a message still running joins it, however many other ids came since", async () => {
+    const { gates, respond } = gated();
+    const { sdk, url } = await start((input, mock) => (input.text === "slow" ? respond(input, mock) : "quick"));
+    const first = post(`${url}/api/v1/chat`, { message: "slow", client_msg_id: "keep" });
+    await waitFor(() => gates.length === 1, "the slow message to reach the agent");
+    for (let i = 0; i < 300; i += 1) {
+      assert.equal((await post(`${url}/api/v1/chat`, { message: `m${i}`, client_msg_id: `flood-${i}` })).status, 200);
+    }
+    const retry = post(`${url}/api/v1/chat`, { message: "slow", client_msg_id: "keep" });
+    const runner = chatRunner({ sdk } as unknown as WebDeps);
+    await waitFor(() => runner.load().waiting === 2 || gates.length === 2, "the retry to join or start anew");
+    assert.equal(gates.length, 1, "the retry joined the running message instead of starting it again");
+    gates[0]("done");
+    const [a, b] = await Promise.all([first, retry]);
+    assert.equal((await read(a)).response, "done");
+    assert.deepEqual(await read(b), { requestId: "req-1", response: "done", deduplicated: true });
+    assert.equal(sdk.inputs.filter((i) => i.text === "slow").length, 1, "the agent answered it once");
   });
 });

@@ -49,8 +49,9 @@ export const chatRoutes: RouteGroup = (app, deps) => {
   app.post("/api/v1/chat/interrupt", async (c) => {
     const body = await optionalJson(c, deps);
     const deviceId = optionalString(body, "device_id", 64, DEVICE_ID);
-    const message = body.message === undefined || body.message === "" ? undefined : body.message;
-    if (message === undefined) return c.json({ stopped: runner.stopAll() });
+    if (body.message === undefined || body.message === null || body.message === "") {
+      return c.json({ stopped: runner.stopAll() });
+    }
     const text = requiredText(body, "message", MAX_MESSAGE_BYTES);
     await sdkCall(() => deps.sdk.injectInterrupt(chatSource(deviceId), CHAT_CHANNEL, text));
     return c.json({ interrupted: true });

@@ -67,3 +67,17 @@ test("content over the base's 1 MiB is refused; a body over 2 MiB is 413 before 
   assert.equal(huge.body.error.code, "body_too_large");
   assert.equal((await w.json("GET", item("big/one"))).status, 404);
 });
+
+test("Chinese names are kept; absolute, NUL, backslash, emoji and over-long paths are 400", async () => {
+  const put = await w.json("PUT", item("食谱/面包 做法"), { content: "# 面包\n面粉、水、盐。" });
+  assert.equal(put.status, 200);
+  assert.equal((await w.json("GET", item("食谱/面包 做法"))).body.content, "# 面包\n面粉、水、盐。");
+  const hits = await w.json("GET", `/api/v1/knowledge/search?q=${encodeURIComponent("面粉")}`);
+  assert.equal(hits.body.hits[0]?.path, "食谱/面包 做法");
+  for (const path of ["/etc/passwd", "a\u0000b", "a\\..\\b", "面包 🍞", `${"x/".repeat(600)}y`]) {
+    const res = await w.json("PUT", item(path), { content: "x" });
+    assert.equal(res.status, 400, JSON.stringify(path).slice(0, 40));
+  }
+  assert.equal((await w.json("DELETE", item("食谱"))).status, 400, "a category is not an item");
+  assert.equal((await w.json("DELETE", item("食谱/面包 做法"))).status, 200);
+});

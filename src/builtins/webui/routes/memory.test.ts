@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import type { ForgetReport, MemoryDoc } from "@homeagent/sdk";
 import { createMockSDK } from "@homeagent/sdk/test";
-import { type RoutesServer, serveRoutes } from "../../../../test/fixtures/webui-routes.js";
+import { type RoutesServer, serveRoutes, TEST_LIMITS } from "../../../../test/fixtures/webui-routes.js";
+import type { WebLimits } from "../context.js";
 import { memoryRoutes } from "./memory.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read whatever shape the route answers
@@ -50,7 +51,7 @@ function report(query: string, confirmed: boolean): ForgetReport {
   };
 }
 
-async function start() {
+async function start(limits: Partial<WebLimits> = {}) {
   const calls: Array<[string, unknown[]]> = [];
   const record =
     <T>(name: string, answer: T) =>
@@ -78,7 +79,7 @@ async function start() {
     },
     preview: async (query) => ({ query, contextWindow: 8192, budget: 6553, sections: [] }),
   });
-  server = await serveRoutes([memoryRoutes], sdk);
+  server = await serveRoutes([memoryRoutes], sdk, { ...TEST_LIMITS, ...limits });
   const url = server.url;
   const json = (method: string, path: string, body: unknown) =>
     fetch(url + path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -158,6 +159,58 @@ describe("memory routes", () => {
     assert.equal(noQuery.status, 400);
     assert.match((await read(noQuery)).error.message, /query/);
     assert.equal(calls.length, 0, "nothing reached memory");
+  });
+
+  it("holds every limit: bodies, queries, ids and sentences", async () => {
+    const { url, json, calls } = await start({ maxJsonBytes: 5000 });
+    const triples = [{ subject: "Alice", relation: "likes", object: "tea" }];
+    const cases: Array<[Promise<Response>, number, RegExp]> = [
+      [json("POST", "/api/v1/memory", { triples, sentence: "s".repeat(6000) }), 413, /limit of 5000 bytes/],
+      [json("POST", "/api/v1/memory", { triples, sentence: "s".repeat(4097) }), 400, /^sentence must be 1 to 4096/],
+      [json("DELETE", "/api/v1/memory", { query: "长".repeat(400) }), 413, /^query is over its limit of 1024 bytes/],
+      [fetch(`${url}/api/v1/memory?q=${"q".repeat(1025)}`), 400, /^q must be at most 1024/],
+      [fetch(`${url}/api/v1/memory/search?q=${"q".repeat(1025)}`), 400, /^q must be at most 1024/],
+      [fetch(`${url}/api/v1/memory/docs/${"d".repeat(257)}`), 400, /^id must be at most 256/],
+      [fetch(`${url}/api/v1/memory/graph?offset=1000000001`), 400, /^offset /],
+    ];
+    for (const [res, status, message] of cases) {
+      const answer = await res;
+      assert.equal(answer.status, status, String(message));
+      assert.match((await read(answer)).error.message, message);
+    }
+    assert.equal(calls.length, 0, "nothing reached memory");
+  });
+
+  it("answers memory's own refusals 4xx with its message, not 500", async () => {
+    const refuse = (code: string, message: string) => async () => {
+      throw Object.assign(new Error(message), { code });
+    };
+    const sdk = createMockSDK({
+      pluginName: "webui",
+      memory: {
+        recall: refuse("graph_limit", "recall takes at most 20 keywords and names, got 100"),
+        forget: refuse("forget_too_short", "say what to forget in at least 2 characters"),
+        commit: refuse("graph_bad_argument", "triple #1 is not valid"),
+        search: refuse("memory_bad_kind", "kinds must be …"),
+      },
+      docMemory: { get: refuse("doc_invalid", "bad id") },
+    });
+    server = await serveRoutes([memoryRoutes], sdk);
+    const { url } = server;
+    const send = (method: string, path: string, body: unknown) =>
+      fetch(url + path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const answers: Array<[Response, string]> = [
+      [await fetch(`${url}/api/v1/memory?q=a,b,c`), "graph_limit"],
+      [await send("DELETE", "/api/v1/memory", { query: "*" }), "forget_too_short"],
+      [await send("POST", "/api/v1/memory", { triples: [{}] }), "graph_bad_argument"],
+      [await fetch(`${url}/api/v1/memory/search?q=x`), "memory_bad_kind"],
+      [await fetch(`${url}/api/v1/memory/docs/x`), "doc_invalid"],
+    ];
+    for (const [res, code] of answers) {
+      assert.equal(res.status, 400, code);
+      assert.equal((await read(res)).error.code, code);
+    }
+    assert.deepEqual(server.errors, [], "no refusal was logged as a server failure");
   });
 
   it("answers 503 while memory is not running", async () => {

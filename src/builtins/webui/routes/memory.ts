@@ -34,7 +34,7 @@ export const memoryRoutes: RouteGroup = (app, deps) => {
 
   app.delete("/api/v1/memory", async (c) => {
     const body = await readJson(c, deps.limits.maxJsonBytes);
-    const query = requiredText(body, "query", MAX_QUERY_CHARS);
+    const query = requiredText(body, "query", MAX_QUERY_CHARS, "name what to forget in a few words");
     const confirm = optionalBoolean(body, "confirm") ?? false;
     return c.json(await sdkCall(() => sdk.memory.forget(query, { confirm })));
   });
