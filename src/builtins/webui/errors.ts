@@ -65,7 +65,15 @@ export function isOpenAiPath(path: string): boolean {
   return path === "/v1" || path.startsWith("/v1/");
 }
 
-function openAiType(status: number): string {
+export type OpenAIErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "permission_error"
+  | "rate_limit_error"
+  | "server_error";
+
+/** OpenAI's error `type` for a status (its API says invalid_request_error for a 404 too). */
+export function openAiType(status: number): OpenAIErrorType {
   if (status === 401) return "authentication_error";
   if (status === 403) return "permission_error";
   if (status === 429) return "rate_limit_error";

@@ -5,14 +5,8 @@
  */
 import type { Logger } from "@homeagent/sdk";
 import { ApiError } from "../context.js";
-
-export type OpenAIErrorType =
-  | "invalid_request_error"
-  | "authentication_error"
-  | "permission_error"
-  | "not_found_error"
-  | "rate_limit_error"
-  | "server_error";
+import { errorCode, type OpenAIErrorType, openAiType } from "../errors.js";
+import { toApiError } from "../sdk-errors.js";
 
 export interface OpenAIErrorBody {
   error: { message: string; type: OpenAIErrorType; param: string | null; code: string };
@@ -50,7 +44,7 @@ export function toOpenAIError(
   const param = api instanceof ParamError ? api.param : null;
   return {
     status: api.status,
-    body: errorBody(api.code, api.message, typeOf(api.status), param),
+    body: errorBody(api.code, api.message, openAiType(api.status), param),
     ...(api.retryAfterS === undefined ? {} : { retryAfterS: api.retryAfterS }),
   };
 }
@@ -64,33 +58,19 @@ export function errorBody(
   return { error: { message, type, param, code } };
 }
 
-function typeOf(status: number): OpenAIErrorType {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 404) return "not_found_error";
-  if (status === 429) return "rate_limit_error";
-  return status >= 500 ? "server_error" : "invalid_request_error";
-}
-
 /**
- * The kernel refuses an input before queueing it with a coded error (HomeAgentError; this plugin may only
- * see it through its `code`). Unknown codes are internal errors.
+ * The kernel refuses an input before queueing it with a coded error; the web UI's one table of SDK codes
+ * (sdk-errors.ts) gives the status. Codes it does not know are internal errors, and so stay unexplained.
  */
 function fromKernel(err: unknown): ApiError | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== "string" || !(err instanceof Error)) return undefined;
-  switch (code) {
-    case "invalid_history":
-      return new ParamError(400, code, err.message, "messages", { cause: err });
-    case "input_empty":
-      return new ParamError(400, code, `${err.message}: the last user message has no text`, "messages", {
-        cause: err,
-      });
-    case "queue_full":
-    case "shutting_down":
-    case "input_cancelled":
-      return new ApiError(503, code, err.message, { cause: err, retryAfterS: 1 });
-    default:
-      return undefined;
+  if (!(err instanceof Error) || errorCode(err) === undefined) return undefined;
+  const api = toApiError(err);
+  if (api.status === 500) return undefined;
+  if (api.code === "input_empty") {
+    return new ParamError(400, api.code, `${err.message}: the last user message has no text`, "messages", {
+      cause: err,
+    });
   }
+  if (api.code === "invalid_history") return new ParamError(400, api.code, err.message, "messages", { cause: err });
+  return api;
 }

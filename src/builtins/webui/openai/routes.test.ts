@@ -325,7 +325,7 @@ describe("POST /v1/chat/completions (mock SDK)", () => {
     const full = await refusing("queue_full");
     const r2 = await post(full.base, { messages: [{ role: "user", content: "x" }] });
     assert.equal(r2.status, 503);
-    assert.equal(r2.headers.get("retry-after"), "1");
+    assert.equal(r2.headers.get("retry-after"), "5");
     assert.equal(JSON.parse(r2.text).error.type, "server_error");
     const other = await refusing("something_new");
     const r3 = await post(other.base, { messages: [{ role: "user", content: "x" }] });
