@@ -9,7 +9,6 @@ import { authMiddleware } from "./auth-middleware.js";
 import type { RouteGroup, WebApp, WebDeps, WebEnv } from "./context.js";
 import { installErrorHandlers } from "./errors.js";
 import { hostGuard } from "./host-guard.js";
-import { pageRoutes } from "./login-page.js";
 import { openaiRoutes } from "./openai/routes.js";
 import { requestLog } from "./request-log.js";
 import { adaptersRoutes } from "./routes/adapters.js";
@@ -25,6 +24,7 @@ import { settingsRoutes } from "./routes/settings.js";
 import { statusRoutes } from "./routes/status.js";
 import { uploadsRoutes } from "./routes/uploads.js";
 import type { SseHub } from "./sse-hub.js";
+import { webAssetRoutes } from "./web-assets.js";
 
 export interface AppOptions {
   /** The bound address (host as configured, the real port). */
@@ -33,6 +33,8 @@ export interface AppOptions {
   requestLog: () => boolean;
   /** The event stream's hub (started and closed by the plugin's lifetime). */
   hub: SseHub;
+  /** The built dashboard (default: the package's dist/web). */
+  webRoot?: string;
 }
 
 export interface WebServerApp {
@@ -42,9 +44,9 @@ export interface WebServerApp {
 }
 
 /** Every route group, in the order they are added. */
-function routeGroups(hub: SseHub): RouteGroup[] {
+function routeGroups(hub: SseHub, webRoot: string | undefined): RouteGroup[] {
   return [
-    pageRoutes,
+    webAssetRoutes(webRoot),
     sessionRoutes,
     statusRoutes,
     settingsRoutes,
@@ -78,7 +80,7 @@ export function createApp(deps: WebDeps, opts: AppOptions): WebServerApp {
     authMiddleware(() => sdk.auth),
   );
   const stops: WebServerApp["stops"] = [];
-  for (const group of routeGroups(opts.hub)) {
+  for (const group of routeGroups(opts.hub, opts.webRoot)) {
     const stop = group(app, deps);
     if (stop) stops.push(stop);
   }

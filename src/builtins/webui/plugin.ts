@@ -22,6 +22,8 @@ export interface WebuiPluginOptions {
   limits?: Partial<WebLimits>;
   /** Overrides of the server's timeouts (tests shrink them). */
   timeouts?: Partial<ServerTimeouts>;
+  /** The built dashboard to serve (tests pass their own); default the package's dist/web. */
+  webRoot?: string;
 }
 
 export interface WebuiPlugin extends Plugin {
@@ -54,6 +56,7 @@ export function createWebuiPlugin(opts: WebuiPluginOptions = {}): WebuiPlugin {
         allowedHosts: () => parseAllowedHosts(sdk.settings.get("allowed_hosts")),
         requestLog: () => sdk.settings.get("request_log") !== "false",
         hub,
+        webRoot: opts.webRoot,
       });
       stops = web.stops;
       hub.start();

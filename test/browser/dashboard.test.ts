@@ -1,0 +1,171 @@
+/**
+ * The dashboard in a real Chromium against a real daemon (fake LLM), driven the way a person with a
+ * keyboard or a screen reader would: by roles and accessible names, never by CSS classes. Covers the
+ * login, the seven tabs as a keyboard tablist, the Overview's uptime, the Chinese UI drawn with a CJK font,
+ * axe-core on every tab in both themes, the phone-sized viewport without sideways scrolling, and disabling
+ * a plugin from the Plugins tab. Every test leaves a screenshot under its temp dir.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Page } from "playwright-core";
+import {
+  type AxeViolation,
+  axeViolations,
+  cjkFontSkip,
+  dashboardSkip,
+  errorsOf,
+  isCjkFamily,
+  login,
+  newPage,
+  openDashboard,
+  platformFontsFor,
+  screenshot,
+  scrollsHorizontally,
+} from "../fixtures/browser.js";
+import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
+
+const TABS = ["Overview", "Chat", "Plugins", "Memory", "Knowledge", "Settings", "Kernel"];
+const TABS_ZH = ["概览", "聊天", "插件", "记忆", "知识库", "设置", "内核"];
+
+/** Selects a tab by clicking it and waits for its panel (a tabpanel named after the tab) to show. */
+async function openTab(page: Page, name: string): Promise<void> {
+  await page.getByRole("tab", { name, exact: true }).click();
+  await page.getByRole("tabpanel", { name, exact: true }).waitFor({ state: "visible" });
+}
+
+/** The names of the tabs in the tablist, in order. */
+function tabNames(page: Page): Promise<string[]> {
+  return page.getByRole("tablist").getByRole("tab").allTextContents();
+}
+
+async function selectedTab(page: Page): Promise<string | null> {
+  return page.getByRole("tab", { selected: true }).textContent();
+}
+
+/** Failures the page showed besides the session probe a logged-out page makes by design. */
+function unexpectedErrors(page: Page): string[] {
+  return errorsOf(page).filter((e) => !/^http 401 GET \/(favicon\.ico|api\/v1\/session)$/.test(e));
+}
+
+describe("dashboard in a real browser", { skip: dashboardSkip }, () => {
+  let web: WebDaemon;
+  /** One session for every test but the first (which logs in through the form): logins are rate-limited. */
+  let cookie: string;
+  before(async () => {
+    web = await startWebDaemon();
+    cookie = (await web.login()).cookie;
+  });
+  after(() => web?.stop());
+
+  test("logging in shows the Overview with the daemon's uptime and seven tabs", async (t) => {
+    const page = await newPage(t);
+    await login(page, web);
+    const uptime = page.getByRole("timer", { name: "Uptime" });
+    await uptime.waitFor({ state: "visible" });
+    assert.match((await uptime.textContent()) ?? "", /\d/);
+    assert.deepEqual(await tabNames(page), TABS);
+    assert.equal(await selectedTab(page), "Overview");
+    await screenshot(page, "overview");
+    assert.deepEqual(unexpectedErrors(page), []);
+  });
+
+  test("the tabs are reached with Tab and switched with the arrow keys, Home and End", async (t) => {
+    const page = await newPage(t);
+    await openDashboard(page, web.base, cookie);
+    await page.getByRole("timer", { name: "Uptime" }).waitFor({ state: "visible" });
+    const focused = page.locator('[role="tab"]:focus');
+    const focusedTab = async () => ((await focused.count()) === 1 ? focused.textContent() : null);
+    // Keyboard only: Tab from the top of the page reaches the selected tab within a few presses.
+    await page.locator("body").focus();
+    let presses = 0;
+    while ((await focusedTab()) !== "Overview") {
+      assert.ok(++presses <= 15, "Tab never reached the selected tab in 15 presses");
+      await page.keyboard.press("Tab");
+    }
+    for (const name of [...TABS.slice(1), TABS[0]]) {
+      await page.keyboard.press("ArrowRight");
+      await page.getByRole("tabpanel", { name, exact: true }).waitFor({ state: "visible" });
+      assert.equal(await selectedTab(page), name);
+      assert.equal(await focusedTab(), name, `focus did not follow the selection to ${name}`);
+    }
+    await page.keyboard.press("ArrowLeft");
+    await page.getByRole("tabpanel", { name: "Kernel", exact: true }).waitFor({ state: "visible" });
+    await page.keyboard.press("Home");
+    await page.getByRole("tabpanel", { name: "Overview", exact: true }).waitFor({ state: "visible" });
+    await page.keyboard.press("End");
+    await page.getByRole("tabpanel", { name: "Kernel", exact: true }).waitFor({ state: "visible" });
+    assert.equal(await focusedTab(), "Kernel");
+    // Only the selected tab is in the Tab order (roving tabindex).
+    assert.equal(await page.getByRole("tab").and(page.locator('[tabindex="0"]')).count(), 1);
+    await screenshot(page, "kernel-by-keyboard");
+  });
+
+  test("中文: the switch translates the tabs, is remembered, and the labels use a CJK font", async (t) => {
+    const page = await newPage(t);
+    await openDashboard(page, web.base, cookie);
+    await page.getByLabel("Language", { exact: true }).selectOption({ label: "中文" });
+    const overview = page.getByRole("tab", { name: "概览", exact: true });
+    await overview.waitFor({ state: "visible" });
+    assert.deepEqual(await tabNames(page), TABS_ZH);
+    await page.getByRole("timer", { name: "运行时间" }).waitFor({ state: "visible" });
+    assert.equal(await page.locator("html").getAttribute("lang"), "zh-CN");
+    await page.reload();
+    await overview.waitFor({ state: "visible" });
+    await screenshot(page, "overview-zh");
+    if (cjkFontSkip) {
+      t.diagnostic(`font check skipped: ${cjkFontSkip}`);
+      return;
+    }
+    const fonts = await platformFontsFor(page, overview);
+    assert.ok(fonts.some(isCjkFamily), `概览 is drawn without a CJK font: ${JSON.stringify(fonts)}`);
+  });
+
+  for (const theme of ["Light", "Dark"]) {
+    test(`axe finds no serious or critical violation on any tab (${theme.toLowerCase()} theme)`, async (t) => {
+      const page = await newPage(t, { bypassCSP: true });
+      await openDashboard(page, web.base, cookie);
+      await page.getByLabel("Theme", { exact: true }).selectOption({ label: theme });
+      const found: Record<string, AxeViolation[]> = {};
+      for (const name of TABS) {
+        await openTab(page, name);
+        await page.getByText("Loading…").first().waitFor({ state: "detached" });
+        const violations = await axeViolations(page);
+        if (violations.length > 0) found[name] = violations;
+      }
+      await screenshot(page, `axe-${theme}`);
+      assert.deepEqual(found, {});
+    });
+  }
+
+  test("at 390×844 no tab scrolls sideways", async (t) => {
+    const page = await newPage(t, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await openDashboard(page, web.base, cookie);
+    const wide: string[] = [];
+    for (const name of TABS) {
+      await openTab(page, name);
+      await page.getByText("Loading…").first().waitFor({ state: "detached" });
+      if (await scrollsHorizontally(page)) wide.push(name);
+      await screenshot(page, `narrow-${name}`);
+    }
+    assert.deepEqual(wide, []);
+  });
+
+  test("disabling a plugin in the Plugins tab shows in its card, and enabling brings it back", async (t) => {
+    const page = await newPage(t);
+    await openDashboard(page, web.base, cookie);
+    await openTab(page, "Plugins");
+    const card = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "cli", exact: true }) });
+    await card.getByText("running", { exact: true }).waitFor();
+    await page.getByRole("button", { name: "Disable cli", exact: true }).click();
+    await card.getByText("disabled", { exact: true }).waitFor();
+    const enable = page.getByRole("button", { name: "Enable cli", exact: true });
+    assert.ok(await enable.isEnabled(), "Enable cli stays disabled after the plugin was disabled");
+    const listed = await web.json("GET", "/api/v1/plugins");
+    const cli = (listed.body as { plugins: { name: string; state: string }[] }).plugins.find((p) => p.name === "cli");
+    assert.equal(cli?.state, "disabled");
+    await screenshot(page, "plugin-disabled");
+    await enable.click();
+    await card.getByText("running", { exact: true }).waitFor();
+    assert.deepEqual(unexpectedErrors(page), []);
+  });
+});

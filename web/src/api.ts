@@ -1,0 +1,103 @@
+/**
+ * The one way the dashboard talks to the daemon: JSON in and out, the session's CSRF token on every write
+ * (the session cookie itself is HttpOnly), and the server's `{error: {code, message}}` turned into an
+ * ApiError whose message is the server's own, so the page can show it as it is.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export interface Session {
+  user: string | null;
+  csrf: string | null;
+  expiresAt: number | null;
+}
+
+let csrf: string | null = null;
+/** Called when a request answers 401: the session ended, the page goes back to the login view. */
+let onUnauthorized: () => void = () => {};
+
+export function setUnauthorizedHandler(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+export function setCsrf(token: string | null): void {
+  csrf = token;
+}
+
+const SAFE = new Set(["GET", "HEAD"]);
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const form = body instanceof FormData;
+  const headers: Record<string, string> = { Accept: "application/json" };
+  // A FormData body sets its own multipart Content-Type (with the boundary).
+  if (body !== undefined && !form) headers["Content-Type"] = "application/json";
+  if (!SAFE.has(method) && csrf) headers["X-CSRF-Token"] = csrf;
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
+      credentials: "same-origin",
+    });
+  } catch (err) {
+    throw new ApiError(0, "network", `the daemon did not answer (${(err as Error).message})`);
+  }
+  const text = await res.text();
+  const parsed = parse(text);
+  if (!res.ok) {
+    const error = errorOf(parsed);
+    if (res.status === 401 && path !== "/api/v1/login") onUnauthorized();
+    throw new ApiError(res.status, error?.code ?? "http_error", error?.message ?? `HTTP ${res.status}`);
+  }
+  return parsed as T;
+}
+
+export const get = <T>(path: string): Promise<T> => api<T>("GET", path);
+export const post = <T>(path: string, body?: unknown): Promise<T> => api<T>("POST", path, body ?? {});
+
+/** Logs in, then reads the session (its CSRF token) the way a reload would. */
+export async function login(username: string, password: string): Promise<Session> {
+  await api("POST", "/api/v1/login", { username, password });
+  return loadSession();
+}
+
+export async function loadSession(): Promise<Session> {
+  const session = await get<Session>("/api/v1/session");
+  setCsrf(session.csrf);
+  return session;
+}
+
+export async function logout(): Promise<void> {
+  await post("/api/v1/logout");
+  setCsrf(null);
+}
+
+function parse(text: string): unknown {
+  if (text === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function errorOf(body: unknown): { code?: string; message?: string } | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return {
+    code: typeof code === "string" ? code : undefined,
+    message: typeof message === "string" ? message : undefined,
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The page: while the session is unknown a loading line, without a session the login view, with one the
+ * shell — header (language, theme, log out), the tab list, and the selected tab's panel. The selected tab
+ * lives in the URL's hash (#kernel), so a reload or a shared link opens the same tab.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, loadSession, logout, type Session, setUnauthorizedHandler } from "./api";
+import { LoginView } from "./components/login";
+import { Loading } from "./components/status";
+import { TabList } from "./components/tab-list";
+import { Toolbar } from "./components/toolbar";
+import { events } from "./events";
+import { applyLang, I18n, initialLang, type Lang, MESSAGES } from "./i18n";
+import { ChatTab } from "./tabs/chat";
+import { KernelTab } from "./tabs/kernel";
+import { KnowledgeTab } from "./tabs/knowledge";
+import { MemoryTab } from "./tabs/memory";
+import { OverviewTab } from "./tabs/overview";
+import { PluginsTab } from "./tabs/plugins";
+import { SettingsTab } from "./tabs/settings";
+import { applyTheme, initialTheme, type Theme } from "./theme";
+
+const TAB_KEYS = ["overview", "chat", "plugins", "memory", "knowledge", "settings", "kernel"] as const;
+type TabKey = (typeof TAB_KEYS)[number];
+const LABELS = {
+  overview: "tabOverview",
+  chat: "tabChat",
+  plugins: "tabPlugins",
+  memory: "tabMemory",
+  knowledge: "tabKnowledge",
+  settings: "tabSettings",
+  kernel: "tabKernel",
+} as const;
+
+function tabFromHash(): TabKey {
+  const key = location.hash.replace(/^#\/?/, "");
+  return (TAB_KEYS as readonly string[]).includes(key) ? (key as TabKey) : "overview";
+}
+
+type SessionState = { kind: "unknown" } | { kind: "out"; error?: string } | { kind: "in"; session: Session };
+
+export function App() {
+  const [lang, setLang] = useState<Lang>(initialLang);
+  const [theme, setTheme] = useState<Theme>(initialTheme);
+  const [state, setState] = useState<SessionState>({ kind: "unknown" });
+  const [tab, setTab] = useState<TabKey>(tabFromHash);
+  const t = MESSAGES[lang];
+
+  useEffect(() => applyLang(lang, false), [lang]);
+  useEffect(() => applyTheme(theme, false), [theme]);
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      events.close();
+      setState({ kind: "out" });
+    });
+    loadSession()
+      .then((session) => setState({ kind: "in", session }))
+      .catch((err) =>
+        setState({ kind: "out", error: err instanceof ApiError && err.status === 401 ? undefined : err.message }),
+      );
+    const onHash = () => setTab(tabFromHash());
+    addEventListener("hashchange", onHash);
+    return () => removeEventListener("hashchange", onHash);
+  }, []);
+  useEffect(() => {
+    // The login URL is only a way in: once logged in, the address bar shows the dashboard's own.
+    if (state.kind === "in" && location.pathname !== "/") history.replaceState(null, "", `/${location.hash}`);
+  }, [state.kind]);
+
+  const pickLang = (next: Lang) => {
+    setLang(next);
+    applyLang(next, true);
+  };
+  const pickTheme = (next: Theme) => {
+    setTheme(next);
+    applyTheme(next, true);
+  };
+  const selectTab = (key: TabKey) => {
+    setTab(key);
+    history.replaceState(null, "", `#${key}`);
+  };
+  const doLogout = async () => {
+    await logout().catch(() => undefined);
+    events.close();
+    setState({ kind: "out" });
+  };
+
+  const toolbar = (
+    <Toolbar
+      t={t}
+      lang={lang}
+      theme={theme}
+      onLang={pickLang}
+      onTheme={pickTheme}
+      onLogout={state.kind === "in" ? doLogout : undefined}
+    />
+  );
+
+  return (
+    <I18n.Provider value={t}>
+      <button type="button" class="skip" onClick={() => document.getElementById("main")?.focus()}>
+        {t.skipToContent}
+      </button>
+      <header class="top">
+        <span class="brand">{t.appName}</span>
+        {toolbar}
+      </header>
+      {state.kind === "unknown" && (
+        <main id="main" tabIndex={-1}>
+          <Loading />
+        </main>
+      )}
+      {state.kind === "out" && (
+        <LoginView error={state.error} onLogin={(session) => setState({ kind: "in", session })} />
+      )}
+      {state.kind === "in" && (
+        <>
+          <nav class="tabs-nav" aria-label={t.sections}>
+            <TabList
+              tabs={TAB_KEYS.map((key) => ({ key, label: t[LABELS[key]] }))}
+              selected={tab}
+              label={t.sections}
+              onSelect={selectTab}
+            />
+          </nav>
+          <main id="main" tabIndex={-1}>
+            <section id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} class="panel">
+              <Panel tab={tab} />
+            </section>
+          </main>
+        </>
+      )}
+    </I18n.Provider>
+  );
+}
+
+const PANELS: Record<TabKey, () => preact.JSX.Element> = {
+  overview: OverviewTab,
+  chat: ChatTab,
+  plugins: PluginsTab,
+  memory: MemoryTab,
+  knowledge: KnowledgeTab,
+  settings: SettingsTab,
+  kernel: KernelTab,
+};
+
+function Panel({ tab }: { tab: TabKey }) {
+  const View = PANELS[tab];
+  return <View />;
+}

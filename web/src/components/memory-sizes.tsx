@@ -1,0 +1,31 @@
+/** Memory's sizes as a definition list, or why memory has none (not running). */
+import { useT } from "../i18n";
+import type { MemoryStats } from "../types";
+
+export function MemorySizes({ memory }: { memory: MemoryStats | { unavailable: string } }) {
+  const t = useT();
+  if ("unavailable" in memory) {
+    return (
+      <p>
+        {t.memoryUnavailable}: {memory.unavailable}
+      </p>
+    );
+  }
+  const rows: Array<[string, string]> = [
+    [t.contextEvents, `${memory.context.events} / ${memory.context.maxEvents}`],
+    [t.documents, String(memory.documents)],
+    [t.entities, String(memory.entities)],
+    [t.relations, String(memory.relations)],
+    [t.sentences, String(memory.sentences)],
+  ];
+  return (
+    <dl class="facts">
+      {rows.map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * The WAI-ARIA tabs pattern: a tablist of buttons, only the selected one in the Tab order, arrow keys
+ * (and Home/End) move between them and select, each tab controls its panel.
+ */
+import { useRef } from "preact/hooks";
+
+export interface TabDef<K extends string> {
+  key: K;
+  label: string;
+}
+
+interface Props<K extends string> {
+  tabs: Array<TabDef<K>>;
+  selected: K;
+  label: string;
+  onSelect: (key: K) => void;
+}
+
+export function TabList<K extends string>({ tabs, selected, label, onSelect }: Props<K>) {
+  const refs = useRef<Array<HTMLButtonElement | null>>([]);
+  const move = (index: number) => {
+    const next = (index + tabs.length) % tabs.length;
+    onSelect(tabs[next].key);
+    refs.current[next]?.focus();
+  };
+  const onKeyDown = (event: KeyboardEvent, index: number) => {
+    const step: Record<string, number> = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 };
+    if (!(event.key in step)) return;
+    event.preventDefault();
+    move(step[event.key]);
+  };
+  return (
+    <div role="tablist" aria-label={label} class="tablist">
+      {tabs.map((tab, index) => (
+        <button
+          key={tab.key}
+          ref={(el) => {
+            refs.current[index] = el;
+          }}
+          type="button"
+          role="tab"
+          id={`tab-${tab.key}`}
+          aria-selected={tab.key === selected}
+          aria-controls={`panel-${tab.key}`}
+          tabIndex={tab.key === selected ? 0 : -1}
+          onClick={() => onSelect(tab.key)}
+          onKeyDown={(event) => onKeyDown(event, index)}
+        >
+          {tab.label}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,38 @@
+/** The header's controls, on every view (the login view too): language, theme and, when logged in, log out. */
+import type { Lang, Messages } from "../i18n";
+import type { Theme } from "../theme";
+
+interface Props {
+  t: Messages;
+  lang: Lang;
+  theme: Theme;
+  onLang: (lang: Lang) => void;
+  onTheme: (theme: Theme) => void;
+  onLogout?: () => void;
+}
+
+export function Toolbar({ t, lang, theme, onLang, onTheme, onLogout }: Props) {
+  return (
+    <div class="toolbar">
+      <label for="pick-lang">{t.language}</label>
+      <select id="pick-lang" value={lang} onChange={(e) => onLang(e.currentTarget.value as Lang)}>
+        <option value="en" lang="en">
+          English
+        </option>
+        <option value="zh" lang="zh-CN">
+          中文
+        </option>
+      </select>
+      <label for="pick-theme">{t.theme}</label>
+      <select id="pick-theme" value={theme} onChange={(e) => onTheme(e.currentTarget.value as Theme)}>
+        <option value="light">{t.themeLight}</option>
+        <option value="dark">{t.themeDark}</option>
+      </select>
+      {onLogout && (
+        <button type="button" onClick={onLogout}>
+          {t.logout}
+        </button>
+      )}
+    </div>
+  );
+}

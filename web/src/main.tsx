@@ -1,0 +1,7 @@
+/** Entry point: the styles and the app, mounted into #app. */
+import { render } from "preact";
+import { App } from "./app";
+import "./styles.css";
+
+const root = document.getElementById("app");
+if (root) render(<App />, root);

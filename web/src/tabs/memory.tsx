@@ -1,0 +1,250 @@
+/**
+ * Memory: look inside and correct it. Search every layer; preview what would be injected for a question,
+ * with tokens per section; forget (a preview of what matches first, then a second, explicit confirmation);
+ * the facts of the graph (most mentioned entities and their relations); the documents; the context window's
+ * timeline.
+ */
+import { useCallback, useState } from "preact/hooks";
+import { api, get } from "../api";
+import { GraphView } from "../components/graph-view";
+import { QueryForm } from "../components/query-form";
+import { ErrorLine, Loading } from "../components/status";
+import { useApi } from "../components/use-api";
+import { useT } from "../i18n";
+
+interface Item {
+  id: string;
+  kind: string;
+  text: string;
+  ts: number;
+  score?: number;
+}
+interface Preview {
+  query: string;
+  budget: number;
+  sections: Array<{ name: string; tokens: number; budget: number; text: string }>;
+}
+interface ForgetReport {
+  query: string;
+  confirmed: boolean;
+  matched: Record<string, number>;
+  removed: Record<string, number>;
+  samples: string[];
+}
+interface Graph {
+  nodes: Array<{ name: string; type: string; mentions: number }>;
+  edges: Array<{ subject: string; relation: string; object: string; status: string }>;
+  total: number;
+}
+interface Doc {
+  id: string;
+  summary: string;
+  createdAt: number;
+}
+interface TimelineEvent {
+  id: number;
+  ts: number;
+  kind: string;
+  input: string;
+  response: string;
+}
+
+const date = (ms: number) => new Date(ms).toLocaleString();
+
+export function MemoryTab() {
+  const t = useT();
+  const [error, setError] = useState<string | null>(null);
+  const [hits, setHits] = useState<Item[] | null>(null);
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [picked, setPicked] = useState<string | null>(null);
+  const pick = useCallback((name: string) => setPicked(name), []);
+  const graph = useApi<Graph>("/api/v1/memory/graph?limit=100");
+  const docs = useApi<{ items: Doc[]; total: number }>("/api/v1/memory/docs?limit=50");
+  const timeline = useApi<{ events: TimelineEvent[] }>("/api/v1/memory/timeline");
+  const reloadAll = async () => {
+    setHits(null);
+    setPreview(null);
+    await Promise.all([graph.reload(), docs.reload(), timeline.reload()]);
+  };
+  const run = async <T,>(fn: () => Promise<T>, then: (value: T) => void) => {
+    setError(null);
+    try {
+      then(await fn());
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const q = encodeURIComponent;
+
+  return (
+    <div class="stack">
+      <h1>{t.tabMemory}</h1>
+      <ErrorLine message={error} />
+      <section class="card stack" aria-labelledby="mem-search">
+        <h2 id="mem-search">{t.memSearch}</h2>
+        <QueryForm
+          id="mem-search-q"
+          label={t.memSearchLabel}
+          button={t.search}
+          onSubmit={(v) =>
+            run(
+              () => get<{ items: Item[] }>(`/api/v1/memory/search?q=${q(v)}&limit=20`),
+              (r) => setHits(r.items),
+            )
+          }
+        />
+        {hits && (
+          <ul class="results" aria-label={t.results}>
+            {hits.length === 0 && <li>{t.noResults}</li>}
+            {hits.map((h) => (
+              <li key={h.id}>
+                <span class="badge badge-muted">{h.kind}</span> <span class="plain">{h.text}</span>{" "}
+                <small class="hint">
+                  {date(h.ts)}
+                  {h.score !== undefined ? ` · ${h.score.toFixed(3)}` : ""}
+                </small>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="card stack" aria-labelledby="mem-preview">
+        <h2 id="mem-preview">{t.memPreview}</h2>
+        <QueryForm
+          id="mem-preview-q"
+          label={t.question}
+          button={t.preview}
+          onSubmit={(v) => run(() => get<Preview>(`/api/v1/memory/context?q=${q(v)}`), setPreview)}
+        />
+        {preview && (
+          <div class="stack">
+            {preview.sections.map((s) => (
+              <details key={s.name}>
+                <summary>
+                  {s.name}: {s.tokens} / {s.budget} {t.tokens}
+                </summary>
+                <pre class="plain">{s.text}</pre>
+              </details>
+            ))}
+          </div>
+        )}
+      </section>
+      <ForgetSection onForgotten={reloadAll} />
+      <section class="card stack" aria-labelledby="mem-graph">
+        <h2 id="mem-graph">{t.memFacts}</h2>
+        <ErrorLine message={graph.error} />
+        {!graph.data ? (
+          <Loading />
+        ) : (
+          <>
+            <p class="hint">
+              {t.entities}: {graph.data.total}
+            </p>
+            {graph.data.nodes.length > 0 && (
+              <GraphView
+                data={graph.data}
+                label={`${t.memGraph}: ${graph.data.nodes.length} ${t.entities}, ${graph.data.edges.length} ${t.relations}`}
+                onPick={pick}
+              />
+            )}
+            {picked && (
+              <div class="row">
+                <span>{`${t.picked}: ${picked}`}</span>
+                <button type="button" onClick={() => setPicked(null)}>
+                  {t.showAll}
+                </button>
+              </div>
+            )}
+            <ul class="results" aria-label={t.memFacts}>
+              {graph.data.edges.length === 0 && <li>{t.noResults}</li>}
+              {graph.data.edges
+                .filter((e) => !picked || e.subject === picked || e.object === picked)
+                .map((e) => (
+                  <li key={`${e.subject}|${e.relation}|${e.object}`}>
+                    <strong>{e.subject}</strong> — {e.relation} → <strong>{e.object}</strong>
+                    {e.status !== "active" && <small class="hint"> ({e.status})</small>}
+                  </li>
+                ))}
+            </ul>
+          </>
+        )}
+      </section>
+      <section class="card stack" aria-labelledby="mem-docs">
+        <h2 id="mem-docs">{t.documents}</h2>
+        <ErrorLine message={docs.error} />
+        {docs.data && (
+          <ul class="results" aria-label={t.documents}>
+            {docs.data.items.length === 0 && <li>{t.noResults}</li>}
+            {docs.data.items.map((d) => (
+              <li key={d.id}>
+                <span class="plain">{d.summary}</span> <small class="hint">{date(d.createdAt)}</small>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="card stack" aria-labelledby="mem-timeline">
+        <h2 id="mem-timeline">{t.memTimeline}</h2>
+        <ErrorLine message={timeline.error} />
+        {timeline.data && (
+          <ol class="results" aria-label={t.memTimeline}>
+            {timeline.data.events.length === 0 && <li>{t.noResults}</li>}
+            {timeline.data.events.map((e) => (
+              <li key={e.id}>
+                <small class="hint">{date(e.ts)}</small> <span class="plain">{e.input}</span>
+                {e.response && <span class="plain"> → {e.response}</span>}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+    </div>
+  );
+}
+
+/** Forget in two steps: the preview shows what matches; only the second button removes it. */
+function ForgetSection({ onForgotten }: { onForgotten: () => Promise<void> }) {
+  const t = useT();
+  const [report, setReport] = useState<ForgetReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const forget = async (query: string, confirm: boolean) => {
+    setError(null);
+    try {
+      setReport(await api<ForgetReport>("DELETE", "/api/v1/memory", { query, confirm }));
+      if (confirm) await onForgotten();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  return (
+    <section class="card stack" aria-labelledby="mem-forget">
+      <h2 id="mem-forget">{t.memForget}</h2>
+      <QueryForm id="mem-forget-q" label={t.forgetWhat} button={t.forgetPreview} onSubmit={(v) => forget(v, false)} />
+      <ErrorLine message={error} />
+      {report && !report.confirmed && (
+        <div class="stack">
+          <p>{`${t.forgetMatches}: ${total(report.matched)}`}</p>
+          <ul>
+            {report.samples.map((s) => (
+              <li key={s} class="plain">
+                {s}
+              </li>
+            ))}
+          </ul>
+          {total(report.matched) > 0 && (
+            <div class="row">
+              <button type="button" class="danger" onClick={() => forget(report.query, true)}>
+                {`${t.forgetConfirm}: ${report.query}`}
+              </button>
+              <button type="button" onClick={() => setReport(null)}>
+                {t.cancel}
+              </button>
+            </div>
+          )}
+        </div>
+      )}
+      {report?.confirmed && <p role="status">{`${t.forgotten}: ${total(report.removed)}`}</p>}
+    </section>
+  );
+}

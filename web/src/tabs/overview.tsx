@@ -1,0 +1,85 @@
+/**
+ * Overview: is the daemon up and for how long, is it busy, the LLM sources and their state, memory's sizes
+ * and the process's own memory. Polls the small /api/v1/runtime often and /api/v1/kernel (memory sizes)
+ * less often; the uptime counts on between polls.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { MemorySizes } from "../components/memory-sizes";
+import { SourcesTable } from "../components/sources-table";
+import { ErrorLine, Loading } from "../components/status";
+import { useApi } from "../components/use-api";
+import { bytes, duration } from "../format";
+import { useT } from "../i18n";
+import type { Kernel, Runtime } from "../types";
+
+export function OverviewTab() {
+  const t = useT();
+  const runtime = useApi<Runtime>("/api/v1/runtime", 5000);
+  const kernel = useApi<Kernel>("/api/v1/kernel", 15_000);
+  const r = runtime.data;
+  return (
+    <div class="stack">
+      <h1>{t.tabOverview}</h1>
+      <ErrorLine message={runtime.error} />
+      {!r ? (
+        <Loading />
+      ) : (
+        <section class="card" aria-labelledby="ov-status">
+          <h2 id="ov-status" class="visually-hidden">
+            {t.state}
+          </h2>
+          <dl class="facts">
+            <div>
+              <dt id="uptime-label">{t.uptime}</dt>
+              <dd>
+                <Uptime seconds={r.uptimeS} />
+              </dd>
+            </div>
+            <div>
+              <dt>{t.state}</dt>
+              <dd>{r.busy ? t.busy : t.idle}</dd>
+            </div>
+            <div>
+              <dt>{t.queued}</dt>
+              <dd>{r.queued}</dd>
+            </div>
+            <div>
+              <dt>{t.processed}</dt>
+              <dd>{r.processed}</dd>
+            </div>
+            <div>
+              <dt>{t.rss}</dt>
+              <dd>{bytes(r.process.rssBytes)}</dd>
+            </div>
+          </dl>
+        </section>
+      )}
+      <section class="card" aria-labelledby="ov-sources">
+        <h2 id="ov-sources">{t.llmSources}</h2>
+        {kernel.data ? <SourcesTable sources={kernel.data.llm} /> : r ? <SourcesTable sources={r.llm} /> : <Loading />}
+      </section>
+      <section class="card" aria-labelledby="ov-memory">
+        <h2 id="ov-memory">{t.memorySizes}</h2>
+        <ErrorLine message={kernel.error} />
+        {kernel.data ? <MemorySizes memory={kernel.data.memory} /> : <Loading />}
+      </section>
+    </div>
+  );
+}
+
+/** Counts on every second from the last polled value, so the figure is live without a request a second. */
+function Uptime({ seconds }: { seconds: number }) {
+  const [base, setBase] = useState({ seconds, at: Date.now() });
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => setBase({ seconds, at: Date.now() }), [seconds]);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const value = base.seconds + Math.max(0, (now - base.at) / 1000);
+  return (
+    <span role="timer" aria-labelledby="uptime-label" data-seconds={Math.floor(value)}>
+      {duration(value)}
+    </span>
+  );
+}
