@@ -210,3 +210,18 @@ describe("SseHub", () => {
     assert.equal(late.status, 503);
   });
 });
+
+describe("SseHub and the stream's credentials", () => {
+  it("ends a stream at the next heartbeat once its session is gone (logout, expiry, reset)", async () => {
+    const { hub } = await start({ sseHeartbeatMs: 50 });
+    let loggedIn = true;
+    const res = hub.connect({ stillAuthorized: () => loggedIn });
+    const reader = res.body?.getReader();
+    assert.ok(reader);
+    await reader.read();
+    assert.equal(hub.stats().clients, 1);
+    loggedIn = false;
+    await waitFor(async () => (await reader.read()).done, "the stream to end");
+    assert.equal(hub.stats().clients, 0);
+  });
+});

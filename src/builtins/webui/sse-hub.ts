@@ -34,11 +34,17 @@ export interface SseConnectOptions {
   lastEventId?: string;
   /** Cuts the underlying connection at once (used for a client that stopped reading). */
   destroy?: () => void;
+  /**
+   * Asked at every heartbeat: false once the credentials the stream was opened with are gone (the session
+   * logged out, expired or ended by a credentials reset); the stream is then ended.
+   */
+  stillAuthorized?: () => boolean;
 }
 
 export class SseHub {
   private readonly ring: EventRing;
   private readonly clients = new Set<SseClient>();
+  private readonly authorization = new WeakMap<SseClient, () => boolean>();
   private unsubscribe: (() => void) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private closed = false;
@@ -98,6 +104,7 @@ export class SseHub {
     client.preload(retryFrame(RETRY_MS));
     if (lastId !== undefined) this.replay(client, lastId);
     this.clients.add(client);
+    if (opts.stillAuthorized) this.authorization.set(client, opts.stillAuthorized);
     return new Response(client.stream, {
       status: 200,
       headers: {
@@ -163,6 +170,10 @@ export class SseHub {
 
   private readonly beat = (): void => {
     for (const client of [...this.clients]) {
+      if (this.authorization.get(client)?.() === false) {
+        client.end();
+        continue;
+      }
       client.tick();
       client.pushIdle(HEARTBEAT);
     }
