@@ -1,6 +1,7 @@
 /** Memory's sizes as a definition list, or why memory has none (not running). */
 import { useT } from "../i18n";
 import type { MemoryStats } from "../types";
+import { Facts } from "./facts";
 
 export function MemorySizes({ memory }: { memory: MemoryStats | { unavailable: string } }) {
   const t = useT();
@@ -18,14 +19,5 @@ export function MemorySizes({ memory }: { memory: MemoryStats | { unavailable: s
     [t.relations, String(memory.relations)],
     [t.sentences, String(memory.sentences)],
   ];
-  return (
-    <dl class="facts">
-      {rows.map(([name, value]) => (
-        <div key={name}>
-          <dt>{name}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <Facts rows={rows} />;
 }

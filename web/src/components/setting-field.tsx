@@ -2,10 +2,10 @@
  * One setting as a form control chosen by its type (select, checkbox, number, password, textarea, text),
  * labelled by its display name, with its description and the server's refusal tied to it for screen readers.
  */
-import type { SettingDefInfo } from "../types";
+import type { ConfigDefInfo } from "../types";
 
 interface Props {
-  def: SettingDefInfo;
+  def: ConfigDefInfo;
   id: string;
   value: string;
   error?: string;

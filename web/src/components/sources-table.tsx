@@ -1,11 +1,11 @@
 /** The LLM sources with their state, cooldown and last error: on Overview and on Kernel. */
 import { clock } from "../format";
 import { type Messages, useT } from "../i18n";
-import type { SourceStatus } from "../types";
+import type { LlmSourceStatus } from "../types";
 import { ScrollBox } from "./scroll-box";
 import { Badge } from "./status";
 
-export function SourcesTable({ sources, detail = false }: { sources: SourceStatus[]; detail?: boolean }) {
+export function SourcesTable({ sources, detail = false }: { sources: LlmSourceStatus[]; detail?: boolean }) {
   const t = useT();
   if (sources.length === 0) return <p>{t.noSources}</p>;
   return (
@@ -40,7 +40,7 @@ export function SourcesTable({ sources, detail = false }: { sources: SourceStatu
   );
 }
 
-function SourceState({ source, t }: { source: SourceStatus; t: Messages }) {
+function SourceState({ source, t }: { source: LlmSourceStatus; t: Messages }) {
   const state = source.state ?? (source.available ? "ready" : "unavailable");
   if (state === "ready") return <Badge tone="ok">{t.stateReady}</Badge>;
   if (state === "unavailable") return <Badge tone="bad">{t.stateUnavailable}</Badge>;

@@ -3,6 +3,7 @@
  * plugins, the input queue, the event bus, the SSE clients and the events dropped for slow ones, and
  * settings whose stored value was refused.
  */
+import { Facts } from "../components/facts";
 import { MemorySizes } from "../components/memory-sizes";
 import { ScrollBox } from "../components/scroll-box";
 import { SourcesTable } from "../components/sources-table";
@@ -105,18 +106,5 @@ export function KernelTab() {
         </>
       )}
     </div>
-  );
-}
-
-function Facts({ rows }: { rows: Array<[string, string]> }) {
-  return (
-    <dl class="facts">
-      {rows.map(([name, value]) => (
-        <div key={name}>
-          <dt>{name}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
   );
 }

@@ -10,7 +10,7 @@ import { SettingField } from "../components/setting-field";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
 import { useT } from "../i18n";
-import type { LlmTestResult, SettingDefInfo, SettingsAnswer } from "../types";
+import type { ConfigDefInfo, LlmTestResult, SettingsAnswer } from "../types";
 
 const SOURCE_PREFIX = "core.llm.sources.";
 const TEMPLATE = `${SOURCE_PREFIX}*.`;
@@ -80,7 +80,7 @@ function useSaver(onSaved: () => Promise<void>) {
 
 function SettingsForm(props: {
   title: string;
-  defs: SettingDefInfo[];
+  defs: ConfigDefInfo[];
   values: Map<string, string>;
   onSaved: () => Promise<void>;
   idPrefix: string;
@@ -88,7 +88,7 @@ function SettingsForm(props: {
   const t = useT();
   const { errors, notice, save } = useSaver(props.onSaved);
   const [draft, setDraft] = useState<Record<string, string>>({});
-  const current = (d: SettingDefInfo) => draft[d.key] ?? props.values.get(d.key) ?? d.default;
+  const current = (d: ConfigDefInfo) => draft[d.key] ?? props.values.get(d.key) ?? d.default;
   const submit = async (event: Event) => {
     event.preventDefault();
     const changes = Object.entries(draft).filter(([key, v]) => v !== (props.values.get(key) ?? ""));
@@ -118,7 +118,7 @@ function SettingsForm(props: {
 
 function SourceForm(props: {
   name: string;
-  templates: SettingDefInfo[];
+  templates: ConfigDefInfo[];
   values: Map<string, string>;
   onSaved: () => Promise<void>;
 }) {
@@ -158,7 +158,7 @@ function SourceForm(props: {
   );
 }
 
-function NewSource({ templates, onSaved }: { templates: SettingDefInfo[]; onSaved: () => Promise<void> }) {
+function NewSource({ templates, onSaved }: { templates: ConfigDefInfo[]; onSaved: () => Promise<void> }) {
   const t = useT();
   const { errors, notice, save } = useSaver(onSaved);
   const [name, setName] = useState("");
@@ -217,13 +217,13 @@ function NewSource({ templates, onSaved }: { templates: SettingDefInfo[]; onSave
 }
 
 /** A source's field is labelled by its own name (base_url, model, …) unless the definition names it. */
-function fieldName(def: SettingDefInfo): string {
+function fieldName(def: ConfigDefInfo): string {
   return def.displayName || def.key.slice(TEMPLATE.length);
 }
 
 /** Definitions that are not templates, by category (in the order the daemon lists them). */
-function groupDefs(defs: SettingDefInfo[]): Array<[string, SettingDefInfo[]]> {
-  const groups = new Map<string, SettingDefInfo[]>();
+function groupDefs(defs: ConfigDefInfo[]): Array<[string, ConfigDefInfo[]]> {
+  const groups = new Map<string, ConfigDefInfo[]>();
   for (const def of defs) {
     if (def.key.includes("*")) continue;
     const category = def.category || def.key.split(".").slice(0, 2).join(".");
