@@ -1,4 +1,5 @@
-// Runs every *.test.ts under src/, test/ and packages/ with node's test runner (Node 20 has no test globs).
+// Runs every *.test.ts under src/, test/, packages/ and web/ (the dashboard's pure logic) with node's test
+// runner (Node 20 has no test globs).
 // Extra arguments are passed on, e.g. `npm test -- --test-name-pattern=interrupt`.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -12,7 +13,7 @@ function find(dir) {
   });
 }
 
-const files = ["src", "test", "packages"].flatMap(find).sort();
+const files = ["src", "test", "packages", "web"].flatMap(find).sort();
 const args = [
   "--conditions=development",
   "--import",

@@ -30,12 +30,12 @@ import {
   migrateLegacyLlmKeys,
   readSource,
   SOURCE_PREFIX,
-  sourceKeyHint,
-  sourceLimitProblem,
+  sourceNameOf,
   sourceNames,
 } from "./sources.js";
 import { ConfigStore, type DisabledPlugin } from "./store.js";
-import { isSecret, requireValid, shownValue, valueProblem } from "./validate.js";
+import { isSecret, shownValue, valueProblem } from "./validate.js";
+import { checkedWrite, type WriteContext } from "./write-check.js";
 
 export { ConfigError } from "./errors.js";
 export { NO_SOURCE_CONFIGURED } from "./sources.js";
@@ -64,8 +64,8 @@ export interface ConfigProblem {
 
 type ChangeListener = (key: string, value: string) => void;
 
-/** Longer keys are never settings; refusing them keeps messages and lookups small. */
-const MAX_KEY_LENGTH = 256;
+/** Keys one setMany may change: a settings form has a few dozen fields at most. */
+export const MAX_CHANGES = 64;
 
 const MAX_MEMOIZED = 4096;
 
@@ -163,26 +163,51 @@ export class ConfigRegistry {
    * then nothing is stored. A plugin's undeclared keys are only writable through its own settings.
    * "" removes the stored value instead (as unset() does), so the default applies again: that is how the
    * settings API resets a key, and no core key gives "" a meaning of its own that differs from its default.
+   * A secret's mask as the lists show it (a form that sends every field back) changes nothing; any other
+   * mask-shaped value for a secret is refused, as it would replace the real key with "****".
    */
   set(key: string, value: string): void {
-    const def = key.length <= MAX_KEY_LENGTH ? this.def(key) : undefined;
-    if (!def) throw unknownKey(key);
-    const env = this.env.get(key);
-    if (env) {
-      // Storing it would have no effect while the variable is set; say so instead of silently ignoring it.
+    const change = checkedWrite(this.writeContext(this.sourceNames()), key, value);
+    if (!change) return;
+    if (change[1] === undefined) this.unset(key);
+    else this.write(key, value);
+  }
+
+  /**
+   * Several keys at once, all or none: every change is checked as set() checks it, and only when all pass
+   * are they stored, in one transaction; listeners hear of them afterwards. Returns each refused key with
+   * its reason (empty when everything was stored). More than MAX_CHANGES keys throw config_limit.
+   */
+  setMany(changes: Readonly<Record<string, string>>): { refused: Record<string, string> } {
+    const entries = Object.entries(changes);
+    if (entries.length > MAX_CHANGES) {
       throw new ConfigError(
-        "config_env_override",
-        `config ${key} comes from the environment variable ${env.variable}; change or unset it there`,
+        "config_limit",
+        `at most ${MAX_CHANGES} settings can change at once (got ${entries.length}); save them in parts`,
       );
     }
-    if (value === "") {
-      this.unset(key);
-      return;
+    const names = this.sourceNames();
+    const context = this.writeContext(names);
+    // A Map, not an object: a key such as "__proto__" must be refused like any other, not vanish.
+    const refused = new Map<string, string>();
+    const writes: Array<[string, string | undefined]> = [];
+    for (const [key, value] of entries) {
+      try {
+        const change = checkedWrite(context, key, value);
+        if (!change) continue;
+        writes.push(change);
+        const name = sourceNameOf(key);
+        if (change[1] !== undefined && name !== undefined && !names.includes(name)) names.push(name);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        refused.set(key, err.message);
+      }
     }
-    requireValid(key, def, value);
-    const tooMany = sourceLimitProblem(key, this.sourceNames());
-    if (tooMany) throw new ConfigError("config_limit", tooMany);
-    this.write(key, value);
+    if (refused.size > 0) return { refused: Object.fromEntries(refused) };
+    const changed = this.store.setMany(writes);
+    for (const [key] of writes) this.effective.delete(key);
+    for (const key of changed) this.notify(key, this.get(key) ?? "");
+    return { refused: {} };
   }
 
   /** Removes the stored value, so the key falls back to its default. Listeners see the new effective value. */
@@ -310,6 +335,10 @@ export class ConfigRegistry {
     this.store.close();
   }
 
+  private writeContext(sourceNames: string[]): WriteContext {
+    return { def: (key) => this.def(key), env: this.env, get: (key) => this.get(key), sourceNames };
+  }
+
   /** A key that means something: defined, or a well-formed plugin key (a plugin's undeclared own setting). */
   private isSetting(key: string): boolean {
     return this.def(key) !== undefined || pluginKeyParts(key) !== undefined;
@@ -353,26 +382,6 @@ function migrate(what: string, run: () => string | undefined): string | undefine
   } catch (err) {
     return `could not migrate ${what}; they stay as they are and are not read: ${errorMessage(err)}`;
   }
-}
-
-function unknownKey(key: string): ConfigError {
-  const shown = key.length > 120 ? `${key.slice(0, 120)}…` : key;
-  const hint = sourceKeyHint(shown);
-  if (hint) return new ConfigError("config_unknown_key", hint);
-  const plugin = pluginKeyParts(key);
-  if (plugin) {
-    return new ConfigError(
-      "config_unknown_key",
-      `unknown config key ${shown}: plugin ${plugin.plugin} declares no such setting ` +
-        `(is the plugin installed and running? its settings are listed by /settings plugin.${plugin.plugin}.)`,
-    );
-  }
-  return new ConfigError(
-    "config_unknown_key",
-    shown.startsWith("core.")
-      ? `unknown config key ${shown}; list the known keys with: /settings core.`
-      : `unknown config key ${shown}; keys live under core.* or plugin.<name>.*`,
-  );
 }
 
 function problem(key: string, def: ConfigDef | undefined, raw: string, origin: string, reason: string): ConfigProblem {

@@ -34,7 +34,7 @@ export const SOURCE_PREFIX = "core.llm.sources.";
 const SOURCE_KEY = /^core\.llm\.sources\.([^.]+)\.[^.]+$/;
 
 /** The source name in a `core.llm.sources.<name>.<field>` key. */
-function sourceNameOf(key: string): string | undefined {
+export function sourceNameOf(key: string): string | undefined {
   return SOURCE_KEY.exec(key)?.[1];
 }
 

@@ -62,3 +62,47 @@ test("values a hand edit stored as BLOB or number are read as text, so validatio
     store.close();
   }
 });
+
+test("setMany stores every change or, when one fails, none: on disk and in memory", () => {
+  const { store, file } = open();
+  store.put("a", "old a");
+  store.put("b", "old b");
+  const bad = [
+    ["a", "new a"],
+    ["b", undefined],
+    // Not text: SQLite cannot bind it, so the third write fails inside the transaction.
+    ["c", { not: "text" } as unknown as string],
+  ] as const;
+  assert.throws(() => store.setMany(bad), RangeError);
+  assert.equal(store.get("a"), "old a");
+  assert.equal(store.get("b"), "old b");
+  assert.equal(store.get("c"), undefined);
+  const disk = new Database(file, { readonly: true });
+  assert.deepEqual(disk.prepare("SELECT key, value FROM config ORDER BY key").all(), [
+    { key: "a", value: "old a" },
+    { key: "b", value: "old b" },
+  ]);
+  disk.close();
+
+  assert.deepEqual(
+    store.setMany([
+      ["a", "new a"],
+      ["b", undefined],
+      ["c", "new c"],
+      ["gone", undefined],
+    ]),
+    ["a", "b", "c"],
+    "the keys whose row changed",
+  );
+  assert.deepEqual(
+    ["a", "b", "c"].map((k) => store.get(k)),
+    ["new a", undefined, "new c"],
+  );
+  store.close();
+  const again = ConfigStore.open(file);
+  assert.deepEqual(
+    ["a", "b", "c"].map((k) => again.get(k)),
+    ["new a", undefined, "new c"],
+  );
+  again.close();
+});

@@ -70,6 +70,22 @@ export class ConfigStore {
     this.remember(key, value);
   }
 
+  /**
+   * Writes every change in one transaction (undefined deletes the row): all are stored or, when one fails,
+   * none, on disk and in the copy alike. Returns the keys whose row changed.
+   */
+  setMany(changes: ReadonlyArray<readonly [string, string | undefined]>): string[] {
+    const changed: string[] = [];
+    this.transaction(() => {
+      for (const [key, value] of changes) {
+        const run = value === undefined ? this.deleteStmt.run(key) : this.putStmt.run(key, value);
+        if (run.changes > 0) changed.push(key);
+      }
+    });
+    for (const [key, value] of changes) this.remember(key, value);
+    return changed;
+  }
+
   /** Stores the value only when the key has none; true when it was stored. */
   putIfAbsent(key: string, value: string): boolean {
     const stored =

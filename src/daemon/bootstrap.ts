@@ -27,6 +27,7 @@ import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
 import { EMBEDDING_PENDING, type Retrieval, startRetrieval } from "./retrieval.js";
 import { agentSettings, reportConfig } from "./settings.js";
+import { openUsageFile } from "./usage-file.js";
 
 export interface DaemonOptions {
   dataDir: string;
@@ -88,12 +89,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   if (credentials.created) log.info(`first start: the admin password and API key are in ${credentials.file}`);
 
   installBundledAdapters(paths.root);
+  const settings = agentSettings(config);
+  const usage = openUsageFile({ file: paths.usage, zone: () => userZone(settings.timezone()), log: logger("llm") });
   const sources = await startLlmSources({
     config,
     dataDir: paths.root,
     ollamaUrl: opts.ollamaUrl,
     env,
     log: logger("llm"),
+    onCall: (source, used) => usage.meter.recordCall(source, used),
   });
   const { llm } = sources;
   const llmApi = sources.api;
@@ -102,7 +106,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const memoryDb = openMemoryStore(paths.memoryDb, {
     checkpoints: { onError: (err) => memoryLog.warn(`checkpointing memory.db failed: ${errorMessage(err)}`) },
   });
-  const settings = agentSettings(config);
   const memory = new MemorySystem({
     db: memoryDb,
     dataDir: paths.root,
@@ -119,6 +122,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     memory: memory.memoryContext,
     settings,
     log: logger("kernel"),
+    onAnswered: (source) => usage.meter.recordTurn(source),
   });
   memory.attach(agent);
   config.onChange((key) => memory.settingChanged(key));
@@ -148,6 +152,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       embedding: retrieval?.embedding() ?? EMBEDDING_PENDING,
       events: agent.bus.stats(),
       configProblems: config.problems().map(({ key, message }) => ({ key, message })),
+      usage: usage.meter.today(),
     };
   };
   const host: PluginHost = {
@@ -196,6 +201,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       await agent.stop();
       await plugins.stopAll();
       sources.close();
+      usage.close();
       await ready.close();
       await memory.close();
       memoryDb.close();

@@ -9,7 +9,7 @@ import type { AdaptersAPI, LlmAPI, Logger } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import { AdapterAdmin } from "../llm/adapter-admin.js";
 import { DEFAULT_OLLAMA_URL } from "../llm/local-models.js";
-import { ProviderManager } from "../llm/manager.js";
+import { ProviderManager, type ProviderManagerOptions } from "../llm/manager.js";
 import { testSource } from "../llm/source-test.js";
 import { errorMessage } from "../util/errors.js";
 import { redactSecret } from "../util/secret.js";
@@ -29,6 +29,8 @@ export interface LlmSourcesOptions {
   ollamaUrl?: string;
   env: Record<string, string | undefined>;
   log: Logger;
+  /** Told after every successful LLM call (the usage meter). */
+  onCall?: ProviderManagerOptions["onCall"];
 }
 
 export interface LlmSources {
@@ -50,6 +52,7 @@ export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSourc
     retryDelayMs: config.getDuration("core.llm.retry_delay"),
     log,
     onNotice: (notice) => announce({ ...notice }),
+    onCall: opts.onCall,
   });
   const ollamaUrl = opts.ollamaUrl ?? opts.env.HOMEAGENT_OLLAMA_URL ?? DEFAULT_OLLAMA_URL;
   const local = config.sourceNames().length === 0 && ollamaUrl ? await detectLocalSource(ollamaUrl, log) : undefined;

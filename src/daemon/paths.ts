@@ -13,6 +13,8 @@ export interface DataPaths {
   memoryDb: string;
   adapters: string;
   plugins: string;
+  /** Today's LLM usage per source (usage-file.ts). */
+  usage: string;
 }
 
 const DIR_MODE = 0o700;
@@ -40,6 +42,7 @@ export function prepareDataDir(root: string): PreparedDataDir {
     memoryDb: join(root, "memory.db"),
     adapters: join(root, "adapters"),
     plugins: join(root, "plugins"),
+    usage: join(root, "usage.json"),
   };
   mkdirSync(root, { recursive: true, mode: DIR_MODE });
   for (const dir of [paths.adapters, paths.plugins, join(root, "plugin_data"), join(root, "memory")]) {

@@ -31,6 +31,8 @@ export interface AgentOptions {
   maxQueue?: number;
   /** Jobs waiting or running at most (default 64). */
   maxJobs?: number;
+  /** Told once per turn the LLM answered, with the source of its last reply (the daemon's usage meter). */
+  onAnswered?: (llmSource: string) => void;
 }
 
 export interface SelfTaskOptions {
@@ -278,6 +280,7 @@ export class Agent {
           onComposed: (report) => {
             this.last = report;
           },
+          onAnswered: this.opts.onAnswered,
         },
         task,
         control,

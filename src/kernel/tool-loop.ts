@@ -43,6 +43,8 @@ export interface LoopResult {
   toolResults: ToolResult[];
   /** A stage handler set `ctx.response`. */
   shortCircuited: boolean;
+  /** The LLM source of the last reply, when the LLM client names it. */
+  llmSource?: string;
 }
 
 class InterruptedCall extends Error {}
@@ -58,6 +60,7 @@ export async function runToolLoop(
   const ran: ToolResult[] = [];
   const maxTurns = deps.settings.maxToolTurns();
   let usage: TokenUsage | null = null;
+  let llmSource: string | undefined;
   const end = (text: string, reasoning: string, shortCircuited = false): LoopResult => ({
     text,
     reasoning,
@@ -65,6 +68,7 @@ export async function runToolLoop(
     toolsUsed,
     toolResults: ran,
     shortCircuited,
+    ...(llmSource === undefined ? {} : { llmSource }),
   });
   for (let turn = 0; ; turn++) {
     control.stop.throwIfAborted();
@@ -88,6 +92,7 @@ export async function runToolLoop(
     }
     const roundUsage = toTokenUsage(reply.token_usage);
     usage = addUsage(usage, roundUsage);
+    llmSource = reply.source ?? llmSource;
 
     ctx.llmText = reply.content;
     ctx.reasoningContent = reply.reasoning_content;

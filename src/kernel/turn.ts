@@ -35,6 +35,8 @@ export interface TurnDeps extends LoopDeps {
   /** The running turn's tool offer by request id, for tool_search. */
   offers: Map<string, ToolOffer>;
   onComposed: (report: ContextReport) => void;
+  /** Told once per turn the LLM answered, with the source of its last reply (the daemon's usage meter). */
+  onAnswered?: (llmSource: string) => void;
 }
 
 /** Output channel of kernel self-tasks: nothing is delivered anywhere. */
@@ -51,6 +53,7 @@ interface Outcome {
   toolResults: ToolResult[];
   /** The turn's event, once written (so the reply joins it). */
   opened?: OpenedTurn;
+  llmSource?: string;
 }
 
 export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnControl): Promise<InputReply> {
@@ -113,6 +116,7 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     ctx.finalText = final;
     await deps.stages.run("after_output", ctx, { stop });
   }
+  if (outcome.llmSource && !outcome.error) deps.onAnswered?.(outcome.llmSource);
   if (deps.memory) {
     try {
       await deps.memory.turnDone(task.requestId, event);
@@ -190,6 +194,7 @@ async function think(
       tools: r.toolsUsed,
       toolResults: r.toolResults,
       opened,
+      llmSource: r.llmSource,
     };
   } catch (err) {
     return failed(control.stop.aborted ? stopMessage(control.stop.reason) : errorMessage(err), opened);

@@ -29,6 +29,7 @@ import {
   type CompletionResponse,
   type Provider,
   ProviderError,
+  type UnifiedUsage,
 } from "./provider.js";
 import { Semaphore } from "./semaphore.js";
 import { isAbort, isTimeout, StreamAttempts, type StreamOptions } from "./stream-attempt.js";
@@ -74,6 +75,8 @@ export interface ProviderManagerOptions {
   log?: Logger;
   /** Told once per source when its tools are left out; the daemon turns it into a system event. */
   onNotice?: (notice: { kind: "tools_unsupported"; source: string; model: string; message: string }) => void;
+  /** Told after every successful call, with the usage the provider reported (the daemon's usage meter). */
+  onCall?: (source: string, usage: UnifiedUsage | null) => void;
 }
 
 export class NoSourceError extends Error {
@@ -117,6 +120,7 @@ export class ProviderManager {
   private readonly now: () => number;
   private readonly log?: Logger;
   private readonly onNotice?: ProviderManagerOptions["onNotice"];
+  private readonly onCall?: ProviderManagerOptions["onCall"];
 
   constructor(opts: ProviderManagerOptions = {}) {
     this.retryDelayMs = opts.retryDelayMs ?? 2000;
@@ -125,6 +129,7 @@ export class ProviderManager {
     this.now = opts.now ?? Date.now;
     this.log = opts.log;
     this.onNotice = opts.onNotice;
+    this.onCall = opts.onCall;
   }
 
   /** Replaces the sources. One whose fingerprint is unchanged keeps its provider and state. */
@@ -213,13 +218,18 @@ export class ProviderManager {
 
   /**
    * One call on `name` alone, outside the fallback order (llm.test): past its cooldown or a 401, in one of
-   * its slots, and leaving its state as it was whatever the outcome. Throws llm_unknown_source for a name
-   * that is not a source.
+   * its slots, and leaving its state as it was whatever the outcome (its tokens are reported like any
+   * call's). Throws llm_unknown_source for a name that is not a source.
    */
-  callSource<T>(name: string, signal: AbortSignal | undefined, call: (provider: Provider) => Promise<T>): Promise<T> {
+  async callSource(
+    name: string,
+    signal: AbortSignal | undefined,
+    call: (provider: Provider) => Promise<CompletionResponse>,
+  ): Promise<CompletionResponse> {
     const source = this.find(name);
     if (!source) throw unknownSource(name, this.names());
-    return this.withSlot(source, signal, () => call(source.entry.provider));
+    const response = await this.withSlot(source, signal, () => call(source.entry.provider));
+    return this.answered(source, response);
   }
 
   chat(req: CompletionRequest, opts: CallOptions = {}): Promise<CompletionResponse> {
@@ -259,7 +269,7 @@ export class ProviderManager {
         try {
           const response = await this.withSlot(source, signal, () => call(source, sourceReq));
           this.markHealthy(source);
-          return response;
+          return this.answered(source, response);
         } catch (err) {
           if (isAbort(err, signal)) throw abortError();
           if (err instanceof ProviderError && err.kind === "context_length") throw err;
@@ -298,6 +308,17 @@ export class ProviderManager {
     // A 4xx says the request was wrong, not the source; a reply the adapter cannot read says the opposite.
     if (status === undefined) this.coolDown(source);
     return undefined;
+  }
+
+  /** The response, marked with its source; the call is reported (a failing listener is only logged). */
+  private answered(source: Source, response: CompletionResponse): CompletionResponse {
+    const name = source.entry.name;
+    try {
+      this.onCall?.(name, response.token_usage);
+    } catch (err) {
+      this.log?.warn(`LLM source ${name}: recording the call's usage failed: ${errorMessage(err)}`);
+    }
+    return { ...response, source: name };
   }
 
   private coolDown(source: Source, forMs?: number): void {

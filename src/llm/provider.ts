@@ -67,6 +67,8 @@ export interface CompletionResponse {
    * calls may be cut too, so none of them is to run.
    */
   cut?: true;
+  /** The LLM source that answered; set by ProviderManager (a bare provider leaves it out). */
+  source?: string;
 }
 
 /** One streamed piece; tool-call fragments carry the upstream `stream_index` they belong to. */

@@ -11,6 +11,7 @@ export function entityOut(e: Entity): MemoryEntity {
 
 export function relationOut(r: Relation): MemoryRelation {
   return {
+    id: r.id,
     subject: r.subject,
     relation: r.relation,
     object: r.object,

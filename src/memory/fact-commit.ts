@@ -17,8 +17,8 @@ export const COMMIT_LIMITS = {
   defaultConfidence: 0.9,
 } as const;
 
-/** Facts committed through the API share one session, so committing a fact again refreshes it. */
-const SESSION = "user";
+/** Facts committed (or corrected) through the API share one session, so committing a fact again refreshes it. */
+export const USER_SESSION = "user";
 
 const FIELDS = ["subject", "relation", "object"] as const;
 
@@ -40,7 +40,8 @@ export function commitFacts(
     if (err instanceof GraphError) throw new MemoryArgumentError(err.message, err);
     throw err;
   }
-  const r = graph.commit(clean, { sessionId: SESSION, sentence });
+  // The user states these facts on purpose: one they had removed comes back (explicit lifts the rejection).
+  const r = graph.commit(clean, { sessionId: USER_SESSION, sentence, explicit: true });
   return { added: r.relations, updated: r.refreshed };
 }
 

@@ -113,6 +113,9 @@ export class Forgetter {
     const cited = graph.forgetSentences(needle);
     counts.sentences += cited.sentences;
     counts.relations += cited.relations;
+    // Rejections are not made here (the text that stated the facts is gone, so nothing can distill them
+    // again); those already kept that mention the terms go, or the forgotten names would linger in them.
+    graph.forgetRejections(needle);
     pipeline.purge((content) => mentionsAll(content, needle));
     counts.textLog = await textlog.purge((e) => needle.every((t) => mentioning(t)(e)));
     counts.indexItems = counts.context + rewritten.items + counts.entities;

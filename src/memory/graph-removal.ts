@@ -1,7 +1,8 @@
 /**
- * Everything that takes facts out of the graph: merge, purge (soft or hard), edit and deleteEntity. Each
- * runs in one SearchIndex.write transaction, so the rows and the `ent:` search items change together: a
- * forgotten entity can no longer be found by keyword or vector, and a crash leaves either all or none.
+ * Everything that takes facts out of the graph: merge, purge (soft or hard), edit, deleteFact and
+ * deleteEntity. Each runs in one SearchIndex.write transaction, so the rows and the `ent:` search items
+ * change together: a forgotten entity can no longer be found by keyword or vector, and a crash (or a
+ * failing write halfway) leaves either all or none.
  */
 import { type CleanTriple, type EntityRow, entityItemId, type GraphCore, type IndexWriter } from "./graph-core.js";
 import { containsPattern, GraphError, normalizeName } from "./graph-rules.js";
@@ -216,6 +217,27 @@ export function editFact(
   next: CleanTriple,
   commit: (t: CleanTriple) => number[],
 ): { removed: number } {
+  const rows = factRows(core, old);
+  deleteRows(core, rows);
+  const added = commit(next);
+  tidyAfter(core, w, rows, added);
+  return { removed: rows.length };
+}
+
+/** Deletes every copy (any session) of one fact; entities and sentences left with nothing go too. */
+export function deleteFact(
+  core: GraphCore,
+  w: IndexWriter,
+  old: { subject: string; relation: string; object: string },
+): { removed: number } {
+  const rows = factRows(core, old);
+  deleteRows(core, rows);
+  tidyAfter(core, w, rows, []);
+  return { removed: rows.length };
+}
+
+/** Every copy of the fact, exactly by its names (relation case-insensitive); none is refused as not found. */
+function factRows(core: GraphCore, old: { subject: string; relation: string; object: string }): MatchRow[] {
   const rows = core.db
     .prepare<[string, string, string], MatchRow>(
       `SELECT r.id, r.source_id, r.target_id, r.sentence_id, s.name AS subject, r.relation_type AS relation,
@@ -230,10 +252,17 @@ export function editFact(
       message: `no fact "${old.subject} ${old.relation} ${old.object}" in memory: look it up with memory_recall and use its exact names`,
     });
   }
+  return rows;
+}
+
+function deleteRows(core: GraphCore, rows: readonly MatchRow[]): void {
   core.db
     .prepare("DELETE FROM relations WHERE id IN (SELECT value FROM json_each(?))")
     .run(JSON.stringify(rows.map((r) => r.id)));
-  const added = commit(next);
+}
+
+/** Removes what the deleted rows left with nothing, and brings the touched entities' search items in line. */
+function tidyAfter(core: GraphCore, w: IndexWriter, rows: readonly MatchRow[], added: readonly number[]): void {
   const touched = rows.flatMap((r) => [r.source_id, r.target_id]);
   core.removeOrphans(
     w,
@@ -241,7 +270,6 @@ export function editFact(
     rows.map((r) => r.sentence_id),
   );
   core.refreshIndex(w, [...touched, ...added]);
-  return { removed: rows.length };
 }
 
 /**

@@ -30,7 +30,8 @@ export const DEFAULT_TYPE = "Concept";
  * Inventory §5.3 (entities, sentences, relations with their constraints and indexes; media blocks are
  * not part of this issue) plus person_traits for the social layer. Times are unix ms. session_id is '' rather
  * than NULL when there is no session: SQLite treats NULLs as distinct, which would defeat the UNIQUE rule.
- * Names compare case-insensitively (ASCII), so "alice" and "Alice" are one entity.
+ * Names compare case-insensitively (ASCII), so "alice" and "Alice" are one entity. A migration is only ever
+ * appended: a memory.db made by an older HomeAgent runs the ones it has not seen.
  */
 export const GRAPH_MIGRATIONS: readonly string[] = [
   `CREATE TABLE entities (
@@ -75,6 +76,17 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
      value TEXT NOT NULL,
      updated_at INTEGER NOT NULL,
      PRIMARY KEY (entity_id, trait)
+   );`,
+  // Facts the user took out by hand, so automatic distillation does not put them back (fact-rejections.ts).
+  // fact_key is the three names normalised and lower-cased, as sameFact compares them.
+  `CREATE TABLE fact_rejections (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     fact_key TEXT NOT NULL UNIQUE,
+     subject TEXT NOT NULL,
+     relation TEXT NOT NULL,
+     object TEXT NOT NULL,
+     rejected_at INTEGER NOT NULL,
+     skips INTEGER NOT NULL DEFAULT 0
    );`,
 ];
 

@@ -100,13 +100,17 @@ export function graphTools(deps: GraphToolDeps): GraphTool[] {
         if (!Array.isArray(args.triples) || args.triples.length === 0) {
           throw bad('"triples" must be a non-empty array of {subject, relation, object}');
         }
+        // The model commits on purpose, in a turn with the user: a fact the user had removed is stored again
+        // (and the summary says so, so the model can tell the user). Only automatic distillation skips it.
         const r = graph.commit(args.triples as Triple[], {
           sessionId: ctx.source,
           sentence: optional(args, "sentence_text"),
+          explicit: true,
         });
+        const lifted = r.lifted > 0 ? `, ${r.lifted} the user had removed stored again` : "";
         return {
           ...r,
-          summary: `${r.entities} new entities, ${r.relations} new facts, ${r.refreshed} refreshed, ${r.skipped.length} skipped`,
+          summary: `${r.entities} new entities, ${r.relations} new facts, ${r.refreshed} refreshed, ${r.skipped.length} skipped${lifted}`,
         };
       },
     },

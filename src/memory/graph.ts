@@ -2,9 +2,11 @@
  * GraphDB: the long-term layer of memory (inventory §5.3) — entities, the facts between them and the
  * sentences they came from, in memory.db. Every write runs in one SearchIndex.write transaction together
  * with the `ent:<id>` search items the Indexer matches by vector, so the graph and its index never
- * disagree, and forgetting something removes it from both.
+ * disagree, and forgetting something removes it from both. A fact the user took out by hand (edit,
+ * deleteFact) is remembered as rejected, so automatic commits do not bring it back (fact-rejections.ts).
  */
 import type { SearchIndex } from "../retrieval/search.js";
+import { FactRejections, type RejectionStats } from "./fact-rejections.js";
 import {
   type CleanTriple,
   ENTITY_COLUMNS,
@@ -24,6 +26,7 @@ import { type RecallLimits, type RecallResult, recallGraph, traitsOf } from "./g
 import {
   type DeleteResult,
   deleteEntity,
+  deleteFact,
   editFact,
   mergeEntities,
   type PurgeFilter,
@@ -56,6 +59,10 @@ export interface GraphOptions {
   now?: () => number;
   /** Time zone of date_bucket (YYYY-MM-DD); default the process's. */
   timeZone?: string;
+  /** Most facts remembered as rejected by the user (default 10,000); the oldest are dropped first. */
+  maxRejections?: number;
+  /** Where a dropped rejection is reported. */
+  log?: { warn(msg: string): void };
 }
 
 export interface CommitOptions {
@@ -65,6 +72,12 @@ export interface CommitOptions {
   sentence?: string;
   /** When the facts were said (unix ms); default now. */
   ts?: number;
+  /**
+   * Someone states these facts on purpose (the user, the model's memory tool): a fact the user had removed
+   * is stored and no longer rejected. Otherwise the commit is automatic (rule distillation, archiving) and
+   * skips a fact the user removed — the default, so a new automatic path cannot undo a correction by omission.
+   */
+  explicit?: boolean;
 }
 
 export interface CommitResult {
@@ -76,6 +89,10 @@ export interface CommitResult {
   refreshed: number;
   /** One line per triple not written, with the reason. */
   skipped: string[];
+  /** Triples skipped (and listed in `skipped`) because the user had removed that fact: automatic commits only. */
+  rejected: number;
+  /** Triples the user had removed, stored again by this explicit commit. */
+  lifted: number;
 }
 
 export interface Introspection {
@@ -85,6 +102,8 @@ export interface Introspection {
   sentences: number;
   traits: number;
   hot: Array<{ name: string; type: string; mentions: number }>;
+  /** Facts the user removed that automatic commits skip, and how often they were skipped. */
+  rejected: RejectionStats;
 }
 
 const HOT = 10;
@@ -94,6 +113,7 @@ const VALUE_MAX_CHARS = 500;
 
 export class GraphDB {
   private readonly core: GraphCore;
+  private readonly rejections: FactRejections;
   private readonly clock: () => number;
   private readonly day: (ts: number) => string;
 
@@ -104,13 +124,15 @@ export class GraphDB {
   ) {
     migrateTables(db, "graph", GRAPH_MIGRATIONS);
     this.core = new GraphCore(db, index);
+    this.rejections = new FactRejections(db, { max: opts.maxRejections, warn: (msg) => opts.log?.warn(msg) });
     this.clock = opts.now ?? Date.now;
     this.day = dayFormatter(opts.timeZone);
   }
 
   /**
    * Writes facts: invalid triples are skipped with a reason, entities are upserted (one more mention
-   * each time), and a fact already known in the same session is refreshed rather than duplicated.
+   * each time), and a fact already known in the same session is refreshed rather than duplicated. A fact
+   * the user removed is skipped by an automatic commit and restored by an explicit one (opts.explicit).
    */
   commit(triples: readonly Triple[], opts: CommitOptions = {}): CommitResult {
     if (!Array.isArray(triples)) {
@@ -126,19 +148,22 @@ export class GraphDB {
       });
     }
     const sentence = checkSentence(opts.sentence);
-    const result: CommitResult = { entities: 0, relations: 0, refreshed: 0, skipped: [] };
-    const clean: CleanTriple[] = [];
+    const result: CommitResult = { entities: 0, relations: 0, refreshed: 0, skipped: [], rejected: 0, lifted: 0 };
+    const clean: Array<{ at: number; t: CleanTriple }> = [];
     for (const [i, t] of triples.entries()) {
       const c = checkTriple(t);
       if (typeof c === "string") result.skipped.push(`#${i + 1}: ${c}`);
-      else clean.push(c);
+      else clean.push({ at: i + 1, t: c });
     }
     if (clean.length === 0) return result;
     return this.index.write((w) => {
+      const kept = clean.filter(({ at, t }) => this.admit(at, t, opts.explicit === true, result));
+      // Nothing left to cite it: the sentence is not kept either.
+      if (kept.length === 0) return result;
       const ctx = this.context(opts);
       if (sentence) ctx.sentenceId = this.core.sentenceId(sentence, ctx.now);
       const touched: number[] = [];
-      for (const t of clean) {
+      for (const { t } of kept) {
         const r = this.commitOne(t, ctx);
         result.entities += r.created;
         if (r.isNew) result.relations++;
@@ -164,7 +189,11 @@ export class GraphDB {
     return this.write((w, now) => purgeFacts(this.core, w, filter, now));
   }
 
-  /** Replaces a fact by its edited form: hard purge of the old (every session) + commit of the new. */
+  /**
+   * Replaces a fact by its edited form: hard purge of the old (every session) + commit of the new. The old
+   * fact is rejected, so automatic distillation of what still states it does not bring it back; the new one
+   * is stated on purpose, so a rejection of it is lifted.
+   */
   edit(
     old: { subject: string; relation: string; object: string },
     next: Partial<Triple>,
@@ -199,13 +228,40 @@ export class GraphDB {
     return this.index.write((w) => {
       const ctx = this.context(opts);
       const { removed } = editFact(this.core, w, from, to, (t) => this.commitOne(t, ctx).ids);
+      // In this order: an edit of the types alone names the same fact, which then stays unrejected.
+      this.rejections.reject(from, ctx.now);
+      this.rejections.lift(to);
       return { removed, added: 1 };
     });
   }
 
-  /** Removes an entity and everything about it (relations, traits, sentences naming it, its search item). */
+  /**
+   * Deletes every copy (any session) of one fact, by its exact names; what is left with nothing goes too.
+   * The fact is rejected, so automatic distillation does not bring it back.
+   */
+  deleteFact(fact: { subject: string; relation: string; object: string }): { removed: number } {
+    return this.write((w, now) => {
+      const r = deleteFact(this.core, w, fact);
+      this.rejections.reject(fact, now);
+      return r;
+    });
+  }
+
+  /**
+   * Removes an entity and everything about it (relations, traits, sentences naming it, its search item,
+   * the rejected facts naming it: forgetting a name leaves no trace of it, not even there).
+   */
   deleteEntity(name: string): DeleteResult {
-    return this.write((w) => deleteEntity(this.core, w, name));
+    return this.write((w) => {
+      const r = deleteEntity(this.core, w, name);
+      this.rejections.forgetEntity(name);
+      return r;
+    });
+  }
+
+  /** Forgetting: drops the rejected facts whose names mention every term (lower-case); returns how many. */
+  forgetRejections(terms: readonly string[]): number {
+    return this.rejections.forgetMentioning(terms);
   }
 
   introspect(): Introspection {
@@ -222,6 +278,7 @@ export class GraphDB {
       sentences: count("SELECT COUNT(*) FROM sentences"),
       traits: count("SELECT COUNT(*) FROM person_traits"),
       hot,
+      rejected: this.rejections.stats(),
     };
   }
 
@@ -387,6 +444,18 @@ export class GraphDB {
       dateBucket: this.day(now),
       sentenceId: 0,
     };
+  }
+
+  /** Whether a checked triple is written: an automatic commit skips a fact the user removed (and says so). */
+  private admit(at: number, t: CleanTriple, explicit: boolean, result: CommitResult): boolean {
+    if (explicit) {
+      if (this.rejections.lift(t)) result.lifted++;
+      return true;
+    }
+    if (!this.rejections.blocks(t)) return true;
+    result.rejected++;
+    result.skipped.push(`#${at}: the user removed "${t.subject} ${t.relation} ${t.object}" from memory`);
+    return false;
   }
 
   private commitOne(t: CleanTriple, ctx: WriteContext): { created: number; isNew: boolean; ids: number[] } {

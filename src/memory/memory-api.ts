@@ -10,6 +10,7 @@ import { entityOut, relationOut } from "./api-shapes.js";
 import { LOOPS, type LoopName } from "./distill/heartbeat.js";
 import type { Doc } from "./doc-schema.js";
 import { commitFacts } from "./fact-commit.js";
+import { deleteFactById, editFactById } from "./fact-edit.js";
 import { graphPage } from "./graph-page.js";
 import { recallIntent } from "./graph-tools.js";
 import { conversationHistory } from "./history.js";
@@ -63,6 +64,8 @@ export function memoryApis(m: MemorySystem): MemoryApis {
     graph: async (opts) => graphPage(m.db, opts),
     history: async (opts) => conversationHistory(m.db, opts),
     commit: async (triples, opts) => commitFacts(m.graph, triples, opts),
+    editFact: async (id, change) => editFactById(m.graph, id, change),
+    deleteFact: async (id) => deleteFactById(m.graph, id),
     runLoop: async (name) => {
       if (!LOOPS.includes(name as LoopName)) {
         throw new HomeAgentError({ code: "memory_bad_loop", message: `no loop "${name}": use ${LOOPS.join(", ")}` });

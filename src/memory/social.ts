@@ -68,7 +68,10 @@ export class SocialStore {
     return this.graph.setTrait(name, trait, value);
   }
 
-  /** Relates two people both ways (a → b and b → a with the same relation), both typed Person. */
+  /**
+   * Relates two people both ways (a → b and b → a with the same relation), both typed Person. Asked for on
+   * purpose (the model's tool, a plugin), so it is an explicit commit: a link the user had removed comes back.
+   */
   relate(a: string, relation: string, b: string, opts: { sessionId?: string } = {}): CommitResult {
     const triple = { relation, subjectType: PERSON, objectType: PERSON };
     const result = this.graph.commit(
@@ -76,7 +79,7 @@ export class SocialStore {
         { ...triple, subject: a, object: b },
         { ...triple, subject: b, object: a },
       ],
-      opts,
+      { ...opts, explicit: true },
     );
     if (result.skipped.length > 0) {
       throw new GraphError({

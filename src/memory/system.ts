@@ -79,7 +79,7 @@ export class MemorySystem {
         `memory: migrated the old context (${migrated.window} in the window, ${migrated.archived} archived into ${migrated.documents} documents, ${migrated.dropped} dropped); backup ${migrated.backups.join(", ") || "none"}`,
       );
     }
-    this.graph = new GraphDB(db, this.index);
+    this.graph = new GraphDB(db, this.index, { log });
     this.social = new SocialStore(this.graph);
     this.indexer = new Indexer(this.graph, this.index);
     this.textlog = new TextLog(join(opts.dataDir, "memory", "text"), { log });

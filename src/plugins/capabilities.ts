@@ -41,6 +41,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   injectInterrupt: "io",
   "config.list": "settings_cross",
   "config.set": "settings_cross",
+  "config.setMany": "settings_cross",
   "config.defs": "settings_cross",
   "auth.required": "auth",
   "auth.verify": "auth",
@@ -67,6 +68,8 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "memory.graph": "memory",
   "memory.history": "memory",
   "memory.commit": "memory_admin",
+  "memory.editFact": "memory_admin",
+  "memory.deleteFact": "memory_admin",
   "memory.runLoop": "memory_admin",
   "memory.forget": "memory_admin",
   // The original's gradient: documents and people are their own groups, beside the graph.

@@ -163,6 +163,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     config: {
       list: (prefix) => config.list(prefix),
       set: (key, value) => config.set(key, value),
+      setMany: (changes) => config.setMany(changes),
       defs: (prefix) => config.defInfos(prefix),
     },
     auth: {
@@ -194,6 +195,8 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       graph: async (opts) => memory().memory.graph(opts),
       history: async (opts) => memory().memory.history(opts),
       commit: async (triples, opts) => memory().memory.commit(triples, opts),
+      editFact: async (id, change) => memory().memory.editFact(id, change),
+      deleteFact: async (id) => memory().memory.deleteFact(id),
       runLoop: async (loop) => memory().memory.runLoop(loop),
       forget: async (query, opts) => memory().memory.forget(query, opts),
     },

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Per key, why a settings form's save was refused (`error.refused`); empty otherwise. */
+    readonly refused: Record<string, string> = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -57,7 +59,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (!res.ok) {
     const error = errorOf(parsed);
     if (res.status === 401 && path !== "/api/v1/login") onUnauthorized();
-    throw new ApiError(res.status, error?.code ?? "http_error", error?.message ?? `HTTP ${res.status}`);
+    throw new ApiError(res.status, error?.code ?? "http_error", error?.message ?? `HTTP ${res.status}`, error?.refused);
   }
   return parsed as T;
 }
@@ -91,13 +93,19 @@ function parse(text: string): unknown {
   }
 }
 
-function errorOf(body: unknown): { code?: string; message?: string } | undefined {
+function errorOf(body: unknown): { code?: string; message?: string; refused?: Record<string, string> } | undefined {
   if (typeof body !== "object" || body === null) return undefined;
   const error = (body as { error?: unknown }).error;
   if (typeof error !== "object" || error === null) return undefined;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, refused } = error as { code?: unknown; message?: unknown; refused?: unknown };
   return {
     code: typeof code === "string" ? code : undefined,
     message: typeof message === "string" ? message : undefined,
+    refused: typeof refused === "object" && refused !== null ? stringsOf(refused) : undefined,
   };
+}
+
+/** The string values of an object the server sent (anything else is left out). */
+function stringsOf(value: object): Record<string, string> {
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === "string"));
 }

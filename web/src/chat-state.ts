@@ -1,7 +1,11 @@
 /**
  * The chat's turns and how bus events change them: deltas append to the turn of their requestId (a `reset`
  * starts that kind of text over), tool calls appear as cards at "start" and fill in at "end", the turn's
- * agent_output or the POST's answer makes the text final. Pure functions, so the tab only holds state.
+ * agent_output or the POST's answer makes the text final, and a message the agent sends on its own
+ * (agent_output with `sent`) is a turn of its own. Pure functions, so the tab only holds state.
+ *
+ * What the page keeps is bounded: a reply's first REPLY_KEEP_CHARS characters are shown, the rest is
+ * counted and, once the reply is whole, offered as a file (a Blob, outside the script heap).
  */
 
 export interface ToolCard {
@@ -13,9 +17,17 @@ export interface ToolCard {
   durationMs?: number;
 }
 
+/** A file sent with a message: its local name and size, and once stored, the server's name and URL. */
+export interface Attachment {
+  name: string;
+  size: number;
+  url?: string;
+}
+
 export interface Turn {
   /** The client_msg_id sent with the message (or the history entry's id). */
   id: string;
+  /** The user's message; "" for a message the agent sent on its own. */
   input: string;
   ts: number;
   requestId?: string;
@@ -24,29 +36,82 @@ export interface Turn {
   tools: ToolCard[];
   state: "pending" | "done" | "error";
   error?: string;
+  /** Goes up whenever `text` changes other than by growing at its end: a view of it starts over. */
+  epoch: number;
+  /** Characters of the reply beyond REPLY_KEEP_CHARS, not kept. */
+  omitted: number;
+  /** The whole reply, when it was longer than what is kept. */
+  whole?: Blob;
+  /** Deltas may have been lost (the event stream reconnected): later ones are ignored until the final text. */
+  gap?: boolean;
+  attachment?: Attachment;
 }
 
 export type Payload = Record<string, unknown>;
 
+/**
+ * Characters of one reply the page keeps and renders (2 M: about 4 MB of script memory, and a DOM the
+ * browser still lays out quickly; the daemon's own limit, core.llm.max_response_bytes, is 4 MiB by default).
+ */
+export const REPLY_KEEP_CHARS = 2_000_000;
+
 const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v, null, 2));
+
+/** The first `n` characters of `text`, one fewer when the cut would split a surrogate pair. */
+export function head(text: string, n: number): string {
+  if (text.length <= n) return text;
+  const end = n > 0 && (text.charCodeAt(n - 1) & 0xfc00) === 0xd800 ? n - 1 : n;
+  return text.slice(0, end);
+}
+
+/** A new turn for a message the user sends now. */
+export function newTurn(id: string, input: string, file?: { name: string; size: number }): Turn {
+  const turn = base(id, input, Date.now(), "pending");
+  if (file) turn.attachment = { name: file.name, size: file.size };
+  return turn;
+}
+
+/** A turn of the memory's history: already final. */
+export function historyTurn(id: string, ts: number, input: string, reply: string): Turn {
+  const turn = base(id, input, ts, "done");
+  return { ...turn, ...finalText(turn, reply) };
+}
+
+/** The text a chat with an attachment reaches the agent as starts like this (routes/chat-file.ts). */
+const attachedNote = (input: string): string => `${input}\n\n[attached file: uploads/`;
 
 /** raw_input of the webui channel: the oldest pending turn with the same text and no requestId yet is it. */
 export function bindRequest(turns: Turn[], p: Payload): Turn[] {
   if (p.channel !== "webui" || typeof p.requestId !== "string") return turns;
-  const index = turns.findIndex((t) => t.state === "pending" && !t.requestId && t.input === p.text);
+  const text = str(p.text);
+  const index = turns.findIndex(
+    (t) =>
+      t.state === "pending" &&
+      !t.requestId &&
+      (t.attachment ? text.startsWith(attachedNote(t.input)) : t.input === text),
+  );
   if (index < 0) return turns;
   return update(turns, index, { requestId: p.requestId });
 }
 
 export function applyDelta(turns: Turn[], p: Payload, kind: "text" | "reasoning"): Turn[] {
-  const index = turns.findIndex((t) => t.requestId !== undefined && t.requestId === p.requestId);
-  if (index < 0 || turns[index].state !== "pending") return turns;
-  const before = p.reset ? "" : turns[index][kind];
-  return update(turns, index, { [kind]: before + str(p.content) });
+  const index = indexOf(turns, p);
+  const turn = turns[index];
+  if (turn?.state !== "pending" || turn.gap) return turns;
+  if (p.reset) {
+    return update(turns, index, kind === "text" ? { text: "", omitted: 0, epoch: turn.epoch + 1 } : { reasoning: "" });
+  }
+  const content = str(p.content);
+  if (kind === "reasoning")
+    return update(turns, index, { reasoning: head(turn.reasoning + content, REPLY_KEEP_CHARS) });
+  const room = REPLY_KEEP_CHARS - turn.text.length;
+  if (content.length <= room) return update(turns, index, { text: turn.text + content });
+  const kept = head(content, Math.max(0, room));
+  return update(turns, index, { text: turn.text + kept, omitted: turn.omitted + content.length - kept.length });
 }
 
 export function applyTool(turns: Turn[], p: Payload): Turn[] {
-  const index = turns.findIndex((t) => t.requestId !== undefined && t.requestId === p.requestId);
+  const index = indexOf(turns, p);
   if (index < 0) return turns;
   const id = str(p.toolCallId);
   const tools = [...turns[index].tools];
@@ -63,11 +128,47 @@ export function applyTool(turns: Turn[], p: Payload): Turn[] {
   return update(turns, index, { tools });
 }
 
-export function applyOutput(turns: Turn[], p: Payload): Turn[] {
-  const index = turns.findIndex((t) => t.requestId !== undefined && t.requestId === p.requestId);
+/**
+ * agent_output: the end of a turn, or (with `sent`) a message the agent sent on its own, which is a turn of
+ * its own (`seq` names it). A `truncated` payload was cut to fit one event: the turn keeps its streamed text
+ * and waits for the POST's answer, which carries the whole reply.
+ */
+export function applyOutput(turns: Turn[], p: Payload, seq: number): Turn[] {
+  if (p.sent === true) {
+    const content = str(p.content);
+    const same = turns.find((t) => t.id === `out-${seq}`);
+    if (same && same.text === head(content, REPLY_KEEP_CHARS)) return turns;
+    // A restarted daemon numbers its events from 1 again: the same seq with other text is another message.
+    const turn = base(same ? newId() : `out-${seq}`, "", Date.now(), "done");
+    return [...turns, { ...turn, ...finalText(turn, content) }];
+  }
+  const index = indexOf(turns, p);
   if (index < 0) return turns;
-  if (p.error) return update(turns, index, { state: "error", error: str(p.content) || str(p.error) });
-  return update(turns, index, { state: "done", text: str(p.content) || turns[index].text });
+  if (p.error) return update(turns, index, { state: "error", error: str(p.content) || str(p.error), gap: false });
+  if (p.truncated) return turns;
+  const content = str(p.content);
+  return update(turns, index, { state: "done", ...(content ? finalText(turns[index], content) : { gap: false }) });
+}
+
+/** The POST's answer: the turn's request id and the whole reply (empty: keep what streamed). */
+export function finishTurn(turns: Turn[], id: string, reply: { requestId?: string; response?: string }): Turn[] {
+  const index = turns.findIndex((t) => t.id === id);
+  if (index < 0) return turns;
+  const response = reply.response ?? "";
+  const text = response ? finalText(turns[index], response) : { gap: false };
+  return update(turns, index, { state: "done", requestId: reply.requestId ?? turns[index].requestId, ...text });
+}
+
+export function failTurn(turns: Turn[], id: string, error: string): Turn[] {
+  const index = turns.findIndex((t) => t.id === id);
+  return index < 0 ? turns : update(turns, index, { state: "error", error, gap: false });
+}
+
+/** Events were missed: the streamed text of every running turn may have a hole, so it waits for the final. */
+export function markGap(turns: Turn[]): Turn[] {
+  return turns.some((t) => t.state === "pending" && !t.gap)
+    ? turns.map((t) => (t.state === "pending" ? { ...t, gap: true } : t))
+    : turns;
 }
 
 export function update(turns: Turn[], index: number, patch: Partial<Turn>): Turn[] {
@@ -80,4 +181,34 @@ export function newId(): string {
   const bytes = new Uint8Array(12);
   crypto.getRandomValues(bytes);
   return `c${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/**
+ * A final reply replacing the streamed text. The view goes on when the final text is the streamed one,
+ * grown, or cut of trailing white space (replies are trimmed); any other text starts the view over.
+ */
+function finalText(turn: Turn, reply: string): Partial<Turn> {
+  const text = head(reply, REPLY_KEEP_CHARS);
+  const omitted = reply.length - text.length;
+  return {
+    text,
+    omitted,
+    whole: omitted > 0 ? new Blob([reply], { type: "text/markdown;charset=utf-8" }) : undefined,
+    epoch: continues(turn.text, text) ? turn.epoch : turn.epoch + 1,
+    gap: false,
+  };
+}
+
+/** Whether `next` is `before` grown at its end, or cut of trailing white space. */
+export function continues(before: string, next: string): boolean {
+  if (next.length >= before.length) return next.startsWith(before);
+  return before.startsWith(next) && before.slice(next.length).trim() === "";
+}
+
+function base(id: string, input: string, ts: number, state: Turn["state"]): Turn {
+  return { id, input, ts, text: "", reasoning: "", tools: [], state, epoch: 0, omitted: 0 };
+}
+
+function indexOf(turns: Turn[], p: Payload): number {
+  return turns.findIndex((t) => t.requestId !== undefined && t.requestId === p.requestId);
 }

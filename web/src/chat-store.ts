@@ -4,7 +4,20 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, get, post } from "./api";
-import { applyDelta, applyOutput, applyTool, bindRequest, newId, type Turn, update } from "./chat-state";
+import {
+  applyDelta,
+  applyOutput,
+  applyTool,
+  bindRequest,
+  failTurn,
+  finishTurn,
+  historyTurn,
+  markGap,
+  newId,
+  newTurn,
+  type Turn,
+  update,
+} from "./chat-state";
 import { events } from "./events";
 
 interface HistoryEntry {
@@ -15,14 +28,37 @@ interface HistoryEntry {
   unanswered?: string;
 }
 
+interface Reply {
+  requestId?: string;
+  response?: string;
+}
+
+/** POST /api/v1/chat/file's answer: the stored file, and the reply when a message went with it. */
+interface FileAnswer {
+  file: { name: string; url: string; size: number };
+  reply?: Reply;
+}
+
 let turns: Turn[] = [];
 let historyLoaded = false;
 let subscribed = false;
+let notifying = false;
 const watchers = new Set<(turns: Turn[]) => void>();
 
+/**
+ * The turns change at once; the tab hears of it once per animation frame. Deltas come in bursts (a
+ * hundred in one task is common for a long reply), and re-rendering the tab for each would be most of
+ * the page's work.
+ */
 function set(next: Turn[]): void {
+  if (next === turns) return;
   turns = next;
-  for (const watch of watchers) watch(turns);
+  if (notifying) return;
+  notifying = true;
+  requestAnimationFrame(() => {
+    notifying = false;
+    for (const watch of watchers) watch(turns);
+  });
 }
 
 function subscribe(): void {
@@ -32,23 +68,16 @@ function subscribe(): void {
   events.on("content_delta", (e) => set(applyDelta(turns, e.payload, "text")));
   events.on("reasoning_delta", (e) => set(applyDelta(turns, e.payload, "reasoning")));
   events.on("tool_call", (e) => set(applyTool(turns, e.payload)));
-  events.on("agent_output", (e) => set(applyOutput(turns, e.payload)));
+  events.on("agent_output", (e) => set(applyOutput(turns, e.payload, e.seq)));
+  events.onMissed(() => set(markGap(turns)));
 }
 
 export async function loadHistory(): Promise<void> {
   if (historyLoaded) return;
   const page = await get<{ items: HistoryEntry[] }>("/api/v1/chat/history?limit=50");
   historyLoaded = true;
-  const old: Turn[] = page.items
-    .map((h) => ({
-      id: h.id,
-      input: h.input,
-      ts: h.ts,
-      text: h.response || h.unanswered || "",
-      reasoning: "",
-      tools: [],
-      state: "done" as const,
-    }))
+  const old = page.items
+    .map((h) => historyTurn(h.id, h.ts, h.input, h.response || h.unanswered || ""))
     .sort((a, b) => a.ts - b.ts);
   const known = new Set(turns.map((t) => t.id));
   set([...old.filter((t) => !known.has(t.id)), ...turns]);
@@ -57,17 +86,20 @@ export async function loadHistory(): Promise<void> {
 export async function send(message: string, file?: File): Promise<void> {
   subscribe();
   const id = newId();
-  set([
-    ...turns,
-    { id, input: message || (file?.name ?? ""), ts: Date.now(), text: "", reasoning: "", tools: [], state: "pending" },
-  ]);
+  set([...turns, newTurn(id, message, file)]);
   try {
-    const reply = file
-      ? await api<{ requestId?: string; response?: string }>("POST", "/api/v1/chat/file", formOf(message, file))
-      : await post<{ requestId: string; response: string }>("/api/v1/chat", { message, client_msg_id: id });
-    finish(id, { state: "done", requestId: reply.requestId, text: reply.response ?? "" });
+    if (file) {
+      const answer = await api<FileAnswer>("POST", "/api/v1/chat/file", formOf(id, message, file));
+      const index = turns.findIndex((t) => t.id === id);
+      if (index >= 0) set(update(turns, index, { attachment: answer.file }));
+      set(finishTurn(turns, id, answer.reply ?? {}));
+    } else {
+      // Awaited first: `turns` must be read after the answer, not before the request.
+      const reply = await post<Reply>("/api/v1/chat", { message, client_msg_id: id });
+      set(finishTurn(turns, id, reply));
+    }
   } catch (err) {
-    finish(id, { state: "error", error: err instanceof ApiError ? err.message : String(err) });
+    set(failTurn(turns, id, err instanceof ApiError ? err.message : String(err)));
   }
 }
 
@@ -75,16 +107,10 @@ export async function stop(): Promise<void> {
   await post("/api/v1/chat/interrupt");
 }
 
-function finish(id: string, patch: Partial<Turn>): void {
-  const index = turns.findIndex((t) => t.id === id);
-  if (index < 0) return;
-  const keepText = patch.text === "" ? { text: turns[index].text } : {};
-  set(update(turns, index, { ...patch, ...keepText }));
-}
-
-function formOf(message: string, file: File): FormData {
+function formOf(id: string, message: string, file: File): FormData {
   const form = new FormData();
   form.append("file", file);
+  form.append("client_msg_id", id);
   if (message) form.append("message", message);
   return form;
 }

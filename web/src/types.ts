@@ -16,7 +16,9 @@ export type {
   ConfigDefInfo,
   ConfigEntry,
   LlmSourceStatus,
+  LlmSourceUsage,
   LlmTestResult,
+  LlmUsageToday,
   MemoryStats,
   PluginInfo,
 } from "@homeagent/sdk";

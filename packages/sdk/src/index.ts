@@ -351,7 +351,8 @@ export interface PluginSDK {
   llm: LlmAPI;
   /**
    * Long-term memory: capability `memory` to read (recall, search, list, timeline, stats), `memory_admin`
-   * for runLoop and forget. Calls throw (code "memory_unavailable") while memory is not running.
+   * for commit, editFact, deleteFact, runLoop and forget. Calls throw (code "memory_unavailable") while
+   * memory is not running.
    */
   memory: MemoryAPI;
   /** Memory documents (archived conversations, committed notes), read-only; capability `doc_memory`. */
@@ -451,5 +452,7 @@ export type {
   KernelStatus,
   LlmAPI,
   LlmSourceStatus,
+  LlmSourceUsage,
   LlmTestResult,
+  LlmUsageToday,
 } from "./status.js";

@@ -17,6 +17,11 @@ export interface MemoryEntity {
 }
 
 export interface MemoryRelation {
+  /**
+   * Names this fact for editFact / deleteFact. Never reused: once the fact is edited (the corrected one
+   * gets a new id), deleted or forgotten, the old id is refused as not found.
+   */
+  id: number;
   subject: string;
   relation: string;
   object: string;
@@ -162,6 +167,18 @@ export interface MemoryAPI {
   }): Promise<{ items: HistoryEntry[]; more: boolean }>;
   /** Capability `memory_admin`: writes facts into the graph as the user's own (at most 100 per call). */
   commit(triples: MemoryTriple[], opts?: { sentence?: string }): Promise<{ added: number; updated: number }>;
+  /**
+   * Capability `memory_admin`: corrects the fact `id` (MemoryRelation.id) — the fields given replace the
+   * old ones — in one step: every copy of the old fact leaves the graph and the corrected one is written,
+   * or, if that fails, nothing changes. The conversation it came from is not rewritten (`forget` does
+   * that). A stale id is refused with code "graph_not_found".
+   */
+  editFact(
+    id: number,
+    change: { subject?: string; relation?: string; object?: string },
+  ): Promise<{ removed: number; fact: MemoryRelation }>;
+  /** Capability `memory_admin`: deletes the fact `id`, every copy of it; a stale id: "graph_not_found". */
+  deleteFact(id: number): Promise<{ removed: number }>;
   /** Capability `memory_admin`: runs one heartbeat loop now. */
   runLoop(name: MemoryLoop): Promise<{ loop: string; summary: string }>;
   /**

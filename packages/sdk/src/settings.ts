@@ -81,6 +81,12 @@ export interface ConfigAPI {
    * value (the default applies again).
    */
   set(key: string, value: string): void;
+  /**
+   * Several keys at once, all or none (a settings form): each change is checked as `set` checks it, and
+   * only when every one passes are they all stored. Answers each refused key with the reason; `refused` is
+   * empty when everything was stored. At most 64 keys per call (more throws, code "config_limit").
+   */
+  setMany(changes: Record<string, string>): { refused: Record<string, string> };
   /** The definitions (templates included) under `prefix`, not hidden ones. */
   defs(prefix?: string): ConfigDefInfo[];
 }

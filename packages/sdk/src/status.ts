@@ -17,6 +17,44 @@ export interface KernelStatus {
   events: { published: number; subscribers: number };
   /** Settings whose stored value is invalid: the default is in effect for each, and `message` says why. */
   configProblems: Array<{ key: string; message: string }>;
+  /** Today's turns and tokens per LLM source, hour by hour. */
+  usage: LlmUsageToday;
+}
+
+/**
+ * Today's LLM use per source, in the daemon's time zone (`core.agent.timezone`, else the system's); the
+ * figures survive a restart and start from zero at local midnight. Tokens are as reported by the provider:
+ * the daemon does not count them itself, and a provider that reports none adds 0 (see `callsWithoutUsage`).
+ */
+export interface LlmUsageToday {
+  /** The local date, YYYY-MM-DD. */
+  day: string;
+  /** The IANA zone `day` and the hours are in. */
+  timeZone: string;
+  /** The local hour now, 0–23: the hours after it have not happened yet. */
+  hour: number;
+  /** Sources used today, by name; "(other)" adds up the sources beyond the first 16 of the day. */
+  sources: LlmSourceUsage[];
+}
+
+/** One LLM source's use today. */
+export interface LlmSourceUsage {
+  name: string;
+  /**
+   * Turns whose final LLM reply came from this source: user inputs, self-tasks, and OpenAI-endpoint
+   * requests alike. A turn that failed does not count; the tokens its calls used do.
+   */
+  turns: number;
+  /** Successful LLM calls (a turn that uses tools makes several). */
+  calls: number;
+  /** Calls whose provider reported no token usage: they add 0 tokens. */
+  callsWithoutUsage: number;
+  /** As reported by the provider. */
+  promptTokens: number;
+  /** As reported by the provider. */
+  completionTokens: number;
+  /** The hours with any use, in order. */
+  byHour: Array<{ hour: number; turns: number; promptTokens: number; completionTokens: number }>;
 }
 
 /**

@@ -77,7 +77,7 @@ export interface MockSDKOptions {
   respond?: MockResponder;
   /** The plugin's own settings (relative keys). */
   settings?: Record<string, string>;
-  /** Daemon-wide entries for `config.list` / `config.set`; set on a key not listed throws. */
+  /** Daemon-wide entries for `config.list` / `config.set` / `config.setMany`; a key not listed is refused. */
   config?: Array<Pick<ConfigEntry, "key" | "value"> & Partial<ConfigEntry>>;
   /** Overrides of the default `kernel.status()`. */
   status?: Partial<KernelStatus>;
@@ -293,6 +293,14 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
         if (!entry) throw Object.assign(new Error(`unknown config key ${key}`), { code: "config_unknown_key" });
         entry.value = value;
       },
+      setMany: (changes) => {
+        const unknown = Object.keys(changes).filter((key) => !config.some((e) => e.key === key));
+        if (unknown.length > 0) {
+          return { refused: Object.fromEntries(unknown.map((key) => [key, `unknown config key ${key}`])) };
+        }
+        for (const e of config) if (Object.hasOwn(changes, e.key)) e.value = changes[e.key];
+        return { refused: {} };
+      },
       defs: (prefix) => (opts.configDefs ?? []).filter((d) => !prefix || d.key.startsWith(prefix)),
     },
     auth: {
@@ -329,6 +337,8 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
       graph: (o) => answer(opts.memory, "memory", "graph")(o),
       history: (o) => answer(opts.memory, "memory", "history")(o),
       commit: (triples, o) => answer(opts.memory, "memory", "commit")(triples, o),
+      editFact: (id, change) => answer(opts.memory, "memory", "editFact")(id, change),
+      deleteFact: (id) => answer(opts.memory, "memory", "deleteFact")(id),
       runLoop: (loop) => answer(opts.memory, "memory", "runLoop")(loop),
       forget: (query, o) => answer(opts.memory, "memory", "forget")(query, o),
     },
@@ -446,5 +456,6 @@ function defaultStatus(mock: MockSDK): KernelStatus {
     embedding: { active: "lexical", fingerprint: "lexical:test", dimension: 0, degraded: [] },
     events: { published: 0, subscribers: mock.subscriptions.length },
     configProblems: [],
+    usage: { day: new Date().toISOString().slice(0, 10), timeZone: "UTC", hour: new Date().getUTCHours(), sources: [] },
   };
 }

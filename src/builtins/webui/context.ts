@@ -5,6 +5,7 @@
  */
 import type { AuthSession, PluginSDK } from "@homeagent/sdk";
 import type { Hono } from "hono";
+import type { SessionStreams } from "./sse-sessions.js";
 
 /** How a request proved who it is: "session" (cookie), "key" (X-API-Key or Bearer), "none" (public route). */
 export type AuthKind = "session" | "key" | "none";
@@ -60,6 +61,8 @@ export interface WebDeps {
   /** Unix ms when the plugin started. */
   startedAt: number;
   sseStats(): SseStats;
+  /** The streams open under each login session, ended with it; absent where sessions are not used (unit tests). */
+  sessionStreams?: SessionStreams;
 }
 
 /** A route group adds its routes to the app; it may return a stop function (e.g. closing streams). */

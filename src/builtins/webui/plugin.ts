@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, MAX_CONNECTIONS, resolveLimits, type ServerTimeouts, se
 import { isLoopback, type ListenAddress, listen, parseListenAddress } from "./listen.js";
 import { WEBUI_SETTINGS } from "./settings-defs.js";
 import { SseHub } from "./sse-hub.js";
+import { SessionStreams } from "./sse-sessions.js";
 
 export interface WebuiPluginOptions {
   /** Used instead of `plugin.webui.listen_addr` (tests listen on "127.0.0.1:0"). */
@@ -50,7 +51,13 @@ export function createWebuiPlugin(opts: WebuiPluginOptions = {}): WebuiPlugin {
       const address = parseListenAddress(configured);
       const limits = resolveLimits(resolveLimits(DEFAULT_LIMITS, { uploadQuotaBytes: uploadQuota(sdk) }), opts.limits);
       const hub = new SseHub(sdk, limits);
-      const deps: WebDeps = { sdk, limits, startedAt: Date.now(), sseStats: () => hub.stats() };
+      const deps: WebDeps = {
+        sdk,
+        limits,
+        startedAt: Date.now(),
+        sseStats: () => hub.stats(),
+        sessionStreams: new SessionStreams(),
+      };
       const web = createApp(deps, {
         listen: () => bound ?? address,
         allowedHosts: () => parseAllowedHosts(sdk.settings.get("allowed_hosts")),

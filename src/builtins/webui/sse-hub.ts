@@ -2,7 +2,7 @@
  * The web UI's event stream: one wildcard subscription on the bus fanned out to every SSE client. Each
  * event is encoded once; replayable kinds also go into the ring for clients that reconnect with
  * Last-Event-ID. The bus handler only appends to bounded per-client queues (see sse-client.ts), so no
- * client, however slow, can hold up a publisher.
+ * client, however slow, can hold up a publisher. Each client's stream keeps its own heartbeat.
  *
  * Replay and live never overlap or leave a hole: a client is given the ring's contents and joins the
  * fan-out in one synchronous step (the bus delivers synchronously too, so no event can fall in between),
@@ -13,6 +13,7 @@ import { ApiError, type SseStats, type WebLimits } from "./context.js";
 import { SseClient, type SseClientInfo } from "./sse-client.js";
 import { commentFrame, eventFrame, noticeFrame, retryFrame } from "./sse-frame.js";
 import { EventRing } from "./sse-ring.js";
+import type { SseSocket, SseStream } from "./sse-stream.js";
 
 /** Kept in the ring and replayed; token deltas (content_delta, reasoning_delta) are live only. */
 export const REPLAYED_TYPES: ReadonlySet<EventType> = new Set<EventType>([
@@ -32,21 +33,21 @@ const MAX_ID_DIGITS = 15;
 export interface SseConnectOptions {
   /** Last-Event-ID as the client sent it (header or query); undefined for a fresh start. */
   lastEventId?: string;
-  /** Cuts the underlying connection at once (used for a client that stopped reading). */
-  destroy?: () => void;
+  /** The connection: what still waits in it counts for the stall rule, and it is cut with a stalled client. */
+  socket?: SseSocket;
   /**
    * Asked at every heartbeat: false once the credentials the stream was opened with are gone (the session
    * logged out, expired or ended by a credentials reset); the stream is then ended.
    */
   stillAuthorized?: () => boolean;
+  /** Given the new client's stream before the answer goes out (e.g. to end it the moment its session ends). */
+  onOpen?: (stream: SseStream) => void;
 }
 
 export class SseHub {
   private readonly ring: EventRing;
   private readonly clients = new Set<SseClient>();
-  private readonly authorization = new WeakMap<SseClient, () => boolean>();
   private unsubscribe: (() => void) | null = null;
-  private heartbeat: NodeJS.Timeout | null = null;
   private closed = false;
   private nextId = 1;
   private sent = 0;
@@ -62,13 +63,11 @@ export class SseHub {
     this.ring = new EventRing(limits.sseRing);
   }
 
-  /** Subscribes to the bus (once) and starts the heartbeat. */
+  /** Subscribes to the bus (once). */
   start(): void {
     if (this.unsubscribe || this.closed) return;
     this.ring.begin(publishedSoFar(this.sdk));
     this.unsubscribe = this.sdk.subscribe("*", this.onEvent);
-    this.heartbeat = setInterval(this.beat, this.limits.sseHeartbeatMs);
-    this.heartbeat.unref();
   }
 
   /**
@@ -99,12 +98,17 @@ export class SseHub {
           this.clients.delete(c);
         },
       },
-      opts.destroy,
+      {
+        heartbeatMs: this.limits.sseHeartbeatMs,
+        heartbeat: HEARTBEAT,
+        socket: opts.socket,
+        stillAuthorized: opts.stillAuthorized,
+      },
     );
     client.preload(retryFrame(RETRY_MS));
     if (lastId !== undefined) this.replay(client, lastId);
     this.clients.add(client);
-    if (opts.stillAuthorized) this.authorization.set(client, opts.stillAuthorized);
+    opts.onOpen?.(client.out);
     return new Response(client.stream, {
       status: 200,
       headers: {
@@ -131,14 +135,12 @@ export class SseHub {
     return [...this.clients].map((c) => c.info());
   }
 
-  /** Ends every stream (what is queued is still sent), unsubscribes and stops the heartbeat. */
+  /** Ends every stream (what is queued is still sent) and unsubscribes. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = null;
     for (const client of [...this.clients]) client.end();
     this.clients.clear();
   }
@@ -165,17 +167,6 @@ export class SseHub {
           `webui: SSE client ${client.id} is not reading its events; its queue of ${this.limits.sseQueue} is full, so further events to it are dropped (it is told the range it missed)`,
         );
       }
-    }
-  };
-
-  private readonly beat = (): void => {
-    for (const client of [...this.clients]) {
-      if (this.authorization.get(client)?.() === false) {
-        client.end();
-        continue;
-      }
-      client.tick();
-      client.pushIdle(HEARTBEAT);
     }
   };
 }

@@ -44,7 +44,7 @@ export async function runArchiveLoop(d: ArchiveDeps): Promise<string> {
   const day = (ts: number) => formatInZone(ts, zone).slice(0, 10);
   const progress = new ArchiveProgress(d.db);
   const failed = new Set<string>();
-  const totals = { done: 0, relations: 0, entities: 0 };
+  const totals = { done: 0, relations: 0, entities: 0, rejected: 0 };
   let page: ColdDoc[] = [];
   let current: InProgress | null = null;
 
@@ -76,6 +76,7 @@ export async function runArchiveLoop(d: ArchiveDeps): Promise<string> {
     const r = d.graph.commit(c.triples, { sessionId: c.sessionId, sentence: c.sentence, ts: c.ts });
     totals.relations += r.relations;
     totals.entities += r.entities;
+    totals.rejected += r.rejected ?? 0;
   };
   const each = (w: InProgress) => {
     try {
@@ -110,5 +111,5 @@ export async function runArchiveLoop(d: ArchiveDeps): Promise<string> {
   };
 
   await d.runJob(slicedJob("distill.archive", next, each, { begin, db: d.db }));
-  return `archive: ${totals.done} cold documents → ${totals.relations} new relations, ${totals.entities} new entities (${failed.size} failed)`;
+  return `archive: ${totals.done} cold documents → ${totals.relations} new relations, ${totals.entities} new entities, ${totals.rejected} facts skipped as removed by the user (${failed.size} failed)`;
 }

@@ -58,7 +58,8 @@ export async function runDistillLoop(d: DistillLoopDeps): Promise<string> {
   }
   return (
     `distill: pipeline ${p.distilled} lines → ${p.triples} triples (${p.failed} failed, ${p.expired} expired, ` +
-    `${p.pending} waiting); window ${size} events (limit ${max}), pruned ${pruned}`
+    `${p.pending} waiting, ${p.rejected} skipped as removed by the user); window ${size} events (limit ${max}), ` +
+    `pruned ${pruned}`
   );
 }
 

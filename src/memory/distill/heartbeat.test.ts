@@ -32,7 +32,7 @@ function fakeDeps(overrides: Partial<HeartbeatDeps> = {}) {
     runJob: directJobs(),
     selfTask: async () => "done",
     db: openMemoryStore(join(tempDir("heartbeat-"), "memory.db")),
-    pipeline: { tick: async () => ({ distilled: 0, triples: 0, failed: 0, expired: 0, pending: 0 }) },
+    pipeline: { tick: async () => ({ distilled: 0, triples: 0, rejected: 0, failed: 0, expired: 0, pending: 0 }) },
     context: { size: () => 0, window: async () => [], prune: async () => [] },
     docs: { findCold: () => [], turns: () => [], get: () => null, markDistilled: () => {} },
     graph: {
@@ -163,7 +163,11 @@ test("a failed run is logged and the next tick retries", async () => {
   assert.ok(lines.some((l) => l === "WARN archive loop failed, retried next tick: database is locked"));
   await advance(clock, hb, 60 * MIN);
   assert.equal(calls, 2);
-  assert.ok(lines.includes("archive: 0 cold documents → 0 new relations, 0 new entities (0 failed)"));
+  assert.ok(
+    lines.includes(
+      "archive: 0 cold documents → 0 new relations, 0 new entities, 0 facts skipped as removed by the user (0 failed)",
+    ),
+  );
   await hb.stop();
 });
 

@@ -132,7 +132,8 @@ export class Heartbeat {
         return d.pipeline
           .tick()
           .then(
-            (p) => `pipeline: ${p.distilled} lines → ${p.triples} triples (${p.failed} failed, ${p.pending} waiting)`,
+            (p) =>
+              `pipeline: ${p.distilled} lines → ${p.triples} triples (${p.failed} failed, ${p.pending} waiting, ${p.rejected} skipped as removed by the user)`,
           );
       case "distill":
         return runDistillLoop({ ...d, prepare: d.index.prepare?.bind(d.index) });

@@ -13,7 +13,7 @@ import { runReviewLoop } from "./review.js";
 import { bigramJaccard, entitySimilarity } from "./similarity.js";
 
 const T0 = Date.UTC(2024, 4, 1);
-const noPipeline = { tick: async () => ({ distilled: 0, triples: 0, failed: 0, expired: 0, pending: 0 }) };
+const noPipeline = { tick: async () => ({ distilled: 0, triples: 0, rejected: 0, failed: 0, expired: 0, pending: 0 }) };
 
 test("distill prunes the window to max_context_size only when it holds more than twice that", async () => {
   const layers = openLayers();

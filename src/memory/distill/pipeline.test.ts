@@ -64,7 +64,7 @@ test("a tick commits the rule triples of each candidate, citing its sentence, an
   assert.equal(pipeline.pending(), 2);
 
   const summary = await pipeline.tick();
-  assert.deepEqual(summary, { distilled: 2, triples: 3, failed: 0, expired: 0, pending: 0 });
+  assert.deepEqual(summary, { distilled: 2, triples: 3, rejected: 0, failed: 0, expired: 0, pending: 0 });
   assert.deepEqual(jobs.names, ["distill.pipeline"]);
   assert.deepEqual(
     graph.commits.map((c) => [c.triples.map((t) => `${t.relation}:${t.object}`), c.opts]),
@@ -92,11 +92,11 @@ test("a failed commit keeps its candidate for the next tick; the rest of the bat
   for (const city of ["Paris", "Lyon", "Nice", "Metz", "Caen"]) pipeline.offer(said(`I live in ${city}`));
   graph.failTimes(1);
   const first = await pipeline.tick();
-  assert.deepEqual(first, { distilled: 4, triples: 4, failed: 1, expired: 0, pending: 1 });
+  assert.deepEqual(first, { distilled: 4, triples: 4, rejected: 0, failed: 1, expired: 0, pending: 1 });
   assert.equal(db.prepare("SELECT attempts FROM distill_candidates").pluck().get(), 1);
 
   const second = await pipeline.tick();
-  assert.deepEqual(second, { distilled: 1, triples: 1, failed: 0, expired: 0, pending: 0 });
+  assert.deepEqual(second, { distilled: 1, triples: 1, rejected: 0, failed: 0, expired: 0, pending: 0 });
   assert.deepEqual(graph.commits.map((c) => c.triples[0].object).sort(), ["Caen", "Lyon", "Metz", "Nice", "Paris"]);
 });
 

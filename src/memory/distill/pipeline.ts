@@ -55,6 +55,8 @@ export interface PipelineSummary {
   distilled: number;
   /** Triples committed (before the graph's own checks). */
   triples: number;
+  /** Of those, skipped because the user had removed that fact from memory. */
+  rejected: number;
   /** Candidates whose commit failed; they stay for the next tick. */
   failed: number;
   /** Candidates dropped for age. */
@@ -150,7 +152,7 @@ export class DistillPipeline {
   }
 
   private async distillAll(): Promise<PipelineSummary> {
-    const summary: PipelineSummary = { distilled: 0, triples: 0, failed: 0, expired: 0, pending: 0 };
+    const summary: PipelineSummary = { distilled: 0, triples: 0, rejected: 0, failed: 0, expired: 0, pending: 0 };
     let lastId = 0;
     let batch: Row[] = [];
     let started = false;
@@ -183,12 +185,14 @@ export class DistillPipeline {
   private distillOne(row: Row, summary: PipelineSummary): void {
     try {
       const triples = extractTriples(row.content);
-      if (triples.length > 0) {
-        this.deps.graph.commit(triples, { sessionId: DISTILL_SESSION, sentence: row.content, ts: row.ts });
-      }
+      const r =
+        triples.length > 0
+          ? this.deps.graph.commit(triples, { sessionId: DISTILL_SESSION, sentence: row.content, ts: row.ts })
+          : null;
       this.db.prepare("DELETE FROM distill_candidates WHERE id = ?").run(row.id);
       summary.distilled++;
       summary.triples += triples.length;
+      summary.rejected += r?.rejected ?? 0;
     } catch (err) {
       summary.failed++;
       this.db.prepare("UPDATE distill_candidates SET attempts = attempts + 1 WHERE id = ?").run(row.id);

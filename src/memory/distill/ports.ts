@@ -57,9 +57,15 @@ export interface CommitOpts {
   ts?: number;
 }
 
-/** GraphDB.commit. */
+/**
+ * GraphDB.commit. Distillation commits are automatic (no `explicit`): the graph skips a fact the user
+ * removed and counts it in `rejected`.
+ */
 export interface GraphCommit {
-  commit(triples: readonly Triple[], opts?: CommitOpts): { entities: number; relations: number; skipped: string[] };
+  commit(
+    triples: readonly Triple[],
+    opts?: CommitOpts,
+  ): { entities: number; relations: number; skipped: string[]; rejected?: number };
 }
 
 export interface EntityLite {

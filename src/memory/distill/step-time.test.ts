@@ -19,7 +19,7 @@ const STEP_CPU_BOUND_MS = 80;
 const MEDIAN_WALL_BOUND_MS = 60;
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2024, 4, 1, 9);
-const noPipeline = { tick: async () => ({ distilled: 0, triples: 0, failed: 0, expired: 0, pending: 0 }) };
+const noPipeline = { tick: async () => ({ distilled: 0, triples: 0, rejected: 0, failed: 0, expired: 0, pending: 0 }) };
 const WORDS = "weather mountain hiking friend coffee morning music jazz 天气 爬山 朋友 咖啡 音乐 北京 周末".split(" ");
 
 // The dictionary of the Chinese tokenizer loads on first use (~200 ms): that is the pipeline warm-up's

@@ -1,4 +1,8 @@
-/** The LLM sources with their state, cooldown and last error: on Overview and on Kernel. */
+/**
+ * The LLM sources with their state, cooldown and last error: on Overview and on Kernel. On a phone the
+ * table is stacked (styles.css, `table.stacked`): each source becomes a block of "label: value" lines, so no
+ * column is squeezed a few letters wide and words stay whole.
+ */
 import { clock } from "../format";
 import { type Messages, useT } from "../i18n";
 import type { LlmSourceStatus } from "../types";
@@ -10,7 +14,7 @@ export function SourcesTable({ sources, detail = false }: { sources: LlmSourceSt
   if (sources.length === 0) return <p>{t.noSources}</p>;
   return (
     <ScrollBox label={t.llmSources}>
-      <table>
+      <table class="stacked">
         <thead>
           <tr>
             <th scope="col">{t.source}</th>
@@ -25,13 +29,21 @@ export function SourcesTable({ sources, detail = false }: { sources: LlmSourceSt
           {sources.map((s) => (
             <tr key={s.name}>
               <th scope="row">{s.name}</th>
-              <td class="wrap">{s.model}</td>
-              <td>
+              <td class="wrap" data-label={t.model}>
+                {s.model}
+              </td>
+              <td data-label={t.state}>
                 <SourceState source={s} t={t} />
               </td>
-              {detail && <td>{s.priority ?? ""}</td>}
-              {detail && <td>{s.inFlight !== undefined ? `${s.inFlight}/${s.maxConcurrent ?? "?"}` : ""}</td>}
-              <td class="wrap">{s.lastError ?? ""}</td>
+              {detail && <td data-label={t.priority}>{s.priority ?? ""}</td>}
+              {detail && (
+                <td data-label={t.inFlight}>
+                  {s.inFlight !== undefined ? `${s.inFlight}/${s.maxConcurrent ?? "?"}` : ""}
+                </td>
+              )}
+              <td class="wrap" data-label={t.lastError}>
+                {s.lastError ?? ""}
+              </td>
             </tr>
           ))}
         </tbody>

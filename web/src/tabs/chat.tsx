@@ -1,15 +1,17 @@
 /**
  * Chat: the conversation (history from memory, then live turns), replies streaming in as they are
- * written, reasoning folded away, each tool call a card that appears when it starts and fills in when it
- * ends, a stop button while a reply runs, and a file to attach. Replies are Markdown rendered through a
- * sanitizer: nothing the model writes can run.
+ * written (chat-turn.tsx), a stop button while a reply runs, and a file to attach. The log keeps to its
+ * bottom while new text arrives, unless the reader has scrolled up; it follows at most once per frame.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { ToolCard, Turn } from "../chat-state";
 import { loadHistory, send, stop, useChat } from "../chat-store";
 import { ErrorLine } from "../components/status";
-import { type Messages, useT } from "../i18n";
-import { renderMarkdown } from "../markdown";
+import { useT } from "../i18n";
+import { warmUp } from "../markdown-view";
+import { TurnView } from "./chat-turn";
+
+/** Within this many pixels of the bottom the log counts as at the bottom, and follows new text. */
+const BOTTOM_SLACK_PX = 48;
 
 export function ChatTab() {
   const t = useT();
@@ -18,13 +20,33 @@ export function ChatTab() {
   const [file, setFile] = useState<File | null>(null);
   const [error, setError] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
-  const logEnd = useRef<HTMLDivElement>(null);
+  const log = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLDivElement>(null);
+  const follow = useRef(true);
   const running = turns.some((turn) => turn.state === "pending");
 
   useEffect(() => {
     loadHistory().catch((err: Error) => setError(err.message));
+    warmUp();
   }, []);
-  useEffect(() => logEnd.current?.scrollIntoView({ block: "end" }), [turns]);
+  useEffect(() => {
+    const box = log.current;
+    const inner = content.current;
+    if (!box || !inner) return;
+    const onScroll = () => {
+      follow.current = box.scrollHeight - box.scrollTop - box.clientHeight < BOTTOM_SLACK_PX;
+    };
+    // Called at most once per frame, after layout: the cheapest moment to read and set the scroll.
+    const observer = new ResizeObserver(() => {
+      if (follow.current) box.scrollTop = box.scrollHeight;
+    });
+    box.addEventListener("scroll", onScroll, { passive: true });
+    observer.observe(inner);
+    return () => {
+      observer.disconnect();
+      box.removeEventListener("scroll", onScroll);
+    };
+  }, []);
 
   const submit = (event: Event) => {
     event.preventDefault();
@@ -33,6 +55,7 @@ export function ChatTab() {
     setText("");
     setFile(null);
     if (fileInput.current) fileInput.current.value = "";
+    follow.current = true;
     void send(message, file ?? undefined);
   };
   const onKeyDown = (event: KeyboardEvent) => {
@@ -43,12 +66,13 @@ export function ChatTab() {
     <div class="stack chat">
       <h1>{t.tabChat}</h1>
       <ErrorLine message={error} />
-      <div class="chat-log card" role="log" aria-label={t.conversation}>
+      <div class="chat-log card" role="log" aria-label={t.conversation} ref={log}>
         {turns.length === 0 && <p class="hint">{t.noMessages}</p>}
-        {turns.map((turn) => (
-          <TurnView key={turn.id} turn={turn} t={t} />
-        ))}
-        <div ref={logEnd} />
+        <div class="chat-turns" ref={content}>
+          {turns.map((turn) => (
+            <TurnView key={turn.id} turn={turn} t={t} />
+          ))}
+        </div>
       </div>
       <form class="chat-form" onSubmit={submit}>
         <label for="chat-message" class="visually-hidden">
@@ -80,56 +104,5 @@ export function ChatTab() {
         </div>
       </form>
     </div>
-  );
-}
-
-function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
-  return (
-    <article class="turn" aria-busy={turn.state === "pending"}>
-      <div class="msg msg-user">
-        <span class="who">{t.you}</span>
-        <p class="plain">{turn.input}</p>
-      </div>
-      <div class="msg msg-agent">
-        <span class="who">{t.agent}</span>
-        {turn.reasoning && (
-          <details class="reasoning">
-            <summary>{t.reasoning}</summary>
-            <p class="plain">{turn.reasoning}</p>
-          </details>
-        )}
-        {turn.tools.map((card) => (
-          <ToolView key={card.id} card={card} t={t} />
-        ))}
-        {turn.text ? (
-          // The HTML comes out of DOMPurify (markdown.ts).
-          <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(turn.text) }} />
-        ) : (
-          turn.state === "pending" && <p class="hint">{t.thinking}</p>
-        )}
-        {turn.state === "error" && <p class="error">{turn.error}</p>}
-      </div>
-    </article>
-  );
-}
-
-function ToolView({ card, t }: { card: ToolCard; t: Messages }) {
-  const status = card.status ?? t.toolRunning;
-  const took = card.durationMs !== undefined ? ` · ${card.durationMs} ms` : "";
-  return (
-    <details class="tool-card" data-status={card.status ?? "running"}>
-      <summary>
-        {t.tool}: <code>{card.name}</code> — {status}
-        {took}
-      </summary>
-      <h3>{t.toolArguments}</h3>
-      <pre>{card.args}</pre>
-      {card.result !== undefined && (
-        <>
-          <h3>{t.toolResult}</h3>
-          <pre>{card.result}</pre>
-        </>
-      )}
-    </details>
   );
 }

@@ -1,13 +1,17 @@
 /**
  * Memory: look inside and correct it. Search every layer; preview what would be injected for a question,
  * with tokens per section; forget (a preview of what matches first, then a second, explicit confirmation);
- * the facts of the graph (most mentioned entities and their relations); the documents; the context window's
- * timeline.
+ * the facts of the graph (most mentioned entities and their relations), each one editable and deletable
+ * after a confirmation; the documents; the context window's timeline. Documents and the timeline are the
+ * record of what was said and stay read-only (as in the original); Forget removes words from them. Long
+ * lists show a page of rows at a time and say how much is not drawn.
  */
 import { useCallback, useState } from "preact/hooks";
 import { api, get } from "../api";
+import { type Fact, FactList } from "../components/fact-list";
 import { GraphView } from "../components/graph-view";
 import { QueryForm } from "../components/query-form";
+import { fill, ShowMore, useShown } from "../components/show-more";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
 import { useT } from "../i18n";
@@ -33,7 +37,7 @@ interface ForgetReport {
 }
 interface Graph {
   nodes: Array<{ name: string; type: string; mentions: number }>;
-  edges: Array<{ subject: string; relation: string; object: string; status: string }>;
+  edges: Fact[];
   total: number;
 }
 interface Doc {
@@ -50,6 +54,8 @@ interface TimelineEvent {
 }
 
 const date = (ms: number) => new Date(ms).toLocaleString();
+/** Entities the graph view draws: the most mentioned; the line under it says how many there are in all. */
+const GRAPH_NODES = 100;
 
 export function MemoryTab() {
   const t = useT();
@@ -58,7 +64,7 @@ export function MemoryTab() {
   const [preview, setPreview] = useState<Preview | null>(null);
   const [picked, setPicked] = useState<string | null>(null);
   const pick = useCallback((name: string) => setPicked(name), []);
-  const graph = useApi<Graph>("/api/v1/memory/graph?limit=100");
+  const graph = useApi<Graph>(`/api/v1/memory/graph?limit=${GRAPH_NODES}`);
   const docs = useApi<{ items: Doc[]; total: number }>("/api/v1/memory/docs?limit=50");
   const timeline = useApi<{ events: TimelineEvent[] }>("/api/v1/memory/timeline");
   const reloadAll = async () => {
@@ -138,7 +144,9 @@ export function MemoryTab() {
         ) : (
           <>
             <p class="hint">
-              {t.entities}: {graph.data.total}
+              {graph.data.nodes.length < graph.data.total
+                ? fill(t.graphCut, { shown: graph.data.nodes.length, total: graph.data.total })
+                : `${t.entities}: ${graph.data.total}`}
             </p>
             {graph.data.nodes.length > 0 && (
               <GraphView
@@ -155,17 +163,11 @@ export function MemoryTab() {
                 </button>
               </div>
             )}
-            <ul class="results" aria-label={t.memFacts}>
-              {graph.data.edges.length === 0 && <li>{t.noResults}</li>}
-              {graph.data.edges
-                .filter((e) => !picked || e.subject === picked || e.object === picked)
-                .map((e) => (
-                  <li key={`${e.subject}|${e.relation}|${e.object}`}>
-                    <strong>{e.subject}</strong> — {e.relation} → <strong>{e.object}</strong>
-                    {e.status !== "active" && <small class="hint"> ({e.status})</small>}
-                  </li>
-                ))}
-            </ul>
+            <FactList
+              key={picked ?? ""}
+              facts={graph.data.edges.filter((e) => !picked || e.subject === picked || e.object === picked)}
+              onChanged={graph.reload}
+            />
           </>
         )}
       </section>
@@ -173,32 +175,47 @@ export function MemoryTab() {
         <h2 id="mem-docs">{t.documents}</h2>
         <ErrorLine message={docs.error} />
         {docs.data && (
-          <ul class="results" aria-label={t.documents}>
-            {docs.data.items.length === 0 && <li>{t.noResults}</li>}
-            {docs.data.items.map((d) => (
-              <li key={d.id}>
-                <span class="plain">{d.summary}</span> <small class="hint">{date(d.createdAt)}</small>
-              </li>
-            ))}
-          </ul>
+          <>
+            <ul class="results" aria-label={t.documents}>
+              {docs.data.items.length === 0 && <li>{t.noResults}</li>}
+              {docs.data.items.map((d) => (
+                <li key={d.id}>
+                  <span class="plain">{d.summary}</span> <small class="hint">{date(d.createdAt)}</small>
+                </li>
+              ))}
+            </ul>
+            {docs.data.items.length < docs.data.total && (
+              <small class="hint">{fill(t.listShown, { shown: docs.data.items.length, total: docs.data.total })}</small>
+            )}
+          </>
         )}
       </section>
       <section class="card stack" aria-labelledby="mem-timeline">
         <h2 id="mem-timeline">{t.memTimeline}</h2>
         <ErrorLine message={timeline.error} />
-        {timeline.data && (
-          <ol class="results" aria-label={t.memTimeline}>
-            {timeline.data.events.length === 0 && <li>{t.noResults}</li>}
-            {timeline.data.events.map((e) => (
-              <li key={e.id}>
-                <small class="hint">{date(e.ts)}</small> <span class="plain">{e.input}</span>
-                {e.response && <span class="plain"> → {e.response}</span>}
-              </li>
-            ))}
-          </ol>
-        )}
+        {timeline.data && <Timeline events={timeline.data.events} />}
       </section>
     </div>
+  );
+}
+
+/** The newest events of the context window, oldest first; "show more" reaches further back. */
+function Timeline({ events }: { events: TimelineEvent[] }) {
+  const t = useT();
+  const [shown, more] = useShown();
+  return (
+    <>
+      <ShowMore shown={shown} total={events.length} onMore={more} />
+      <ol class="results" aria-label={t.memTimeline}>
+        {events.length === 0 && <li>{t.noResults}</li>}
+        {events.slice(-shown).map((e) => (
+          <li key={e.id}>
+            <small class="hint">{date(e.ts)}</small> <span class="plain">{e.input}</span>
+            {e.response && <span class="plain"> → {e.response}</span>}
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
 

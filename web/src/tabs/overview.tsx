@@ -1,12 +1,13 @@
 /**
- * Overview: is the daemon up and for how long, is it busy, the LLM sources and their state, memory's sizes
- * and the process's own memory. Polls the small /api/v1/runtime often and /api/v1/kernel (memory sizes)
- * less often; the uptime counts on between polls.
+ * Overview: is the daemon up and for how long, is it busy, the LLM sources and their state, today's turns
+ * and tokens per source, memory's sizes and the process's own memory. Polls the small /api/v1/runtime
+ * often and /api/v1/kernel (usage, memory sizes) less often; the uptime counts on between polls.
  */
 import { useEffect, useState } from "preact/hooks";
 import { MemorySizes } from "../components/memory-sizes";
 import { SourcesTable } from "../components/sources-table";
 import { ErrorLine, Loading } from "../components/status";
+import { UsageChart } from "../components/usage-chart";
 import { useApi } from "../components/use-api";
 import { bytes, duration } from "../format";
 import { useT } from "../i18n";
@@ -57,6 +58,10 @@ export function OverviewTab() {
       <section class="card" aria-labelledby="ov-sources">
         <h2 id="ov-sources">{t.llmSources}</h2>
         {kernel.data ? <SourcesTable sources={kernel.data.llm} /> : r ? <SourcesTable sources={r.llm} /> : <Loading />}
+      </section>
+      <section class="card" aria-labelledby="ov-usage">
+        <h2 id="ov-usage">{t.usageToday}</h2>
+        {kernel.data ? <UsageChart usage={kernel.data.status.usage} /> : <Loading />}
       </section>
       <section class="card" aria-labelledby="ov-memory">
         <h2 id="ov-memory">{t.memorySizes}</h2>

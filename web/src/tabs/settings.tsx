@@ -1,11 +1,12 @@
 /**
  * Settings: a form generated from the daemon's setting definitions, one section per category; Save sends
- * only what changed, one PUT per key, and shows each refusal (the server's message) under its field. LLM
+ * only what changed, as one request that the daemon stores whole or not at all, and shows each refusal
+ * (the server's message) under its field, so a bad field never leaves the form half-saved. LLM
  * sources have their own section: the configured ones with "test connection", and a form to add one from
  * the `core.llm.sources.*` templates. Secrets arrive masked and are sent back only when retyped.
  */
 import { useMemo, useState } from "preact/hooks";
-import { api, post } from "../api";
+import { ApiError, api, post } from "../api";
 import { SettingField } from "../components/setting-field";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
@@ -40,14 +41,16 @@ export function SettingsTab() {
             ))}
             <NewSource templates={templates} onSaved={answer.reload} />
           </section>
-          {groups.map(([category, defs]) => (
+          {groups.map(([category, defs], i) => (
             <SettingsForm
               key={category}
               title={category}
               defs={defs}
               values={values}
               onSaved={answer.reload}
-              idPrefix={`set-${category}`}
+              // By position: a category is any text a plugin chose, and an id with a space would break
+              // aria-labelledby (it takes a list of ids).
+              idPrefix={`set-${i}`}
             />
           ))}
         </>
@@ -56,26 +59,32 @@ export function SettingsTab() {
   );
 }
 
-/** Saves the changed fields of one form; the server's refusals come back per key. */
+/**
+ * Saves the changed fields of one form in one request: all are stored or none. The server's refusals come
+ * back per key (shown under each field); any other failure shows once for the form.
+ */
 function useSaver(onSaved: () => Promise<void>) {
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string | null>(null);
   const [notice, setNotice] = useState("");
   const save = async (changes: Array<[string, string]>, done: string): Promise<boolean> => {
-    const failed: Record<string, string> = {};
-    for (const [key, value] of changes) {
-      try {
-        await api("PUT", "/api/v1/settings", { key, value });
-      } catch (err) {
-        failed[key] = (err as Error).message;
-      }
+    setErrors({});
+    setFailure(null);
+    setNotice("");
+    if (changes.length === 0) return true;
+    try {
+      await api("PUT", "/api/v1/settings", { changes: Object.fromEntries(changes) });
+    } catch (err) {
+      const refused = err instanceof ApiError ? err.refused : {};
+      setErrors(refused);
+      setFailure((err as Error).message);
+      return false;
     }
-    setErrors(failed);
-    const ok = Object.keys(failed).length === 0;
-    setNotice(ok ? done : "");
+    setNotice(done);
     await onSaved();
-    return ok;
+    return true;
   };
-  return { errors, notice, save };
+  return { errors, failure, notice, save };
 }
 
 function SettingsForm(props: {
@@ -86,7 +95,7 @@ function SettingsForm(props: {
   idPrefix: string;
 }) {
   const t = useT();
-  const { errors, notice, save } = useSaver(props.onSaved);
+  const { errors, failure, notice, save } = useSaver(props.onSaved);
   const [draft, setDraft] = useState<Record<string, string>>({});
   const current = (d: ConfigDefInfo) => draft[d.key] ?? props.values.get(d.key) ?? d.default;
   const submit = async (event: Event) => {
@@ -108,6 +117,7 @@ function SettingsForm(props: {
           onChange={(v) => setDraft({ ...draft, [def.key]: v })}
         />
       ))}
+      <ErrorLine message={failure} />
       <div class="row">
         <button type="submit">{`${t.save}: ${props.title}`}</button>
         <span role="status">{notice}</span>
@@ -160,7 +170,7 @@ function SourceForm(props: {
 
 function NewSource({ templates, onSaved }: { templates: ConfigDefInfo[]; onSaved: () => Promise<void> }) {
   const t = useT();
-  const { errors, notice, save } = useSaver(onSaved);
+  const { errors, failure, notice, save } = useSaver(onSaved);
   const [name, setName] = useState("");
   const [nameError, setNameError] = useState<string | undefined>();
   const [draft, setDraft] = useState<Record<string, string>>({});
@@ -208,6 +218,7 @@ function NewSource({ templates, onSaved }: { templates: ConfigDefInfo[]; onSaved
           onChange={(v) => setDraft({ ...draft, [def.key]: v })}
         />
       ))}
+      <ErrorLine message={failure} />
       <div class="row">
         <button type="submit">{t.addSource}</button>
         <span role="status">{notice}</span>

@@ -198,7 +198,12 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       injectCall(call, "injectInputSync", source, channel, text, opts) as ReturnType<PluginSDK["injectInputSync"]>,
     injectInterrupt: voidRemote("injectInterrupt"),
 
-    config: { list: remote("config.list"), set: voidRemote("config.set"), defs: remote("config.defs") },
+    config: {
+      list: remote("config.list"),
+      set: voidRemote("config.set"),
+      setMany: remote("config.setMany"),
+      defs: remote("config.defs"),
+    },
     auth: {
       required: remote("auth.required"),
       verify: remote("auth.verify"),
@@ -224,6 +229,8 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       graph: remote("memory.graph"),
       history: remote("memory.history"),
       commit: remote("memory.commit"),
+      editFact: remote("memory.editFact"),
+      deleteFact: remote("memory.deleteFact"),
       runLoop: remote("memory.runLoop"),
       forget: remote("memory.forget"),
     },

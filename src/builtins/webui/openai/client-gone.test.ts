@@ -1,7 +1,7 @@
 /**
  * Streaming clients that go away or stop reading: the stream is given up, the turn cancelled and the
  * connection cut (as the server sees it, whatever the client does), nothing of the request left in the
- * route's delta router; and the stall rule itself on a probe.
+ * route's delta router. The stall rule itself is tested on the shared stream (../sse-stream.test.ts).
  */
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
@@ -11,7 +11,6 @@ import { waitFor } from "../../../../test/fixtures/wait.js";
 import { type RoutesServer, serveRoutes, TEST_LIMITS } from "../../../../test/fixtures/webui-routes.js";
 import { DeltaRouter } from "./delta-router.js";
 import { openaiRoutes } from "./routes.js";
-import { watchStall } from "./stall-watch.js";
 
 /** Every DeltaRouter that watched a request, so a test can see they let go of it. */
 const routers = new Set<DeltaRouter>();
@@ -115,36 +114,5 @@ describe("a streaming client that stops reading", () => {
     const open = server;
     await waitFor(async () => (await open.connections()) === 0, "the server to close the connection");
     assert.equal(watched(), 0);
-  });
-});
-
-describe("watchStall", () => {
-  test("calls once the client took nothing for two intervals while bytes waited", async () => {
-    let stalls = 0;
-    const stop = watchStall({ waiting: () => 100, sent: () => 5 }, 5, () => stalls++);
-    await waitFor(() => stalls === 1, "the stall");
-    stop();
-  });
-
-  test("a client that reads, or one with nothing waiting, is never a stall", async () => {
-    let stalls = 0;
-    let reads = 0;
-    let checks = 0;
-    const reading = watchStall({ waiting: () => 100, sent: () => ++reads }, 5, () => stalls++);
-    const idle = watchStall(
-      {
-        waiting: () => {
-          checks += 1;
-          return 0;
-        },
-        sent: () => 0,
-      },
-      5,
-      () => stalls++,
-    );
-    await waitFor(() => reads > 10 && checks > 10, "ten intervals of each");
-    reading();
-    idle();
-    assert.equal(stalls, 0);
   });
 });

@@ -9,13 +9,13 @@ import type { AgentEvent, InputReply } from "@homeagent/sdk";
 import type { HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import type { WebDeps, WebEnv } from "../context.js";
+import { streamTie } from "../sse-sessions.js";
 import { turnCancel } from "./cancel.js";
 import { ChunkLines, completionId, toUsage } from "./chunks.js";
 import type { DeltaRouter } from "./delta-router.js";
 import { errorBody, type OpenAIErrorBody } from "./errors.js";
 import type { CompletionRequest } from "./request.js";
 import { SseBody } from "./sse-body.js";
-import { watchStall } from "./stall-watch.js";
 import { StreamText } from "./stream-text.js";
 import { startTurn } from "./turn.js";
 
@@ -31,11 +31,17 @@ export async function streamCompletion(
   const lines = new ChunkLines(completionId(), Math.floor(Date.now() / 1000));
   const cancel = turnCancel(c.req.raw.signal, deps.limits.chatTimeoutMs);
   const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+  // A stream opened with a session lives only as long as the session (logout, expiry, reset).
+  const tie = streamTie(c, deps);
   // A stream given up on ends its turn and its connection: a client that stopped reading keeps no slot.
-  const body = new SseBody(MAX_UNREAD_BYTES, (reason) => {
-    cancel.abort(reason);
-    outgoing?.destroy();
-  });
+  const body = new SseBody(
+    MAX_UNREAD_BYTES,
+    (reason) => {
+      cancel.abort(reason);
+      outgoing?.destroy();
+    },
+    { socket: outgoing, heartbeatMs: deps.limits.sseHeartbeatMs, stillAuthorized: tie.stillAuthorized },
+  );
   const content = new StreamText();
   const reasoning = new StreamText();
   const onEvent = (event: AgentEvent): void => {
@@ -56,7 +62,7 @@ export async function streamCompletion(
     cancel.release();
     throw err;
   }
-  if (outgoing) watchClient(body, outgoing, deps.limits.sseHeartbeatMs);
+  tie.hold(body.out);
   void Promise.race([turn.reply, cancel.timedOut])
     .then((outcome) =>
       end(
@@ -82,23 +88,6 @@ export async function streamCompletion(
     "X-Accel-Buffering": "no",
     "X-HomeAgent-Request-Id": turn.requestId,
   });
-}
-
-/** Gives the stream up once its client has taken nothing for two heartbeat intervals while bytes wait for it. */
-function watchClient(body: SseBody, outgoing: HttpBindings["outgoing"], intervalMs: number): void {
-  const stop = watchStall(
-    {
-      waiting: () => body.backlog + outgoing.writableLength,
-      sent: () => body.taken - outgoing.writableLength,
-    },
-    intervalMs,
-    () =>
-      body.giveUp(
-        new Error(`the HTTP client stopped reading: it took nothing of the stream for ${(2 * intervalMs) / 1000} s`),
-      ),
-  );
-  if (outgoing.destroyed) stop();
-  else outgoing.once("close", stop);
 }
 
 /** The stream's last lines: the rest of the reply, finish, usage, [DONE] — or the error, then [DONE]. */

@@ -5,17 +5,18 @@
 import type { HttpBindings } from "@hono/node-server";
 import type { RouteGroup } from "../context.js";
 import type { SseHub } from "../sse-hub.js";
+import { streamTie } from "../sse-sessions.js";
 
 export function eventsRoutes(hub: SseHub): RouteGroup {
-  return (app, { sdk }) => {
+  return (app, deps) => {
     app.get("/api/v1/chat/events", (c) => {
-      const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
       // A stream opened with a session lives only as long as the session (logout, expiry, reset).
-      const session = c.get("authKind") === "session" ? c.get("session") : undefined;
+      const tie = streamTie(c, deps);
       return hub.connect({
         lastEventId: c.req.header("last-event-id") ?? c.req.query("lastEventId"),
-        destroy: outgoing ? () => outgoing.destroy() : undefined,
-        stillAuthorized: session ? () => sdk.auth.session(session.id) !== null : undefined,
+        socket: (c.env as Partial<HttpBindings> | undefined)?.outgoing,
+        stillAuthorized: tie.stillAuthorized,
+        onOpen: tie.hold,
       });
     });
     return () => hub.close();

@@ -1,7 +1,7 @@
 /** The memory routes over real HTTP against the mock SDK: what each passes to memory, and what it refuses. */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import type { ForgetReport, MemoryDoc } from "@homeagent/sdk";
+import type { ForgetReport, MemoryDoc, MemoryRelation } from "@homeagent/sdk";
 import { createMockSDK } from "@homeagent/sdk/test";
 import { type RoutesServer, serveRoutes, TEST_LIMITS } from "../../../../test/fixtures/webui-routes.js";
 import type { WebLimits } from "../context.js";
@@ -29,6 +29,17 @@ const DOC: MemoryDoc = {
   accessCount: 0,
   tsStart: 1,
   tsEnd: 1,
+};
+
+const FACT: MemoryRelation = {
+  id: 7,
+  subject: "我",
+  relation: "住在",
+  object: "上海",
+  confidence: 0.9,
+  status: "active",
+  createdAt: 1,
+  updatedAt: 1,
 };
 
 function report(query: string, confirmed: boolean): ForgetReport {
@@ -64,6 +75,16 @@ async function start(limits: Partial<WebLimits> = {}) {
     memory: {
       recall: record("recall", { entities: [], relations: [] }),
       commit: record("commit", { added: 1, updated: 0 }),
+      editFact: async (id, change) => {
+        calls.push(["editFact", [id, change]]);
+        if (id !== 7) throw Object.assign(new Error(`there is no fact #${id} in memory`), { code: "graph_not_found" });
+        return { removed: 1, fact: { ...FACT, id: 8, ...change } };
+      },
+      deleteFact: async (id) => {
+        calls.push(["deleteFact", [id]]);
+        if (id !== 7) throw Object.assign(new Error(`there is no fact #${id} in memory`), { code: "graph_not_found" });
+        return { removed: 2 };
+      },
       forget: async (query, opts) => {
         calls.push(["forget", [query, opts]]);
         return report(query, opts.confirm);
@@ -123,6 +144,55 @@ describe("memory routes", () => {
     const bad = await json("DELETE", "/api/v1/memory", { query: "小花", confirm: "yes" });
     assert.equal(bad.status, 400);
     assert.match((await read(bad)).error.message, /confirm/);
+  });
+
+  it("edits and deletes one fact by its id; a stale id is 404 with memory's message", async () => {
+    const { calls, json } = await start();
+    const edited = await json("PUT", "/api/v1/memory/facts/7", { object: "北京", ignored: "x" });
+    assert.equal(edited.status, 200);
+    assert.deepEqual(await read(edited), { removed: 1, fact: { ...FACT, id: 8, object: "北京" } });
+    const deleted = await json("DELETE", "/api/v1/memory/facts/7", {});
+    assert.deepEqual(await read(deleted), { removed: 2 });
+    for (const [method, body] of [
+      ["PUT", { object: "北京" }],
+      ["DELETE", undefined],
+    ] as const) {
+      const stale = await json(method, "/api/v1/memory/facts/9", body);
+      assert.equal(stale.status, 404, method);
+      assert.deepEqual((await read(stale)).error, {
+        code: "graph_not_found",
+        message: "there is no fact #9 in memory",
+      });
+    }
+    assert.deepEqual(calls, [
+      ["editFact", [7, { object: "北京" }]],
+      ["deleteFact", [7]],
+      ["editFact", [9, { object: "北京" }]],
+      ["deleteFact", [9]],
+    ]);
+  });
+
+  it("refuses a bad fact id or correction with 400 before memory sees it", async () => {
+    const { calls, json } = await start();
+    for (const id of ["0", "-1", "abc", "1e3", "0x10", "1.5", "01", "99999999999999999", "%20"]) {
+      for (const method of ["PUT", "DELETE"]) {
+        const res = await json(method, `/api/v1/memory/facts/${id}`, { object: "北京" });
+        assert.equal(res.status, 400, `${method} ${id}`);
+        assert.match((await read(res)).error.message, /^id must be a fact's id/, `${method} ${id}`);
+      }
+    }
+    const cases: Array<[unknown, RegExp]> = [
+      [{ object: 42 }, /^object must be a string/],
+      [{ subject: "" }, /^subject must be 1 to 512 characters/],
+      [{ relation: "r".repeat(513) }, /^relation must be 1 to 512 characters/],
+      [[], /JSON object/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await json("PUT", "/api/v1/memory/facts/7", body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.match((await read(res)).error.message, message);
+    }
+    assert.equal(calls.length, 0, "nothing reached memory");
   });
 
   it("answers a missing document 404 and a present one in full", async () => {

@@ -1,8 +1,10 @@
 /**
  * The memory browser's routes: graph recall, commit and forget (/api/v1/memory), the graph page by page,
  * what would be injected for a query (memory/context), search over every layer, documents and the context
- * window's timeline. Reading here never changes memory (documents are not consumed, unlike the model's
- * doc_query); commit and forget are the only writes, and forget only previews unless `confirm` is true.
+ * window's timeline, and one fact corrected or deleted by its id (memory/facts/:id). Reading here never
+ * changes memory (documents are not consumed, unlike the model's doc_query); commit, the fact edits and
+ * forget are the only writes, and forget only previews unless `confirm` is true. The dashboard asks the
+ * user to confirm an edit or a delete before it sends one.
  */
 import type { MemoryKind } from "@homeagent/sdk";
 import { readJson } from "../body.js";
@@ -15,6 +17,9 @@ const KINDS: readonly MemoryKind[] = ["context", "turn", "doc", "entity"];
 const MAX_DEPTH = 5;
 const MAX_OFFSET = 1_000_000_000;
 const MAX_SENTENCE_CHARS = 4096;
+const FACT_FIELDS = ["subject", "relation", "object"] as const;
+/** Memory refuses names past 50 characters with its own reason; longer input is not worth reading. */
+const MAX_FACT_FIELD_CHARS = 512;
 
 export const memoryRoutes: RouteGroup = (app, deps) => {
   const { sdk } = deps;
@@ -37,6 +42,22 @@ export const memoryRoutes: RouteGroup = (app, deps) => {
     const query = requiredText(body, "query", MAX_QUERY_CHARS, "name what to forget in a few words");
     const confirm = optionalBoolean(body, "confirm") ?? false;
     return c.json(await sdkCall(() => sdk.memory.forget(query, { confirm })));
+  });
+
+  app.put("/api/v1/memory/facts/:id", async (c) => {
+    const id = factId(c.req.param("id"));
+    const body = await readJson(c, deps.limits.maxJsonBytes);
+    const change: Record<string, string> = {};
+    for (const field of FACT_FIELDS) {
+      const value = optionalString(body, field, MAX_FACT_FIELD_CHARS);
+      if (value !== undefined) change[field] = value;
+    }
+    return c.json(await sdkCall(() => sdk.memory.editFact(id, change)));
+  });
+
+  app.delete("/api/v1/memory/facts/:id", async (c) => {
+    const id = factId(c.req.param("id"));
+    return c.json(await sdkCall(() => sdk.memory.deleteFact(id)));
   });
 
   app.get("/api/v1/memory/graph", async (c) => {
@@ -79,6 +100,13 @@ export const memoryRoutes: RouteGroup = (app, deps) => {
 
   return undefined;
 };
+
+/** A fact's id as the graph lists it: a whole number ≥ 1 (digits only, so "1e3" or "0x10" are refused). */
+function factId(raw: string): number {
+  const id = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(id)) throw invalid("id", "must be a fact's id as the graph lists it (a whole number ≥ 1)");
+  return id;
+}
 
 function kindsQuery(raw: string | undefined): MemoryKind[] | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;

@@ -13,7 +13,7 @@ import { MAX_LOGIN_BODY_BYTES } from "../limits.js";
 /** Longer user names or passwords are not ones the daemon made; refuse them before hashing anything. */
 const MAX_CREDENTIAL_CHARS = 1024;
 
-export const sessionRoutes: RouteGroup = (app, { sdk }) => {
+export const sessionRoutes: RouteGroup = (app, { sdk, sessionStreams }) => {
   app.post("/api/v1/login", async (c) => {
     const body = await readJson(c, MAX_LOGIN_BODY_BYTES);
     const username = credential(body.username, "username");
@@ -41,6 +41,8 @@ export const sessionRoutes: RouteGroup = (app, { sdk }) => {
   app.post("/api/v1/logout", (c) => {
     const session = c.get("session");
     const ended = session ? sdk.auth.logout(session.id) : false;
+    // Its event streams and streaming completions end now, not at their next heartbeat.
+    if (session) sessionStreams?.end(session.id);
     c.header("Set-Cookie", sessionCookieHeader("", 0));
     return c.json({ loggedOut: ended });
   });

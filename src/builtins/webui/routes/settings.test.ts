@@ -159,6 +159,68 @@ describe("PUT /api/v1/settings", () => {
   });
 });
 
+describe("PUT /api/v1/settings {changes} (one form, all or none)", () => {
+  const put = (changes: unknown) => w.json("PUT", "/api/v1/settings", { changes });
+  const SRC = "core.llm.sources.batch.";
+
+  test("every change is stored at once; the answer shows each value as the list does (secrets masked)", async () => {
+    const res = await put({
+      [`${SRC}base_url`]: "http://127.0.0.1:9/v1",
+      [`${SRC}model`]: "batch-model",
+      [`${SRC}api_key`]: "sk-batch-secret-000099zz",
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, {
+      saved: {
+        [`${SRC}base_url`]: "http://127.0.0.1:9/v1",
+        [`${SRC}model`]: "batch-model",
+        [`${SRC}api_key`]: "****99zz",
+      },
+    });
+    assert.equal(w.daemon.config.get(`${SRC}api_key`), "sk-batch-secret-000099zz");
+    const again = await put({ [`${SRC}api_key`]: "****99zz", [`${SRC}model`]: null });
+    assert.equal(again.status, 200, "the secret's own mask sent back changes nothing");
+    assert.equal(w.daemon.config.get(`${SRC}api_key`), "sk-batch-secret-000099zz");
+    assert.equal(w.daemon.config.get(`${SRC}model`), "", "null reset the model");
+    await put({ [`${SRC}base_url`]: null, [`${SRC}api_key`]: null });
+  });
+
+  test("a bad third field saves nothing and the 400 names each refused key with the registry's message", async () => {
+    const res = await put({
+      [`${SRC}base_url`]: "http://127.0.0.1:9/v1",
+      [`${SRC}model`]: "m",
+      [`${SRC}priority`]: "first",
+      [`${SRC}api_key`]: "****",
+    });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, "settings_refused");
+    assert.match(res.body.error.message, /^nothing was saved: 2 of 4 settings refused \(/);
+    assert.deepEqual(Object.keys(res.body.error.refused).sort(), [`${SRC}api_key`, `${SRC}priority`]);
+    assert.match(res.body.error.refused[`${SRC}priority`], /is not an integer/);
+    assert.match(res.body.error.refused[`${SRC}api_key`], /masked secret/);
+    assert.ok(!w.daemon.config.sourceNames().includes("batch"), "the valid fields were not stored either");
+  });
+
+  test("malformed or oversized batches are 400 and store nothing", async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      ["core.agent.max_tool_turns=3", /^changes must be an object/],
+      [["core.agent.max_tool_turns", "3"], /^changes must be an object/],
+      [null, /^changes must be an object/],
+      [{}, /^changes must name at least one setting/],
+      [
+        Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`core.llm.sources.n${i}.model`, "m"])),
+        /at most 64 settings can change at once/,
+      ],
+    ];
+    for (const [changes, message] of cases) {
+      const res = await put(changes);
+      assert.equal(res.status, 400, JSON.stringify(changes).slice(0, 80));
+      assert.match(res.body.error.message, message);
+    }
+    assert.ok(!w.daemon.config.sourceNames().some((n) => /^n\d+$/.test(n)));
+  });
+});
+
 describe("POST /api/v1/settings/llm/test", () => {
   test("tries one source and says how it went", async () => {
     w.llm.enqueue({ text: "OK" });

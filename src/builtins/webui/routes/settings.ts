@@ -1,14 +1,16 @@
 /**
  * The settings page's API: every setting with its definition, writes validated by the config center
  * exactly as `/settings set` is (a refusal is a 400 with the registry's own message), and a one-shot test
- * of an LLM source. Secrets leave only masked: the registry masks listed values; defaults of secret
- * definitions are masked here. A form that sends every field back sends a secret's mask too: writing it
- * would replace the real key with "****abcd", so the mask of the stored value changes nothing and any other
- * mask-shaped value is refused.
+ * of an LLM source. A form saves as one request, `{changes: {key: value, …}}`: every change is checked
+ * first and all are stored or none, and the refusal names each refused key with its reason, so a form with
+ * one bad field never leaves the others half-saved. Secrets leave only masked: the registry masks listed
+ * values (and takes a secret's own mask sent back as "unchanged"); defaults of secret definitions are
+ * masked here.
  */
 import type { ConfigDefInfo, PluginSDK } from "@homeagent/sdk";
+import type { Context } from "hono";
 import { readJson } from "../body.js";
-import { ApiError, type RouteGroup } from "../context.js";
+import type { RouteGroup } from "../context.js";
 import { sdkError } from "../errors.js";
 import { invalid, optionalString } from "../params.js";
 
@@ -16,6 +18,8 @@ import { invalid, optionalString } from "../params.js";
 const MAX_KEY_CHARS = 256;
 /** The longest value any setting takes is 64 KiB of text. */
 const MAX_VALUE_CHARS = 65_536;
+/** Refused keys named in the error's message; `refused` carries them all. */
+const NAMED_KEYS = 5;
 
 export const settingsRoutes: RouteGroup = (app, { sdk, limits }) => {
   app.get("/api/v1/settings", (c) => {
@@ -26,25 +30,22 @@ export const settingsRoutes: RouteGroup = (app, { sdk, limits }) => {
 
   app.put("/api/v1/settings", async (c) => {
     const body = await readJson(c, limits.maxJsonBytes);
+    if (body.changes !== undefined) return saveMany(c, sdk, body.changes);
     const key = required(optionalString(body, "key", MAX_KEY_CHARS), "key");
     const value = body.value === null ? "" : body.value;
     if (typeof value !== "string") throw invalid("value", "must be a string, or null to delete the stored value");
     if (value.length > MAX_VALUE_CHARS) throw invalid("value", `must be at most ${MAX_VALUE_CHARS} characters`);
-    if (MASKED.test(value) && isSecretKey(sdk, key)) {
-      const shown = listedValue(sdk, key);
-      if (value === shown) return c.json({ key, value: shown, unchanged: true });
-      throw new ApiError(
-        400,
-        "invalid_argument",
-        `value looks like a masked secret ("****" and at most 4 characters), not a new one; send the real ${key} or leave it out`,
-      );
-    }
+    const before = listedValue(sdk, key);
     try {
       sdk.config.set(key, value);
     } catch (err) {
       throw sdkError(err, {}, 400);
     }
-    return c.json({ key, value: listedValue(sdk, key) });
+    return c.json({
+      key,
+      value: listedValue(sdk, key),
+      ...(value !== "" && value === before ? { unchanged: true } : {}),
+    });
   });
 
   app.post("/api/v1/settings/llm/test", async (c) => {
@@ -69,20 +70,30 @@ function listedValue(sdk: PluginSDK, key: string): string {
   return sdk.config.list(key).find((e) => e.key === key)?.value ?? "";
 }
 
-/** What the registry shows for a secret: "****", or "****" and the last four characters. */
-const MASKED = /^\*{4}.{0,4}$/su;
-
-/** Whether `key` holds a secret: its definition (a template's included) says so, or its listed entry does. */
-function isSecretKey(sdk: PluginSDK, key: string): boolean {
-  if (sdk.config.defs(key).some((d) => d.secret && keyMatches(d.key, key))) return true;
-  return sdk.config.list(key).some((e) => e.key === key && e.type === "password");
-}
-
-/** `core.llm.sources.*.api_key` matches `core.llm.sources.main.api_key`. */
-function keyMatches(pattern: string, key: string): boolean {
-  const a = pattern.split(".");
-  const b = key.split(".");
-  return a.length === b.length && a.every((part, i) => part === "*" || part === b[i]);
+/**
+ * `{changes: {key: value or null}}`: all stored, answered with each key's value as the list shows it, or
+ * none, answered 400 with `refused: {key: reason}` for the form to show under each field.
+ */
+function saveMany(c: Context, sdk: PluginSDK, raw: unknown): Response {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw invalid("changes", "must be an object {key: value, …} (null resets a key)");
+  }
+  // fromEntries, not assignment: a key such as "__proto__" must reach the registry and be refused there.
+  const changes = Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, value === null ? "" : value]));
+  if (Object.keys(changes).length === 0) throw invalid("changes", "must name at least one setting");
+  let refused: Record<string, string>;
+  try {
+    refused = sdk.config.setMany(changes).refused;
+  } catch (err) {
+    throw sdkError(err, {}, 400);
+  }
+  const keys = Object.keys(refused);
+  if (keys.length > 0) {
+    const named = keys.slice(0, NAMED_KEYS).join(", ") + (keys.length > NAMED_KEYS ? ", …" : "");
+    const message = `nothing was saved: ${keys.length} of ${Object.keys(changes).length} settings refused (${named})`;
+    return c.json({ error: { code: "settings_refused", message, refused } }, 400);
+  }
+  return c.json({ saved: Object.fromEntries(Object.keys(changes).map((key) => [key, listedValue(sdk, key)])) });
 }
 
 function maskDefault(def: ConfigDefInfo): ConfigDefInfo {

@@ -1,0 +1,144 @@
+/**
+ * ConfigRegistry.setMany, the settings form's save: every change is checked as set() checks it, and either
+ * all are stored (one transaction, then the listeners) or none, with each refused key and its reason. The
+ * secret-mask rule it shares with set() is checked here too.
+ */
+import assert from "node:assert/strict";
+import path from "node:path";
+import { afterEach, test } from "node:test";
+import { tempDir } from "../../test/fixtures/temp-dir.js";
+import { ConfigError, ConfigRegistry, MAX_CHANGES } from "./registry.js";
+import { MAX_SOURCES } from "./sources.js";
+
+const opened: ConfigRegistry[] = [];
+
+function openReg(file = path.join(tempDir("homeagent-setmany-"), "config.db"), env: Record<string, string> = {}) {
+  const reg = ConfigRegistry.open(file, { env });
+  opened.push(reg);
+  return { reg, file };
+}
+
+afterEach(() => {
+  for (const reg of opened.splice(0)) {
+    try {
+      reg.close();
+    } catch {
+      // closed by the test itself
+    }
+  }
+});
+
+const SOURCE = "core.llm.sources.main.";
+
+test("a refused third key leaves the first two unchanged, in memory and on disk, and tells no listener", () => {
+  const { reg, file } = openReg();
+  reg.set(`${SOURCE}model`, "old-model");
+  const heard: string[] = [];
+  reg.onChange((key) => heard.push(key));
+  const answer = reg.setMany({
+    [`${SOURCE}model`]: "new-model",
+    [`${SOURCE}base_url`]: "http://127.0.0.1:9/v1",
+    [`${SOURCE}priority`]: "first",
+  });
+  assert.deepEqual(Object.keys(answer.refused), [`${SOURCE}priority`]);
+  assert.match(answer.refused[`${SOURCE}priority`], /priority.*"first" is not an integer/);
+  assert.equal(reg.get(`${SOURCE}model`), "old-model");
+  assert.equal(reg.get(`${SOURCE}base_url`), "");
+  assert.deepEqual(heard, []);
+  reg.close();
+  const again = openReg(file).reg;
+  assert.equal(again.get(`${SOURCE}model`), "old-model");
+  assert.equal(again.get(`${SOURCE}base_url`), "");
+});
+
+test("all valid: every change is stored at once, deletes included, and each listener hears of each key after", () => {
+  const { reg, file } = openReg();
+  reg.set("core.agent.max_tool_turns", "12");
+  const heard: string[] = [];
+  reg.onChange((key, value) => heard.push(`${key}=${value}|model=${reg.get(`${SOURCE}model`)}`));
+  const answer = reg.setMany({
+    [`${SOURCE}base_url`]: "http://127.0.0.1:9/v1",
+    [`${SOURCE}model`]: "m1",
+    "core.agent.max_tool_turns": "",
+  });
+  assert.deepEqual(answer, { refused: {} });
+  assert.deepEqual(heard, [
+    `${SOURCE}base_url=http://127.0.0.1:9/v1|model=m1`,
+    `${SOURCE}model=m1|model=m1`,
+    "core.agent.max_tool_turns=10|model=m1",
+  ]);
+  reg.close();
+  const again = openReg(file).reg;
+  assert.equal(again.get(`${SOURCE}model`), "m1");
+  assert.equal(again.getInt("core.agent.max_tool_turns"), 10, '"" deleted the stored value');
+});
+
+test("every refusal is named, each with set()'s own message; nothing is stored", () => {
+  const { reg } = openReg(undefined, { HOMEAGENT_LLM_BASE_URL: "http://127.0.0.1:1/v1" });
+  const changes: Record<string, unknown> = {
+    "core.agent.max_tool_turns": "many",
+    "core.no_such_key": "1",
+    "core.llm.sources.env.base_url": "http://127.0.0.1:2/v1",
+    "core.llm.sources.x.base_url": "javascript:alert(1)",
+    "core.agent.personal_prompt": 42,
+    "core.agent.system_prompt": "fine on its own",
+  };
+  // A key that an object literal would turn into its prototype must still be refused, not lost.
+  Object.defineProperty(changes, "__proto__", { value: "x", enumerable: true });
+  const { refused } = reg.setMany(changes as Record<string, string>);
+  for (const [key, value] of Object.entries(changes)) {
+    if (key === "core.agent.system_prompt") continue;
+    let single: unknown;
+    try {
+      reg.set(key, value as string);
+    } catch (err) {
+      single = err;
+    }
+    assert.ok(single instanceof ConfigError, `${key} is refused by set() too`);
+    assert.equal(refused[key], single.message, key);
+  }
+  assert.equal(Object.keys(refused).length, 6);
+  assert.match(refused["core.agent.personal_prompt"], /must be a string/);
+  assert.equal(reg.get("core.agent.system_prompt"), reg.def("core.agent.system_prompt")?.default);
+});
+
+test("a secret's own mask changes nothing; any other mask is refused (set and setMany alike)", () => {
+  const { reg } = openReg();
+  const key = `${SOURCE}api_key`;
+  reg.set(key, "sk-real-secret-0000wxyz");
+  reg.set(key, "****wxyz");
+  assert.equal(reg.get(key), "sk-real-secret-0000wxyz");
+  assert.deepEqual(reg.setMany({ [key]: "****wxyz", [`${SOURCE}model`]: "m" }), { refused: {} });
+  assert.equal(reg.get(key), "sk-real-secret-0000wxyz");
+  for (const mask of ["****abcd", "****"]) {
+    assert.throws(() => reg.set(key, mask), /masked secret/);
+    assert.match(reg.setMany({ [key]: mask }).refused[key], /masked secret/);
+  }
+  assert.equal(reg.get(key), "sk-real-secret-0000wxyz");
+  reg.set("core.agent.personal_prompt", "****");
+  assert.equal(reg.get("core.agent.personal_prompt"), "****", "only secrets are guarded");
+});
+
+test("the source limit counts the sources a batch adds; more than MAX_CHANGES keys are refused whole", () => {
+  const { reg } = openReg();
+  for (let i = 0; i < MAX_SOURCES - 1; i++) reg.set(`core.llm.sources.s${i}.model`, "m");
+  const { refused } = reg.setMany({
+    "core.llm.sources.last.model": "m",
+    "core.llm.sources.last.base_url": "http://127.0.0.1:9/v1",
+    "core.llm.sources.over.model": "m",
+  });
+  assert.deepEqual(Object.keys(refused), ["core.llm.sources.over.model"]);
+  assert.match(refused["core.llm.sources.over.model"], new RegExp(`at most ${MAX_SOURCES} LLM sources`));
+  assert.equal(reg.sourceNames().length, MAX_SOURCES - 1, "nothing stored");
+
+  const distinct = Object.fromEntries(
+    Array.from({ length: MAX_CHANGES + 1 }, (_, i) => [`core.llm.sources.n${i}.model`, "m"]),
+  );
+  assert.throws(
+    () => reg.setMany(distinct),
+    (err: unknown) =>
+      err instanceof ConfigError &&
+      err.code === "config_limit" &&
+      new RegExp(`at most ${MAX_CHANGES} settings can change at once`).test(err.message),
+  );
+});

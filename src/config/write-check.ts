@@ -1,0 +1,81 @@
+/**
+ * What one write to the config center means, decided before anything is stored: set() and setMany() both
+ * ask here, so a batch refuses exactly what a single write refuses, with the same message.
+ */
+
+import { maskSecret } from "../util/secret.js";
+import type { ConfigDef } from "./defaults.js";
+import type { EnvOverlay } from "./env.js";
+import { ConfigError } from "./errors.js";
+import { pluginKeyParts } from "./plugin-settings.js";
+import { sourceKeyHint, sourceLimitProblem } from "./sources.js";
+import { isSecret, requireValid } from "./validate.js";
+
+/** Longer keys are never settings; refusing them keeps messages and lookups small. */
+const MAX_KEY_LENGTH = 256;
+
+/** What every list shows of a secret: "****", or "****" and its last four characters (util/secret.ts). */
+const MASKED = /^\*{4}.{0,4}$/su;
+
+export interface WriteContext {
+  def(key: string): ConfigDef | undefined;
+  env: EnvOverlay;
+  /** The effective value now. */
+  get(key: string): string | undefined;
+  /** The LLM sources that exist (a batch adds the ones it creates), for their limit. */
+  sourceNames: string[];
+}
+
+/**
+ * The write `value` means for `key` ([key, undefined] deletes the stored value), or null when it changes
+ * nothing: a secret's own mask sent back by a form that sends every field. Throws a ConfigError with the
+ * reason when the write is refused; then nothing may be stored.
+ */
+export function checkedWrite(ctx: WriteContext, key: string, value: unknown): [string, string | undefined] | null {
+  const def = key.length <= MAX_KEY_LENGTH ? ctx.def(key) : undefined;
+  if (!def) throw unknownKey(key);
+  const env = ctx.env.get(key);
+  if (env) {
+    // Storing it would have no effect while the variable is set; say so instead of silently ignoring it.
+    throw new ConfigError(
+      "config_env_override",
+      `config ${key} comes from the environment variable ${env.variable}; change or unset it there`,
+    );
+  }
+  if (typeof value !== "string") {
+    throw new ConfigError("config_invalid", `config ${key}: the value must be a string ("" resets it to the default)`);
+  }
+  if (value === "") return [key, undefined];
+  if (isSecret(def, key) && MASKED.test(value)) {
+    if (value === maskSecret(ctx.get(key) ?? "")) return null;
+    throw new ConfigError(
+      "config_invalid",
+      `config ${key}: the value looks like a masked secret ("****" and at most 4 characters), not a new one; ` +
+        "type the real value, or leave the field as it is to keep the stored one",
+    );
+  }
+  requireValid(key, def, value);
+  const tooMany = sourceLimitProblem(key, ctx.sourceNames);
+  if (tooMany) throw new ConfigError("config_limit", tooMany);
+  return [key, value];
+}
+
+function unknownKey(key: string): ConfigError {
+  const shown = key.length > 120 ? `${key.slice(0, 120)}…` : key;
+  const hint = sourceKeyHint(shown);
+  if (hint) return new ConfigError("config_unknown_key", hint);
+  const plugin = pluginKeyParts(key);
+  if (plugin) {
+    return new ConfigError(
+      "config_unknown_key",
+      `unknown config key ${shown}: plugin ${plugin.plugin} declares no such setting ` +
+        `(is the plugin installed and running? its settings are listed by /settings plugin.${plugin.plugin}.)`,
+    );
+  }
+  return new ConfigError(
+    "config_unknown_key",
+    shown.startsWith("core.")
+      ? `unknown config key ${shown}; list the known keys with: /settings core.`
+      : `unknown config key ${shown}; keys live under core.* or plugin.<name>.*`,
+  );
+}

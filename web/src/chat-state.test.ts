@@ -1,0 +1,122 @@
+/**
+ * How bus events and answers change the chat's turns: binding a turn to its request (an attachment's
+ * chat included), deltas, the final text (same text keeps the view, another starts it over), the page's
+ * size cap, a reconnect's possible hole, truncated outputs and messages the agent sent on its own.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  applyDelta,
+  applyOutput,
+  bindRequest,
+  continues,
+  failTurn,
+  finishTurn,
+  head,
+  historyTurn,
+  markGap,
+  newTurn,
+  REPLY_KEEP_CHARS,
+  type Turn,
+} from "./chat-state";
+
+function running(input = "hi", file?: { name: string; size: number }): Turn[] {
+  return bindRequest([newTurn("c1", input, file)], {
+    channel: "webui",
+    requestId: "r1",
+    text: file ? `${input}\n\n[attached file: uploads/${file.name} (1 KB, text/plain)]` : input,
+  });
+}
+
+const delta = (turns: Turn[], content: string, reset = false) =>
+  applyDelta(turns, { requestId: "r1", content, ...(reset ? { reset } : {}) }, "text");
+
+describe("chat state", () => {
+  it("binds a turn to its request, a chat with an attachment included", () => {
+    assert.equal(running()[0].requestId, "r1");
+    assert.equal(running("看看这个", { name: "笔记.txt", size: 12 })[0].requestId, "r1");
+    const other = bindRequest([newTurn("c1", "hi")], { channel: "webui", requestId: "r9", text: "someone else" });
+    assert.equal(other[0].requestId, undefined);
+  });
+
+  it("appends deltas, and a reset starts the text and its view over", () => {
+    let turns = delta(delta(running(), "Hello "), "world");
+    assert.equal(turns[0].text, "Hello world");
+    assert.equal(turns[0].epoch, 0);
+    turns = delta(turns, "", true);
+    assert.equal(turns[0].text, "");
+    assert.equal(turns[0].epoch, 1);
+  });
+
+  it("keeps the view when the final text is the streamed one, starts over when it is not", () => {
+    const streamed = delta(running(), "Hello world");
+    const same = applyOutput(streamed, { requestId: "r1", content: "Hello world" }, 7);
+    assert.equal(same[0].state, "done");
+    assert.equal(same[0].epoch, streamed[0].epoch);
+    const rewritten = finishTurn(streamed, "c1", { requestId: "r1", response: "Hello, rewritten" });
+    assert.equal(rewritten[0].text, "Hello, rewritten");
+    assert.equal(rewritten[0].epoch, streamed[0].epoch + 1);
+    const empty = finishTurn(streamed, "c1", { requestId: "r1", response: "" });
+    assert.equal(empty[0].text, "Hello world", "an empty answer dropped the streamed text");
+  });
+
+  it("keeps at most REPLY_KEEP_CHARS of a reply, counts the rest and keeps the whole as a file at the end", async () => {
+    const piece = "字".repeat(500_000);
+    let turns = running();
+    for (let i = 0; i < 5; i++) turns = delta(turns, piece);
+    assert.equal(turns[0].text.length, REPLY_KEEP_CHARS);
+    assert.equal(turns[0].omitted, 5 * piece.length - REPLY_KEEP_CHARS);
+    assert.equal(turns[0].whole, undefined);
+    const whole = piece.repeat(5);
+    const done = finishTurn(turns, "c1", { requestId: "r1", response: whole });
+    assert.equal(done[0].text.length, REPLY_KEEP_CHARS);
+    assert.equal(done[0].epoch, turns[0].epoch, "the kept text is the same: the view should not start over");
+    assert.equal(await done[0].whole?.text(), whole);
+    assert.equal(historyTurn("h1", 1, "q", whole).omitted, whole.length - REPLY_KEEP_CHARS);
+  });
+
+  it("keeps the view going when the final text is the streamed one grown or trimmed", () => {
+    assert.ok(continues("Hello", "Hello world"));
+    assert.ok(continues("Hello world\n\n", "Hello world"));
+    assert.ok(!continues("Hello world\n\nmore", "Hello world"));
+    assert.ok(!continues("Hello", "Jello"));
+    const streamed = delta(running(), "Hello world\n\n");
+    const trimmed = finishTurn(streamed, "c1", { requestId: "r1", response: "Hello world" });
+    assert.equal(trimmed[0].epoch, streamed[0].epoch, "a trimmed final text started the view over");
+  });
+
+  it("never cuts a surrogate pair in half", () => {
+    assert.equal(head("a😀b", 2), "a");
+    assert.equal(head("a😀b", 3), "a😀");
+  });
+
+  it("after a reconnect ignores further deltas of a running turn until its final text", () => {
+    const gapped = markGap(delta(running(), "Part one, "));
+    assert.equal(gapped[0].gap, true);
+    const later = delta(gapped, "part three.");
+    assert.equal(later[0].text, "Part one, ", "a delta after the hole was appended");
+    const done = applyOutput(later, { requestId: "r1", content: "Part one, part two, part three." }, 9);
+    assert.equal(done[0].text, "Part one, part two, part three.");
+    assert.equal(done[0].gap, false);
+    assert.equal(markGap(done), done, "a finished turn was marked");
+    assert.equal(failTurn(markGap(running()), "c1", "boom")[0].gap, false);
+  });
+
+  it("keeps the streamed text when agent_output was cut to fit one event", () => {
+    const streamed = delta(running(), "the whole long reply");
+    const cut = applyOutput(streamed, { requestId: "r1", content: "the whole… [9 more chars]", truncated: true }, 3);
+    assert.equal(cut, streamed);
+  });
+
+  it("shows a message the agent sent on its own as a turn of its own, once", () => {
+    const turns = delta(running(), "reply text");
+    const spoken = applyOutput(turns, { requestId: "r1", content: "Reminder: tea", sent: true }, 42);
+    assert.equal(spoken.length, 2);
+    assert.equal(spoken[0].text, "reply text", "the turn's own reply was replaced by the sent message");
+    assert.deepEqual([spoken[1].input, spoken[1].text, spoken[1].state], ["", "Reminder: tea", "done"]);
+    assert.equal(applyOutput(spoken, { content: "Reminder: tea", sent: true }, 42), spoken);
+    const restarted = applyOutput(spoken, { content: "Another one", sent: true }, 42);
+    assert.equal(restarted.length, 3, "a message with a seq seen before (a restarted daemon) was dropped");
+    assert.notEqual(restarted[2].id, restarted[1].id);
+  });
+});

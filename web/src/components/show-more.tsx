@@ -1,0 +1,34 @@
+/**
+ * Long lists on the Memory tab (facts, the context timeline) render a page of rows at a time: a thousand
+ * rows with their buttons at once would block the page for a noticeable moment, and nobody reads them all.
+ * The line says how many are shown out of how many; the button adds the next page.
+ */
+import { useState } from "preact/hooks";
+import { useT } from "../i18n";
+
+/** Rows per page. */
+export const PAGE_ROWS = 100;
+
+/** How many rows to show now, and a function that shows one page more. */
+export function useShown(step = PAGE_ROWS): [number, () => void] {
+  const [shown, setShown] = useState(step);
+  return [shown, () => setShown((n) => n + step)];
+}
+
+export function ShowMore({ shown, total, onMore }: { shown: number; total: number; onMore: () => void }) {
+  const t = useT();
+  if (shown >= total) return null;
+  return (
+    <div class="row">
+      <small class="hint">{fill(t.listShown, { shown, total })}</small>
+      <button type="button" onClick={onMore}>
+        {t.showMore}
+      </button>
+    </div>
+  );
+}
+
+/** A message with `{name}` placeholders filled in. */
+export function fill(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+}

@@ -1,0 +1,225 @@
+/**
+ * Today's turns and tokens per LLM source (Overview): two small stacked bar charts by hour, drawn with
+ * uPlot, and tables that hold every figure, for readers who cannot see a canvas. uPlot is imported only
+ * when there is something to draw, so the Overview's first view stays small and the uptime shows without
+ * waiting for it. Its stylesheet is bundled with the app's (the CSP refuses inline <style>), and it sets
+ * element styles only through the CSSOM, which the CSP allows. Colours come from the theme's custom
+ * properties and are read again when the theme changes; each chart follows its box's width.
+ */
+import "uplot/dist/uPlot.min.css";
+import { useEffect, useRef, useState } from "preact/hooks";
+import type uPlot from "uplot";
+import { type Messages, useT } from "../i18n";
+import type { LlmSourceUsage, LlmUsageToday } from "../types";
+import { ScrollBox } from "./scroll-box";
+
+const HEIGHT = 160;
+/** --chart-1 … --chart-6 in styles.css; more sources reuse them in turn. */
+const PALETTE = 6;
+/** Y-axis steps: whole numbers only (1, 2, 5, 10, 20 … 5·10⁹), turns and tokens never come in halves. */
+const WHOLE_STEPS = Array.from({ length: 30 }, (_, i) => [1, 2, 5][i % 3] * 10 ** Math.floor(i / 3));
+
+type Metric = (h: LlmSourceUsage["byHour"][number]) => number;
+const turnsOf: Metric = (h) => h.turns;
+const tokensOf: Metric = (h) => h.promptTokens + h.completionTokens;
+
+export function UsageChart({ usage }: { usage: LlmUsageToday }) {
+  const t = useT();
+  if (usage.sources.length === 0) return <p>{t.noTurnsToday}</p>;
+  return (
+    <div class="stack">
+      <p class="hint">{`${usage.day} (${usage.timeZone})`}</p>
+      <div class="usage-charts">
+        <HourChart title={t.turnsPerHour} usage={usage} metric={turnsOf} t={t} />
+        <HourChart title={t.tokensPerHour} usage={usage} metric={tokensOf} t={t} />
+      </div>
+      <UsageTable usage={usage} t={t} />
+    </div>
+  );
+}
+
+function HourChart({ title, usage, metric, t }: { title: string; usage: LlmUsageToday; metric: Metric; t: Messages }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [failed, setFailed] = useState(false);
+  const values = usage.sources.map((s) => perHour(s, usage.hour, metric));
+  const key = JSON.stringify(values);
+  // Drawn again when the figures change (`key`), not on every render of the Overview.
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    let chart: uPlot | undefined;
+    let stopped = false;
+    const watchers: Array<{ disconnect(): void }> = [];
+    import("uplot")
+      .then(({ default: UPlot }) => {
+        if (stopped) return;
+        const draw = () => {
+          chart?.destroy();
+          chart = new UPlot(options(UPlot, el.clientWidth, values), data(values), el);
+        };
+        draw();
+        const themes = new MutationObserver(draw);
+        themes.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+        const sizes = new ResizeObserver(() => {
+          if (chart && chart.width !== el.clientWidth) chart.setSize({ width: el.clientWidth, height: HEIGHT });
+        });
+        sizes.observe(el);
+        watchers.push(themes, sizes);
+      })
+      .catch(() => setFailed(true));
+    return () => {
+      stopped = true;
+      for (const w of watchers) w.disconnect();
+      chart?.destroy();
+    };
+  }, [key]);
+  return (
+    <figure class="usage-chart">
+      <figcaption>{title}</figcaption>
+      {failed ? (
+        <p class="hint">{t.chartUnavailable}</p>
+      ) : (
+        <div ref={box} class="usage-plot" role="img" aria-label={summary(title, usage, values, t)} />
+      )}
+    </figure>
+  );
+}
+
+/** The figures of one source for the hours 0 … now. */
+function perHour(source: LlmSourceUsage, hour: number, metric: Metric): number[] {
+  const values = new Array<number>(hour + 1).fill(0);
+  for (const h of source.byHour) if (h.hour <= hour) values[h.hour] = metric(h);
+  return values;
+}
+
+/**
+ * Stacked bars: the k-th series is the sum of the first k sources, and the tallest is drawn first, so each
+ * source's colour shows as its own slice of the bar.
+ */
+function data(values: number[][]): uPlot.AlignedData {
+  const hours = values[0]?.map((_, h) => h) ?? [];
+  const sums: number[][] = [];
+  let running = hours.map(() => 0);
+  for (const row of values) {
+    running = running.map((v, h) => v + (row[h] ?? 0));
+    sums.push(running);
+  }
+  return [hours, ...sums.reverse()];
+}
+
+function options(UPlot: typeof uPlot, width: number, values: number[][]): uPlot.Options {
+  const css = getComputedStyle(document.documentElement);
+  const color = (name: string) => css.getPropertyValue(name).trim() || "#888";
+  const axis = { stroke: color("--muted"), grid: { stroke: color("--border"), width: 1 }, ticks: { show: false } };
+  const bars = UPlot.paths.bars?.({ size: [0.7, 48] });
+  const hours = values[0]?.length ?? 1;
+  const series: uPlot.Series[] = values.map((_, i) => {
+    const fill = color(`--chart-${(i % PALETTE) + 1}`);
+    return { fill, stroke: fill, width: 0, paths: bars, points: { show: false } };
+  });
+  return {
+    width,
+    height: HEIGHT,
+    legend: { show: false },
+    cursor: { show: false },
+    select: { show: false, left: 0, top: 0, width: 0, height: 0 },
+    scales: {
+      x: { time: false, range: () => [-0.5, hours - 0.5] },
+      y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+    },
+    axes: [
+      { ...axis, incrs: [1, 2, 3, 4, 6, 12], values: (_u, splits) => splits.map((h) => `${h}:00`) },
+      {
+        ...axis,
+        size: 44,
+        incrs: WHOLE_STEPS,
+        values: (_u, splits) => splits.map(compact),
+      },
+    ],
+    series: [{}, ...series.reverse()],
+  };
+}
+
+/** What the chart shows, in words: each source's total today and its busiest hour. */
+function summary(title: string, usage: LlmUsageToday, values: number[][], t: Messages): string {
+  const parts = usage.sources.map((s, i) => {
+    const row = values[i] ?? [];
+    const total = row.reduce((a, b) => a + b, 0);
+    const peak = row.indexOf(Math.max(...row));
+    return total > 0 ? `${s.name} ${total}, ${t.mostAt} ${peak}:00` : `${s.name} 0`;
+  });
+  return `${title}: ${parts.join("; ")}`;
+}
+
+function UsageTable({ usage, t }: { usage: LlmUsageToday; t: Messages }) {
+  const unreported = usage.sources.reduce((n, s) => n + s.callsWithoutUsage, 0);
+  const hours = usage.sources
+    .flatMap((s) => s.byHour.map((h) => ({ source: s.name, ...h })))
+    .sort((a, b) => a.hour - b.hour || a.source.localeCompare(b.source));
+  return (
+    <>
+      <ScrollBox label={t.usageTable}>
+        <table class="usage-table">
+          <caption>{t.usageTable}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t.source}</th>
+              <th scope="col">{t.turns}</th>
+              <th scope="col">{t.promptTokens}</th>
+              <th scope="col">{t.completionTokens}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {usage.sources.map((s, i) => (
+              <tr key={s.name}>
+                <th scope="row" class="wrap">
+                  <span class={`swatch swatch-${(i % PALETTE) + 1}`} aria-hidden="true" />
+                  {s.name}
+                </th>
+                <td>{s.turns}</td>
+                <td>{s.promptTokens}</td>
+                <td>{s.completionTokens}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollBox>
+      {unreported > 0 && <p class="hint">{`${unreported} ${t.callsWithoutUsage}`}</p>}
+      <details>
+        <summary>{t.usageByHour}</summary>
+        <ScrollBox label={t.usageByHour}>
+          <table class="usage-table">
+            <caption class="visually-hidden">{t.usageByHour}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t.hour}</th>
+                <th scope="col">{t.source}</th>
+                <th scope="col">{t.turns}</th>
+                <th scope="col">{t.tokensSplit}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {hours.map((h) => (
+                <tr key={`${h.hour} ${h.source}`}>
+                  <td>{`${h.hour}:00`}</td>
+                  <th scope="row" class="wrap">
+                    {h.source}
+                  </th>
+                  <td>{h.turns}</td>
+                  <td>{`${h.promptTokens} + ${h.completionTokens}`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
+      </details>
+    </>
+  );
+}
+
+/** 1234 → 1.2k: axis labels stay short on a phone. */
+function compact(n: number): string {
+  if (n >= 1e6) return `${+(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${+(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}

@@ -1,0 +1,77 @@
+/**
+ * The frame queue with a fake clock and fake frames: adding a job many times before its frame runs it
+ * once, the budget shared by all jobs, the first job always moving on, and jobs taking turns.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type FrameJob, FrameQueue } from "./frame-queue";
+
+function setup(budgetMs = 10) {
+  let now = 0;
+  const frames: (() => void)[] = [];
+  const queue = new FrameQueue(
+    (callback) => frames.push(callback),
+    () => now,
+    budgetMs,
+  );
+  const runFrame = () => {
+    const frame = frames.shift();
+    assert.ok(frame, "no frame was requested");
+    frame();
+  };
+  /** A job of `units` units, each taking `cost` ms of the fake clock. */
+  const job = (name: string, units: number, cost: number, log: string[]): FrameJob => {
+    let left = units;
+    return {
+      run(hasTime) {
+        do {
+          now += cost;
+          left -= 1;
+          log.push(name);
+        } while (left > 0 && hasTime());
+        return left > 0;
+      },
+    };
+  };
+  return { queue, frames, runFrame, job };
+}
+
+describe("FrameQueue", () => {
+  it("runs a job added many times before its frame once, in one frame", () => {
+    const { queue, frames, runFrame, job } = setup();
+    const log: string[] = [];
+    const tail = job("tail", 1, 1, log);
+    for (let i = 0; i < 50; i++) queue.add(tail);
+    assert.equal(frames.length, 1);
+    runFrame();
+    assert.deepEqual(log, ["tail"]);
+    assert.equal(frames.length, 0, "a frame was requested with nothing to do");
+  });
+
+  it("shares one budget per frame, always moves the first job on, and lets jobs take turns", () => {
+    const { queue, frames, runFrame, job } = setup(10);
+    const log: string[] = [];
+    queue.add(job("a", 5, 4, log));
+    queue.add(job("b", 5, 4, log));
+    runFrame();
+    assert.deepEqual(log, ["a", "a", "a"], "a frame went past its budget by more than one unit");
+    runFrame();
+    assert.deepEqual(log.slice(3), ["b", "b", "b"], "the job not reached did not go first");
+    runFrame();
+    runFrame();
+    assert.equal(log.filter((n) => n === "a").length, 5);
+    assert.equal(log.filter((n) => n === "b").length, 5);
+    assert.equal(frames.length, 0);
+  });
+
+  it("a unit over the whole budget still runs, one per frame", () => {
+    const { queue, runFrame, frames, job } = setup(10);
+    const log: string[] = [];
+    queue.add(job("big", 3, 50, log));
+    runFrame();
+    runFrame();
+    runFrame();
+    assert.deepEqual(log, ["big", "big", "big"]);
+    assert.equal(frames.length, 0);
+  });
+});

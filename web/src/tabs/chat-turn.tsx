@@ -1,0 +1,122 @@
+/**
+ * One turn of the chat: the user's message and attachment, then the agent's side — reasoning folded away,
+ * a card per tool call, and the reply as Markdown kept up to date piece by piece (markdown-view.ts), never parsed
+ * again as a whole. A reply longer than the page keeps says how much is left out and, once whole, offers
+ * it as a file.
+ */
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import type { Attachment, ToolCard, Turn } from "../chat-state";
+import { fill } from "../components/show-more";
+import { bytes } from "../format";
+import type { Messages } from "../i18n";
+import { MarkdownView } from "../markdown-view";
+
+export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
+  const agent = turn.state !== "done" || turn.text || turn.reasoning || turn.tools.length > 0;
+  return (
+    <article class="turn" aria-busy={turn.state === "pending"}>
+      {(turn.input || turn.attachment) && (
+        <div class="msg msg-user">
+          <span class="who">{t.you}</span>
+          {turn.input && <p class="plain">{turn.input}</p>}
+          {turn.attachment && <AttachmentLine file={turn.attachment} t={t} />}
+        </div>
+      )}
+      {agent && (
+        <div class="msg msg-agent">
+          <span class="who">{t.agent}</span>
+          {turn.reasoning && (
+            <details class="reasoning">
+              <summary>{t.reasoning}</summary>
+              <p class="plain">{turn.reasoning}</p>
+            </details>
+          )}
+          {turn.tools.map((card) => (
+            <ToolView key={card.id} card={card} t={t} />
+          ))}
+          {turn.text ? <Reply turn={turn} /> : turn.state === "pending" && <p class="hint">{t.thinking}</p>}
+          {turn.omitted > 0 && <Omitted turn={turn} t={t} />}
+          {turn.gap && <p class="hint">{t.replyGap}</p>}
+          {turn.state === "error" && <p class="error">{turn.error}</p>}
+        </div>
+      )}
+    </article>
+  );
+}
+
+/** The reply's Markdown; its children belong to the MarkdownView, Preact only makes the element. */
+function Reply({ turn }: { turn: Turn }) {
+  const element = useRef<HTMLDivElement>(null);
+  const view = useRef<MarkdownView | null>(null);
+  const final = turn.state !== "pending";
+  useLayoutEffect(() => {
+    if (!element.current) return;
+    view.current ??= new MarkdownView(element.current);
+    view.current.update(turn.text, turn.epoch, final);
+  }, [turn.text, turn.epoch, final]);
+  useEffect(() => () => view.current?.destroy(), []);
+  return <div class="markdown" ref={element} />;
+}
+
+function Omitted({ turn, t }: { turn: Turn; t: Messages }) {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    if (!turn.whole) return;
+    const made = URL.createObjectURL(turn.whole);
+    setUrl(made);
+    return () => {
+      URL.revokeObjectURL(made);
+      setUrl(null);
+    };
+  }, [turn.whole]);
+  return (
+    <p class="hint omitted">
+      {fill(t.replyOmitted, { count: turn.omitted.toLocaleString() })}{" "}
+      {url ? (
+        <a href={url} download={`reply-${turn.requestId ?? turn.id}.md`}>
+          {t.replyDownload}
+        </a>
+      ) : (
+        turn.state === "pending" && t.replyDownloadLater
+      )}
+    </p>
+  );
+}
+
+function AttachmentLine({ file, t }: { file: Attachment; t: Messages }) {
+  const size = ` (${bytes(file.size)})`;
+  return (
+    <p class="attachment">
+      {t.attached}:{" "}
+      {file.url ? (
+        <a href={file.url} download={file.name}>
+          {file.name}
+        </a>
+      ) : (
+        file.name
+      )}
+      {size}
+    </p>
+  );
+}
+
+function ToolView({ card, t }: { card: ToolCard; t: Messages }) {
+  const status = card.status ?? t.toolRunning;
+  const took = card.durationMs !== undefined ? ` · ${card.durationMs} ms` : "";
+  return (
+    <details class="tool-card" data-status={card.status ?? "running"}>
+      <summary>
+        {t.tool}: <code>{card.name}</code> — {status}
+        {took}
+      </summary>
+      <h3>{t.toolArguments}</h3>
+      <pre>{card.args}</pre>
+      {card.result !== undefined && (
+        <>
+          <h3>{t.toolResult}</h3>
+          <pre>{card.result}</pre>
+        </>
+      )}
+    </details>
+  );
+}
