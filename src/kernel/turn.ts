@@ -103,6 +103,8 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
       })
     : null;
   if (deliverTo) await deliver(deps, task.requestId, deliverTo, final);
+  // Counted before the output is published, so whoever refreshes on agent_output sees this turn.
+  if (outcome.llmSource && !outcome.error) deps.onAnswered?.(outcome.llmSource);
   deps.bus.publish("agent_output", "kernel", {
     requestId: task.requestId,
     source: task.source,
@@ -116,7 +118,6 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     ctx.finalText = final;
     await deps.stages.run("after_output", ctx, { stop });
   }
-  if (outcome.llmSource && !outcome.error) deps.onAnswered?.(outcome.llmSource);
   if (deps.memory) {
     try {
       await deps.memory.turnDone(task.requestId, event);

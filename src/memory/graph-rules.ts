@@ -25,6 +25,8 @@ export const MAX_TRIPLES_PER_COMMIT = 500;
 export const MAX_DEPTH = 5;
 export const MAX_KEYWORDS = 20;
 export const DEFAULT_TYPE = "Concept";
+const TRAIT_MAX_RUNES = 50;
+const VALUE_MAX_CHARS = 500;
 
 /**
  * Inventory §5.3 (entities, sentences, relations with their constraints and indexes; media blocks are
@@ -200,6 +202,22 @@ export function checkSentence(sentence: unknown): string | null {
     });
   }
   return text || null;
+}
+
+/** A person's trait as setTrait stores it: the names normalized, each part within its limit. */
+export function checkTrait(name: string, trait: string, value: string): { person: string; key: string; text: string } {
+  const person = normalizeName(name);
+  const problem = nameProblem(person);
+  if (problem) throw new GraphError({ code: "graph_bad_argument", message: `person name ${problem}` });
+  const key = normalizeName(trait);
+  if (!key || runes(key) > TRAIT_MAX_RUNES) {
+    throw new GraphError({ code: "graph_bad_argument", message: `trait must be 1–${TRAIT_MAX_RUNES} characters` });
+  }
+  const text = typeof value === "string" ? value.trim() : "";
+  if (!text || text.length > VALUE_MAX_CHARS) {
+    throw new GraphError({ code: "graph_bad_argument", message: `value must be 1–${VALUE_MAX_CHARS} characters` });
+  }
+  return { person, key, text };
 }
 
 export function sameFact(a: { subject: string; relation: string; object: string }, b: CleanTriple): boolean {

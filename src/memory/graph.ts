@@ -35,6 +35,7 @@ import {
 } from "./graph-removal.js";
 import {
   checkSentence,
+  checkTrait,
   checkTriple,
   dayFormatter,
   GRAPH_MIGRATIONS,
@@ -45,6 +46,7 @@ import {
   runes,
   sameFact,
 } from "./graph-rules.js";
+import { clearCitations, forgetSentenceIds, matchingSentenceIds, relationsWithSentences } from "./graph-sentences.js";
 import { containsAll } from "./statements.js";
 import { type DB, migrateTables } from "./store.js";
 
@@ -108,8 +110,6 @@ export interface Introspection {
 
 const HOT = 10;
 const MAX_PAGE = 500;
-const TRAIT_MAX_RUNES = 50;
-const VALUE_MAX_CHARS = 500;
 
 export class GraphDB {
   private readonly core: GraphCore;
@@ -330,17 +330,7 @@ export class GraphDB {
 
   /** Sets (overwrites) a person's trait; the entity is created or retyped as a Person. */
   setTrait(name: string, trait: string, value: string): { previous: string | null } {
-    const person = normalizeName(name);
-    const problem = nameProblem(person);
-    if (problem) throw new GraphError({ code: "graph_bad_argument", message: `person name ${problem}` });
-    const key = normalizeName(trait);
-    if (!key || runes(key) > TRAIT_MAX_RUNES) {
-      throw new GraphError({ code: "graph_bad_argument", message: `trait must be 1–${TRAIT_MAX_RUNES} characters` });
-    }
-    const text = typeof value === "string" ? value.trim() : "";
-    if (!text || text.length > VALUE_MAX_CHARS) {
-      throw new GraphError({ code: "graph_bad_argument", message: `value must be 1–${VALUE_MAX_CHARS} characters` });
-    }
+    const { person, key, text } = checkTrait(name, trait, value);
     return this.write((w, now) => {
       const { id } = this.core.upsertEntity(person, "Person", now);
       const previous =
@@ -365,32 +355,17 @@ export class GraphDB {
 
   /** Active facts that still cite their source sentence, oldest first: what the review loop checks. */
   withSentences(limit: number): Relation[] {
-    return this.db
-      .prepare(`${RELATION_SELECT} WHERE r.status = 'active' AND r.sentence_id > 0 ORDER BY r.updated_at, r.id LIMIT ?`)
-      .all(Math.min(Math.max(1, limit), MAX_PAGE))
-      .map((r) => toRelation(r as Parameters<typeof toRelation>[0]));
+    return relationsWithSentences(this.core, Math.min(Math.max(1, limit), MAX_PAGE));
   }
 
   /** Drops the sentence citations of these facts (once reviewed) and the sentences nothing cites any more. */
   clearSentences(relationIds: readonly number[]): number {
-    return this.write((w) => {
-      const list = JSON.stringify(relationIds);
-      const cited = this.db
-        .prepare("SELECT sentence_id FROM relations WHERE id IN (SELECT value FROM json_each(?))")
-        .pluck()
-        .all(list) as number[];
-      this.db.prepare("UPDATE relations SET sentence_id = 0 WHERE id IN (SELECT value FROM json_each(?))").run(list);
-      return this.core.removeOrphans(w, [], cited).sentences;
-    });
+    return this.write((w) => clearCitations(this.core, w, relationIds));
   }
 
   /** Source sentences whose text mentions every term (lower-case): what forgetting would remove. */
   sentencesMatching(terms: readonly string[]): number[] {
-    const where = containsAll(this.db, "text", terms);
-    return this.db
-      .prepare(`SELECT id FROM sentences WHERE ${where.sql}`)
-      .pluck()
-      .all(...where.params) as number[];
+    return matchingSentenceIds(this.core, terms);
   }
 
   /**
@@ -412,21 +387,7 @@ export class GraphDB {
   forgetSentences(terms: readonly string[]): { sentences: number; relations: number } {
     const ids = this.sentencesMatching(terms);
     if (ids.length === 0) return { sentences: 0, relations: 0 };
-    return this.write((w) => {
-      const list = JSON.stringify(ids);
-      const ends = this.db
-        .prepare("SELECT source_id, target_id FROM relations WHERE sentence_id IN (SELECT value FROM json_each(?))")
-        .all(list) as Array<{ source_id: number; target_id: number }>;
-      const relations = this.db
-        .prepare("DELETE FROM relations WHERE sentence_id IN (SELECT value FROM json_each(?))")
-        .run(list).changes;
-      const removed = this.core.removeOrphans(
-        w,
-        ends.flatMap((e) => [e.source_id, e.target_id]),
-        ids,
-      );
-      return { sentences: removed.sentences, relations };
-    });
+    return this.write((w) => forgetSentenceIds(this.core, w, ids));
   }
 
   private write<T>(fn: (w: IndexWriter, now: number) => T): T {

@@ -1,7 +1,7 @@
 /**
  * The Overview's chart of today's turns and tokens per LLM source, in a real Chromium against a real daemon
- * whose fake LLM reports token usage: the empty state, the chart arriving with the next refresh after two
- * turns, its table's figures, the Chinese labels, the colours following the theme, no CSP violation
+ * whose fake LLM reports token usage: the empty state, the chart arriving soon after two turns end (the
+ * tab reloads on agent_output, without waiting for its 15 s poll), its table's figures, the Chinese labels, the colours following the theme, no CSP violation
  * (the chart library sets styles only through the CSSOM), axe in both themes, and a phone-sized viewport
  * without sideways scrolling. Every test leaves a screenshot under its temp dir.
  */
@@ -21,8 +21,8 @@ import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
 
 const TABLE_EN = "Today's use per LLM source (tokens as reported by the provider)";
 const TABLE_ZH = "今天各 LLM 来源的用量（词元数以提供方报告为准）";
-/** The Overview polls /api/v1/kernel every 15 s; the chart must follow within one poll and some slack. */
-const REFRESH_MS = 25_000;
+/** The Overview reloads /api/v1/kernel a second after a turn ends; well under its 15 s poll. */
+const REFRESH_MS = 10_000;
 
 /** Records every CSP violation the page reports, from before its first script runs. */
 async function watchCsp(page: Page): Promise<() => Promise<string[]>> {
@@ -92,14 +92,14 @@ describe("the Overview's usage chart in a real browser", { skip: dashboardSkip }
     return turns;
   }
 
-  test("before any turn it says so (en, zh); after two turns the chart arrives with the next refresh", async (t) => {
+  test("before any turn it says so (en, zh); after two turns the chart arrives without a reload", async (t) => {
     const page = await newPage(t);
     await openDashboard(page, web.base, cookie);
     await page.getByText("No turns today.", { exact: true }).waitFor();
     await page.getByLabel("Language", { exact: true }).selectOption({ label: "中文" });
     await page.getByText("今天还没有轮次。", { exact: true }).waitFor();
     await twoTurns();
-    // No reload: the Overview's own polling brings the figures.
+    // No reload of the page: the end of the turns brings the figures.
     const plot = page.getByRole("img", { name: /^每小时轮次: env 2/ });
     await plot.waitFor({ timeout: REFRESH_MS });
     await page.getByRole("img", { name: /^每小时词元: env 400/ }).waitFor();

@@ -35,6 +35,8 @@ export interface WebLimits {
   /** Events queued for one SSE client before further ones are dropped (and counted). */
   sseQueue: number;
   sseHeartbeatMs: number;
+  /** How long a browser waits before reconnecting an event stream (sent as `retry:`). */
+  sseRetryMs: number;
   /** Replayable events kept for Last-Event-ID. */
   sseRing: number;
   /** A sync chat (or a non-streaming completion) that takes longer is answered 504. */

@@ -14,6 +14,7 @@ export const DEFAULT_LIMITS: WebLimits = {
   maxSseClients: 64,
   sseQueue: 512,
   sseHeartbeatMs: 15_000,
+  sseRetryMs: 3000,
   sseRing: 200,
   chatTimeoutMs: 300_000,
 };

@@ -2,9 +2,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { AgentEvent } from "@homeagent/sdk";
-import { FLUSH_BYTES, SseClient } from "./sse-client.js";
+import { SseClient } from "./sse-client.js";
 import { boundedJson, eventFrame, MAX_FRAME_BYTES } from "./sse-frame.js";
 import { EventRing } from "./sse-ring.js";
+import { FLUSH_BYTES } from "./sse-stream.js";
 
 const decoder = new TextDecoder();
 
@@ -108,10 +109,10 @@ describe("SseClient", () => {
   it("a heartbeat goes only when nothing else is waiting", async () => {
     const { c, reader } = client(10);
     c.pushEvent(1, eventFrame(event(1)));
-    c.pushIdle(new TextEncoder().encode(": heartbeat\n\n"));
+    c.out.pushIfIdle(new TextEncoder().encode(": heartbeat\n\n"));
     assert.equal(c.info().queued, 1);
     await text(reader);
-    c.pushIdle(new TextEncoder().encode(": heartbeat\n\n"));
+    c.out.pushIfIdle(new TextEncoder().encode(": heartbeat\n\n"));
     assert.equal(await text(reader), ": heartbeat\n\n");
   });
 });

@@ -7,8 +7,6 @@
 import { noticeFrame } from "./sse-frame.js";
 import { SseStream, type SseStreamOptions } from "./sse-stream.js";
 
-export { FLUSH_BYTES } from "./sse-stream.js";
-
 /** How long a frame may wait for others to share its socket write, and how many may wait at most. */
 const FLUSH_MS = 16;
 const FLUSH_ITEMS = 64;
@@ -96,11 +94,6 @@ export class SseClient {
     }
     this.out.push(frame, 1);
     return true;
-  }
-
-  /** A heartbeat comment, only when nothing else is waiting to go (then it is not needed). */
-  pushIdle(frame: Uint8Array): void {
-    this.out.pushIfIdle(frame);
   }
 
   info(): SseClientInfo {

@@ -25,8 +25,6 @@ export const REPLAYED_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   "system",
 ]);
 
-/** How long a browser waits before reconnecting. */
-const RETRY_MS = 3000;
 const HEARTBEAT = commentFrame("heartbeat");
 const MAX_ID_DIGITS = 15;
 
@@ -105,7 +103,7 @@ export class SseHub {
         stillAuthorized: opts.stillAuthorized,
       },
     );
-    client.preload(retryFrame(RETRY_MS));
+    client.preload(retryFrame(this.limits.sseRetryMs));
     if (lastId !== undefined) this.replay(client, lastId);
     this.clients.add(client);
     opts.onOpen?.(client.out);

@@ -1,14 +1,17 @@
 /**
  * Overview: is the daemon up and for how long, is it busy, the LLM sources and their state, today's turns
  * and tokens per source, memory's sizes and the process's own memory. Polls the small /api/v1/runtime
- * often and /api/v1/kernel (usage, memory sizes) less often; the uptime counts on between polls.
+ * often and /api/v1/kernel (usage, memory sizes) less often, and reloads the latter shortly after a turn
+ * ends (at most once a second), so a turn shows without waiting for the poll; the uptime counts on between
+ * polls.
  */
 import { useEffect, useState } from "preact/hooks";
 import { MemorySizes } from "../components/memory-sizes";
 import { SourcesTable } from "../components/sources-table";
 import { ErrorLine, Loading } from "../components/status";
 import { UsageChart } from "../components/usage-chart";
-import { useApi } from "../components/use-api";
+import { type Loaded, useApi } from "../components/use-api";
+import { events } from "../events";
 import { bytes, duration } from "../format";
 import { useT } from "../i18n";
 import type { Kernel, Runtime } from "../types";
@@ -17,6 +20,7 @@ export function OverviewTab() {
   const t = useT();
   const runtime = useApi<Runtime>("/api/v1/runtime", 5000);
   const kernel = useApi<Kernel>("/api/v1/kernel", 15_000);
+  useReloadAfterTurns(kernel);
   const r = runtime.data;
   return (
     <div class="stack">
@@ -87,4 +91,24 @@ function Uptime({ seconds }: { seconds: number }) {
       {duration(value)}
     </span>
   );
+}
+
+/** How long after a turn ends the kernel answer is reloaded; turns ending meanwhile share the reload. */
+const AFTER_TURN_MS = 1000;
+
+function useReloadAfterTurns(loaded: Loaded<unknown>): void {
+  const { reload } = loaded;
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = events.on("agent_output", () => {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        void reload();
+      }, AFTER_TURN_MS);
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, [reload]);
 }

@@ -35,16 +35,16 @@ test("a reader gets what was written, then the end", async () => {
 test("the server takes the queue a chunk at a time; backlog and taken say how far the client has read", async () => {
   const body = new SseBody(10_000_000, () => assert.fail("not gone"));
   for (let i = 0; i < 4; i += 1) body.write("x".repeat(40_000));
-  assert.deepEqual([body.backlog, body.taken], [160_000, 0]);
+  assert.deepEqual([body.out.backlog, body.out.taken], [160_000, 0]);
   const reader = body.readable.getReader();
   const first = await reader.read();
   assert.equal(first.value?.byteLength, 40_000, "two pieces would pass 64 KiB: one goes alone");
-  assert.deepEqual([body.backlog, body.taken], [120_000, 40_000]);
+  assert.deepEqual([body.out.backlog, body.out.taken], [120_000, 40_000]);
   body.close();
   let rest = 0;
   for (let r = await reader.read(); !r.done; r = await reader.read()) rest += r.value.byteLength;
   assert.equal(rest, 120_000);
-  assert.deepEqual([body.backlog, body.taken], [0, 160_000]);
+  assert.deepEqual([body.out.backlog, body.out.taken], [0, 160_000]);
 });
 
 test("giveUp drops the queue, fails the stream and reports the reason once", async () => {
@@ -59,5 +59,5 @@ test("giveUp drops the queue, fails the stream and reports the reason once", asy
     reasons.map((r) => r.message),
     ["the client stopped reading"],
   );
-  assert.equal(body.backlog, 0);
+  assert.equal(body.out.backlog, 0);
 });

@@ -2,7 +2,7 @@
  * The body of a streamed answer: text on the shared pull stream (../sse-stream.ts), which the server takes
  * from as fast as the client reads. The text a turn produces is bounded, but a client that stops reading
  * must not make the daemon hold it all: past `maxBufferedBytes` waiting, the stream is given up (and with
- * it the turn and the connection). `taken` and `backlog` say how far the client has read.
+ * it the turn and the connection).
  */
 import { SseStream, type SseStreamOptions } from "../sse-stream.js";
 
@@ -35,16 +35,6 @@ export class SseBody {
 
   get closed(): boolean {
     return !this.out.isOpen;
-  }
-
-  /** Bytes written and not yet taken by the server. */
-  get backlog(): number {
-    return this.out.backlog;
-  }
-
-  /** Bytes the server has taken so far. */
-  get taken(): number {
-    return this.out.taken;
   }
 
   /** Queues text for the client; false once the stream is closed (or was just given up). */
