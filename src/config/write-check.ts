@@ -3,7 +3,7 @@
  * ask here, so a batch refuses exactly what a single write refuses, with the same message.
  */
 
-import { maskSecret } from "../util/secret.js";
+import { looksMasked, maskSecret } from "../util/secret.js";
 import type { ConfigDef } from "./defaults.js";
 import type { EnvOverlay } from "./env.js";
 import { ConfigError } from "./errors.js";
@@ -13,9 +13,6 @@ import { isSecret, requireValid } from "./validate.js";
 
 /** Longer keys are never settings; refusing them keeps messages and lookups small. */
 const MAX_KEY_LENGTH = 256;
-
-/** What every list shows of a secret: "****", or "****" and its last four characters (util/secret.ts). */
-const MASKED = /^\*{4}.{0,4}$/su;
 
 export interface WriteContext {
   def(key: string): ConfigDef | undefined;
@@ -46,7 +43,7 @@ export function checkedWrite(ctx: WriteContext, key: string, value: unknown): [s
     throw new ConfigError("config_invalid", `config ${key}: the value must be a string ("" resets it to the default)`);
   }
   if (value === "") return [key, undefined];
-  if (isSecret(def, key) && MASKED.test(value)) {
+  if (isSecret(def, key) && looksMasked(value)) {
     if (value === maskSecret(ctx.get(key) ?? "")) return null;
     throw new ConfigError(
       "config_invalid",

@@ -1,7 +1,7 @@
 /**
  * Keeps the usage meter (src/llm/usage-meter.ts) in `usage.json` in the data dir, so that a restart at noon
- * does not zero the day. Written whole (atomically, 0600) at most once per `delayMs` after a change and once
- * more on close; a file that cannot be read is reported and ignored — it never stops the daemon from
+ * does not zero the day. Written whole (atomically, 0600) at most once per USAGE_WRITE_DELAY_MS after a
+ * change and once more on close; a file that cannot be read is reported and ignored — it never stops the daemon from
  * starting — and replaced at the next write.
  */
 
@@ -21,7 +21,6 @@ export interface UsageFileOptions {
   zone: () => string;
   log: Logger;
   clock?: Clock;
-  delayMs?: number;
 }
 
 export interface MeteredUsage {
@@ -47,7 +46,7 @@ export function openUsageFile(opts: UsageFileOptions): MeteredUsage {
     zone: opts.zone,
     now: () => clock.now(),
     onChange: () => {
-      if (!closed && timer === undefined) timer = clock.setTimer(write, opts.delayMs ?? USAGE_WRITE_DELAY_MS);
+      if (!closed && timer === undefined) timer = clock.setTimer(write, USAGE_WRITE_DELAY_MS);
     },
   });
   load(meter, file, log);

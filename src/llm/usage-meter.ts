@@ -11,7 +11,7 @@ import { HomeAgentError } from "../util/errors.js";
 import { isObject } from "../util/object.js";
 import { formatInZone } from "../util/time-zone.js";
 
-export const MAX_METERED_SOURCES = 16;
+const MAX_METERED_SOURCES = 16;
 export const OTHER_SOURCES = "(other)";
 const USAGE_FORMAT = 1;
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
@@ -148,7 +148,7 @@ export class UsageMeter {
 }
 
 /** The local date and hour of `ms` in `zone`. */
-export function localHour(ms: number, zone: string): { day: string; hour: number } {
+function localHour(ms: number, zone: string): { day: string; hour: number } {
   const text = formatInZone(ms, zone);
   return { day: text.slice(0, 10), hour: Number(text.slice(11, 13)) };
 }

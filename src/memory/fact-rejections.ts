@@ -15,7 +15,7 @@ import { GraphError, normalizeName } from "./graph-rules.js";
 import { cachedStatement, containsAll } from "./statements.js";
 import type { DB } from "./store.js";
 
-export const MAX_REJECTIONS = 10_000;
+const MAX_REJECTIONS = 10_000;
 
 export interface FactNames {
   subject: string;
@@ -43,7 +43,7 @@ function normalized(f: FactNames): FactNames {
 }
 
 /** One key per fact however its names are cased or written (full-width, extra spaces). */
-export function rejectionKey(f: FactNames): string {
+function rejectionKey(f: FactNames): string {
   const n = normalized(f);
   return JSON.stringify([n.subject, n.relation, n.object].map((x) => x.toLowerCase()));
 }

@@ -41,9 +41,7 @@ import {
   GRAPH_MIGRATIONS,
   GraphError,
   MAX_TRIPLES_PER_COMMIT,
-  nameProblem,
   normalizeName,
-  runes,
   sameFact,
 } from "./graph-rules.js";
 import { clearCitations, forgetSentenceIds, matchingSentenceIds, relationsWithSentences } from "./graph-sentences.js";

@@ -96,7 +96,6 @@ const en = {
   replyDownloadLater: "The whole reply can be downloaded when it ends.",
   replyGap: "The connection was interrupted: the rest of this reply shows when it ends.",
   attached: "Attached",
-  stopped: "Stopped.",
   save: "Save",
   saved: "Saved.",
   testConnection: "Test connection",
@@ -260,7 +259,6 @@ const zh: Messages = {
   replyDownloadLater: "回复结束后可以下载完整内容。",
   replyGap: "连接曾经中断：这条回复的其余部分会在回复结束时显示。",
   attached: "附件",
-  stopped: "已停止。",
   save: "保存",
   saved: "已保存。",
   testConnection: "测试连接",
@@ -352,6 +350,11 @@ export const I18n = createContext<Messages>(en);
 
 export function useT(): Messages {
   return useContext(I18n);
+}
+
+/** A message with `{name}` placeholders filled in. */
+export function fill(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
 
 /** localStorage can throw (disabled storage, private modes); the choice is then just not remembered. */

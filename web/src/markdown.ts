@@ -9,7 +9,7 @@ import DOMPurify from "dompurify";
 import { imageAllowed, MarkdownRenderer } from "./md-render";
 
 const TAGS = [
-  // The root DOMPurify walks from: not allowed, it would copy the whole content out of it.
+  // The root DOMPurify walks from: were it not allowed, DOMPurify would copy the whole content out of it.
   "body",
   "p",
   "br",

@@ -77,7 +77,7 @@ export function imageAllowed(href: string, origin: string): boolean {
 }
 
 /** http(s), mailto, or no scheme at all (a path of this origin or a #fragment). */
-export function linkAllowed(href: string): boolean {
+function linkAllowed(href: string): boolean {
   const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(href)?.[1]?.toLowerCase();
   return scheme === undefined || scheme === "http" || scheme === "https" || scheme === "mailto";
 }
@@ -88,6 +88,6 @@ function imageAsLink({ href, text }: Tokens.Image): string {
   return /^https?:\/\//i.test(href.trim()) ? `<a href="${escapeHtml(href.trim())}">${label}</a>` : label;
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -23,7 +23,7 @@ type Triple = Pick<Fact, "subject" | "relation" | "object">;
 
 const FIELDS = ["subject", "relation", "object"] as const;
 
-export const factText = (f: Triple) => `${f.subject} — ${f.relation} → ${f.object}`;
+const factText = (f: Triple) => `${f.subject} — ${f.relation} → ${f.object}`;
 
 export function FactList({ facts, onChanged }: { facts: Fact[]; onChanged: () => Promise<void> }) {
   const t = useT();

@@ -4,10 +4,10 @@
  * The line says how many are shown out of how many; the button adds the next page.
  */
 import { useState } from "preact/hooks";
-import { useT } from "../i18n";
+import { fill, useT } from "../i18n";
 
 /** Rows per page. */
-export const PAGE_ROWS = 100;
+const PAGE_ROWS = 100;
 
 /** How many rows to show now, and a function that shows one page more. */
 export function useShown(step = PAGE_ROWS): [number, () => void] {
@@ -26,9 +26,4 @@ export function ShowMore({ shown, total, onMore }: { shown: number; total: numbe
       </button>
     </div>
   );
-}
-
-/** A message with `{name}` placeholders filled in. */
-export function fill(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }

@@ -6,9 +6,8 @@
  */
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Attachment, ToolCard, Turn } from "../chat-state";
-import { fill } from "../components/show-more";
 import { bytes } from "../format";
-import type { Messages } from "../i18n";
+import { fill, type Messages } from "../i18n";
 import { MarkdownView } from "../markdown-view";
 
 export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {

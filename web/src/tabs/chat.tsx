@@ -68,7 +68,7 @@ export function ChatTab() {
       <ErrorLine message={error} />
       <div class="chat-log card" role="log" aria-label={t.conversation} ref={log}>
         {turns.length === 0 && <p class="hint">{t.noMessages}</p>}
-        <div class="chat-turns" ref={content}>
+        <div class="stack chat-turns" ref={content}>
           {turns.map((turn) => (
             <TurnView key={turn.id} turn={turn} t={t} />
           ))}

@@ -11,10 +11,10 @@ import { api, get } from "../api";
 import { type Fact, FactList } from "../components/fact-list";
 import { GraphView } from "../components/graph-view";
 import { QueryForm } from "../components/query-form";
-import { fill, ShowMore, useShown } from "../components/show-more";
+import { ShowMore, useShown } from "../components/show-more";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
-import { useT } from "../i18n";
+import { fill, useT } from "../i18n";
 
 interface Item {
   id: string;

@@ -8,7 +8,7 @@ test("a client that leaves more than the limit unread ends the stream and cancel
   const body = new SseBody(1000, (reason) => reasons.push(reason));
   assert.equal(body.write("y".repeat(600)), true);
   assert.equal(body.write("z".repeat(600)), false);
-  assert.equal(body.closed, true);
+  assert.equal(body.isClosed, true);
   assert.equal(reasons.length, 1);
   assert.match(reasons[0].message, /stopped reading: over 1000 bytes/);
   assert.equal(body.write("more"), false, "nothing is queued after that");

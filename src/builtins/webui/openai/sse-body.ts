@@ -33,13 +33,14 @@ export class SseBody {
     return this.out.readable;
   }
 
-  get closed(): boolean {
+  /** The stream takes no more text: closed, given up, or the client went away. */
+  get isClosed(): boolean {
     return !this.out.isOpen;
   }
 
   /** Queues text for the client; false once the stream is closed (or was just given up). */
   write(text: string): boolean {
-    if (this.closed) return false;
+    if (this.isClosed) return false;
     return text === "" || this.out.push(encoder.encode(text));
   }
 

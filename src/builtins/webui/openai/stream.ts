@@ -92,7 +92,7 @@ export async function streamCompletion(
 
 /** The stream's last lines: the rest of the reply, finish, usage, [DONE] — or the error, then [DONE]. */
 function end(body: SseBody, lines: ChunkLines, content: StreamText, outcome: InputReply | OpenAIErrorBody): void {
-  if (body.closed) return;
+  if (body.isClosed) return;
   if (isErrorBody(outcome)) {
     body.write(lines.error(outcome));
   } else if (outcome.error) {
