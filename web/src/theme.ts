@@ -17,3 +17,12 @@ export function applyTheme(theme: Theme, remember: boolean): void {
   document.documentElement.dataset.theme = theme;
   if (remember) writeStorage(STORAGE_KEY, theme);
 }
+
+/**
+ * Reads the current theme's colours from its CSS variables, for drawings on canvas (charts, the memory
+ * graph) that cannot use the stylesheet; grey for a variable that is not set.
+ */
+export function themeColors(): (variable: string) => string {
+  const css = getComputedStyle(document.documentElement);
+  return (variable) => css.getPropertyValue(variable).trim() || "#888";
+}

@@ -16,7 +16,7 @@ import { EventRing } from "./sse-ring.js";
 import type { SseSocket, SseStream } from "./sse-stream.js";
 
 /** Kept in the ring and replayed; token deltas (content_delta, reasoning_delta) are live only. */
-export const REPLAYED_TYPES: ReadonlySet<EventType> = new Set<EventType>([
+const REPLAYED_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   "agent_output",
   "reasoning",
   "tool_call",

@@ -12,6 +12,7 @@
  */
 import type { Core, ElementDefinition, LayoutOptions, StylesheetJson } from "cytoscape";
 import { useEffect, useRef } from "preact/hooks";
+import { themeColors } from "../theme";
 
 export interface GraphData {
   nodes: Array<{ name: string; type: string; mentions: number }>;
@@ -78,8 +79,7 @@ function layoutFor(nodes: number): LayoutOptions {
 }
 
 function graphStyle(): StylesheetJson {
-  const css = getComputedStyle(document.documentElement);
-  const color = (name: string) => css.getPropertyValue(name).trim() || "#888";
+  const color = themeColors();
   return [
     {
       selector: "node",

@@ -10,6 +10,7 @@ import "uplot/dist/uPlot.min.css";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
 import { type Messages, useT } from "../i18n";
+import { themeColors } from "../theme";
 import type { LlmSourceUsage, LlmUsageToday } from "../types";
 import { ScrollBox } from "./scroll-box";
 
@@ -108,8 +109,7 @@ function data(values: number[][]): uPlot.AlignedData {
 }
 
 function options(UPlot: typeof uPlot, width: number, values: number[][]): uPlot.Options {
-  const css = getComputedStyle(document.documentElement);
-  const color = (name: string) => css.getPropertyValue(name).trim() || "#888";
+  const color = themeColors();
   const axis = { stroke: color("--muted"), grid: { stroke: color("--border"), width: 1 }, ticks: { show: false } };
   const bars = UPlot.paths.bars?.({ size: [0.7, 48] });
   const hours = values[0]?.length ?? 1;
