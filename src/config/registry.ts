@@ -25,17 +25,10 @@ import {
   pluginSettings,
   requirePluginName,
 } from "./plugin-settings.js";
-import {
-  type LlmSourceConfig,
-  migrateLegacyLlmKeys,
-  readSource,
-  SOURCE_PREFIX,
-  sourceNameOf,
-  sourceNames,
-} from "./sources.js";
+import { type LlmSourceConfig, migrateLegacyLlmKeys, readSource, SOURCE_PREFIX, sourceNames } from "./sources.js";
 import { ConfigStore, type DisabledPlugin } from "./store.js";
 import { isSecret, shownValue, valueProblem } from "./validate.js";
-import { checkedWrite, type WriteContext } from "./write-check.js";
+import { checkedWrite, sourceLimitRefusals, type WriteContext } from "./write-check.js";
 
 export { ConfigError } from "./errors.js";
 export { NO_SOURCE_CONFIGURED } from "./sources.js";
@@ -167,8 +160,10 @@ export class ConfigRegistry {
    * mask-shaped value for a secret is refused, as it would replace the real key with "****".
    */
   set(key: string, value: string): void {
-    const change = checkedWrite(this.writeContext(this.sourceNames()), key, value);
+    const change = checkedWrite(this.writeContext(), key, value);
     if (!change) return;
+    const [tooMany] = this.sourceLimitRefusals([change]).values();
+    if (tooMany !== undefined) throw new ConfigError("config_limit", tooMany);
     if (change[1] === undefined) this.unset(key);
     else this.write(key, value);
   }
@@ -186,23 +181,20 @@ export class ConfigRegistry {
         `at most ${MAX_CHANGES} settings can change at once (got ${entries.length}); save them in parts`,
       );
     }
-    const names = this.sourceNames();
-    const context = this.writeContext(names);
+    const context = this.writeContext();
     // A Map, not an object: a key such as "__proto__" must be refused like any other, not vanish.
     const refused = new Map<string, string>();
     const writes: Array<[string, string | undefined]> = [];
     for (const [key, value] of entries) {
       try {
         const change = checkedWrite(context, key, value);
-        if (!change) continue;
-        writes.push(change);
-        const name = sourceNameOf(key);
-        if (change[1] !== undefined && name !== undefined && !names.includes(name)) names.push(name);
+        if (change) writes.push(change);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
         refused.set(key, err.message);
       }
     }
+    for (const [key, reason] of this.sourceLimitRefusals(writes)) refused.set(key, reason);
     if (refused.size > 0) return { refused: Object.fromEntries(refused) };
     const changed = this.store.setMany(writes);
     for (const [key] of writes) this.effective.delete(key);
@@ -287,8 +279,7 @@ export class ConfigRegistry {
 
   /** Names of LLM sources that have any key stored or set by the environment, sorted. */
   sourceNames(): string[] {
-    const keys = [...this.store.rows(SOURCE_PREFIX).map((r) => r.key), ...this.env.keys()];
-    return sourceNames(keys, (key) => this.def(key) !== undefined);
+    return sourceNames(this.sourceKeys(), (key) => this.def(key) !== undefined);
   }
 
   /** Never throws for a name sourceNames() returned: every field reads as a valid value. */
@@ -335,8 +326,18 @@ export class ConfigRegistry {
     this.store.close();
   }
 
-  private writeContext(sourceNames: string[]): WriteContext {
-    return { def: (key) => this.def(key), env: this.env, get: (key) => this.get(key), sourceNames };
+  private writeContext(): WriteContext {
+    return { def: (key) => this.def(key), env: this.env, get: (key) => this.get(key) };
+  }
+
+  /** The source keys stored or set by the environment, defined or not. */
+  private sourceKeys(): string[] {
+    return [...this.store.rows(SOURCE_PREFIX).map((r) => r.key), ...this.env.keys()];
+  }
+
+  /** Writes refused because the sources after all of them (a whole batch) would exceed the limit. */
+  private sourceLimitRefusals(writes: ReadonlyArray<[string, string | undefined]>): Map<string, string> {
+    return sourceLimitRefusals(this.sourceKeys(), writes, (key) => this.def(key) !== undefined);
   }
 
   /** A key that means something: defined, or a well-formed plugin key (a plugin's undeclared own setting). */

@@ -142,3 +142,29 @@ test("the source limit counts the sources a batch adds; more than MAX_CHANGES ke
       new RegExp(`at most ${MAX_CHANGES} settings can change at once`).test(err.message),
   );
 });
+
+test("at the source limit a batch that removes one source and adds another (a swap) is stored; a partial removal is not", () => {
+  const { reg } = openReg();
+  for (let i = 0; i < MAX_SOURCES; i++) reg.set(`core.llm.sources.f${i}.model`, "m");
+  reg.set("core.llm.sources.f1.base_url", "http://127.0.0.1:9/v1");
+
+  assert.deepEqual(
+    reg.setMany({ "core.llm.sources.f0.model": "", "core.llm.sources.g0.model": "m" }),
+    { refused: {} },
+    "the swap is valid as a whole",
+  );
+  assert.equal(reg.sourceNames().length, MAX_SOURCES);
+  assert.ok(reg.sourceNames().includes("g0") && !reg.sourceNames().includes("f0"));
+
+  const partial = reg.setMany({ "core.llm.sources.f1.model": "", "core.llm.sources.g1.model": "m" });
+  assert.match(partial.refused["core.llm.sources.g1.model"] ?? "", new RegExp(`at most ${MAX_SOURCES} LLM sources`));
+  assert.equal(reg.get("core.llm.sources.f1.model"), "m", "f1 keeps its base_url, so it stays and nothing is stored");
+
+  const oneOfTwo = reg.setMany({
+    "core.llm.sources.f2.model": "",
+    "core.llm.sources.g2.model": "m",
+    "core.llm.sources.g3.model": "m",
+  });
+  assert.deepEqual(Object.keys(oneOfTwo.refused), ["core.llm.sources.g3.model"], "the one added last is refused");
+  assert.throws(() => reg.set("core.llm.sources.g4.model", "m"), /at most 32 LLM sources/);
+});

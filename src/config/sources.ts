@@ -57,10 +57,8 @@ export function sourceKeyHint(key: string): string | undefined {
   return undefined;
 }
 
-/** Why storing `key` would exceed MAX_SOURCES, or undefined. */
-export function sourceLimitProblem(key: string, names: string[]): string | undefined {
-  const name = sourceNameOf(key);
-  if (name === undefined || names.includes(name) || names.length < MAX_SOURCES) return undefined;
+/** What to say when adding source `name` would exceed MAX_SOURCES. */
+export function sourceLimitMessage(name: string): string {
   return `at most ${MAX_SOURCES} LLM sources can be configured; remove one (unset its keys) before adding ${name}`;
 }
 

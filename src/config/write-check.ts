@@ -8,7 +8,7 @@ import type { ConfigDef } from "./defaults.js";
 import type { EnvOverlay } from "./env.js";
 import { ConfigError } from "./errors.js";
 import { pluginKeyParts } from "./plugin-settings.js";
-import { sourceKeyHint, sourceLimitProblem } from "./sources.js";
+import { MAX_SOURCES, sourceKeyHint, sourceLimitMessage, sourceNameOf, sourceNames } from "./sources.js";
 import { isSecret, requireValid } from "./validate.js";
 
 /** Longer keys are never settings; refusing them keeps messages and lookups small. */
@@ -19,9 +19,9 @@ export interface WriteContext {
   env: EnvOverlay;
   /** The effective value now. */
   get(key: string): string | undefined;
-  /** The LLM sources that exist (a batch adds the ones it creates), for their limit. */
-  sourceNames: string[];
 }
+
+type Write = [string, string | undefined];
 
 /**
  * The write `value` means for `key` ([key, undefined] deletes the stored value), or null when it changes
@@ -52,9 +52,42 @@ export function checkedWrite(ctx: WriteContext, key: string, value: unknown): [s
     );
   }
   requireValid(key, def, value);
-  const tooMany = sourceLimitProblem(key, ctx.sourceNames);
-  if (tooMany) throw new ConfigError("config_limit", tooMany);
   return [key, value];
+}
+
+/**
+ * The keys of `writes` refused because the LLM sources as they would be after all of them exceed
+ * MAX_SOURCES, each with its reason. `existing` are the source keys stored or set by the environment now.
+ * The whole batch counts, removals included, so a batch that unsets every key of one source and adds
+ * another (a swap) passes; when too many are added, the ones the batch names last are refused.
+ */
+export function sourceLimitRefusals(
+  existing: Iterable<string>,
+  writes: readonly Write[],
+  isSetting: (key: string) => boolean,
+): Map<string, string> {
+  const refused = new Map<string, string>();
+  const keys = new Set(existing);
+  const before = new Set(sourceNames(keys, isSetting));
+  for (const [key, value] of writes) {
+    if (value === undefined) keys.delete(key);
+    else keys.add(key);
+  }
+  const after = sourceNames(keys, isSetting);
+  if (after.length <= MAX_SOURCES) return refused;
+  const added = new Set<string>();
+  for (const [key, value] of writes) {
+    const name = sourceNameOf(key);
+    if (value !== undefined && name !== undefined && !before.has(name)) added.add(name);
+  }
+  const room = MAX_SOURCES - (after.length - added.size);
+  const allowed = new Set([...added].slice(0, Math.max(0, room)));
+  for (const [key, value] of writes) {
+    const name = sourceNameOf(key);
+    if (value === undefined || name === undefined || !added.has(name) || allowed.has(name)) continue;
+    refused.set(key, sourceLimitMessage(name));
+  }
+  return refused;
 }
 
 function unknownKey(key: string): ConfigError {

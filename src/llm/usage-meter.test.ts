@@ -145,3 +145,43 @@ test("every change is announced, reading is not", () => {
   m.toJSON();
   assert.equal(changes, 2);
 });
+
+test("counts past 2^53 stay at Number.MAX_SAFE_INTEGER, when added and when read back, instead of losing the day", () => {
+  const clock = new FakeClock(LATE_EVENING);
+  const m = meter(clock);
+  m.recordCall("main", { prompt: Number.MAX_SAFE_INTEGER - 1, completion: 2 ** 60 });
+  m.recordCall("main", { prompt: 5, completion: 1 });
+  const [main] = m.today().sources;
+  assert.equal(main.promptTokens, Number.MAX_SAFE_INTEGER);
+  assert.equal(main.completionTokens, Number.MAX_SAFE_INTEGER);
+
+  // Written as text: JSON.stringify cannot write 2^53 + 1 or 1e400 as a file could hold them.
+  const hour = (prompt: string) =>
+    `{"hour":23,"turns":1,"calls":1,"callsWithoutUsage":0,"completionTokens":3,"promptTokens":${prompt}}`;
+  const file = `{"format":1,"days":[{"day":"2024-05-01","sources":[
+    {"name":"big","hours":[${hour("9007199254740993")}]},
+    {"name":"huge","hours":[${hour("1e400")}]}]}]}`;
+  const copy = meter(clock);
+  copy.restore(JSON.parse(file));
+  copy.restore(JSON.parse(file));
+  const read = copy.today().sources;
+  assert.deepEqual(
+    read.map((s) => [s.name, s.turns, s.promptTokens, s.completionTokens]),
+    [
+      ["big", 2, Number.MAX_SAFE_INTEGER, 6],
+      ["huge", 2, Number.MAX_SAFE_INTEGER, 6],
+    ],
+  );
+  const again = meter(clock);
+  again.restore(JSON.parse(JSON.stringify(copy.toJSON())));
+  assert.deepEqual(again.today(), copy.today(), "what it writes at the cap reads back");
+});
+
+test("sources sort naturally: src2 before src10, (other) last", () => {
+  const m = meter(new FakeClock(LATE_EVENING), SHANGHAI, 3);
+  for (const name of ["src10", "src2", "src1", "late"]) m.recordTurn(name);
+  assert.deepEqual(
+    m.today().sources.map((s) => s.name),
+    ["src1", "src2", "src10", OTHER_SOURCES],
+  );
+});

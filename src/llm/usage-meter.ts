@@ -16,6 +16,10 @@ export const OTHER_SOURCES = "(other)";
 const USAGE_FORMAT = 1;
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_NAME_CHARS = 200;
+/** Counts stop here rather than become inexact (or be refused when read back): 2^53−1 is far beyond a day's use. */
+const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+/** Natural order, as people number things: src2 before src10; Chinese names by the default collation. */
+const BY_NAME = new Intl.Collator(undefined, { numeric: true });
 
 /** What one call or turn adds. */
 interface Counts {
@@ -80,7 +84,7 @@ export class UsageMeter {
     const { day, hour } = localHour(this.now(), timeZone);
     const counts = this.days.get(day) ?? new Map();
     const sources = [...counts.entries()].map(([name, hours]) => sourceUsage(name, hours));
-    sources.sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+    sources.sort((a, b) => rank(a.name) - rank(b.name) || BY_NAME.compare(a.name, b.name));
     return { day, timeZone, hour, sources };
   }
 
@@ -137,7 +141,7 @@ export class UsageMeter {
     }
     const bucket = hours.get(hour);
     if (!bucket) hours.set(hour, { ...counts });
-    else for (const f of FIELDS) bucket[f] += counts[f];
+    else for (const f of FIELDS) bucket[f] = sum(bucket[f], counts[f]);
   }
 
   /** Keeps `current` and the latest other day. */
@@ -158,7 +162,7 @@ function sourceUsage(name: string, hours: Map<number, Counts>): LlmSourceUsage {
   const byHour = [...hours.entries()]
     .sort(([a], [b]) => a - b)
     .map(([hour, c]) => {
-      for (const f of FIELDS) total[f] += c[f];
+      for (const f of FIELDS) total[f] = sum(total[f], c[f]);
       return { hour, turns: c.turns, promptTokens: c.promptTokens, completionTokens: c.completionTokens };
     });
   return { name, ...total, byHour };
@@ -169,8 +173,13 @@ function rank(name: string): number {
   return name === OTHER_SOURCES ? 1 : 0;
 }
 
+function sum(a: number, b: number): number {
+  return Math.min(a + b, MAX_COUNT);
+}
+
 function tokens(n: number | undefined): number {
-  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : 0;
+  const whole = typeof n === "number" && n > 0 && (Number.isInteger(n) || n === Number.POSITIVE_INFINITY);
+  return whole ? Math.min(n, MAX_COUNT) : 0;
 }
 
 function parseUsage(data: unknown): UsageData["days"] {
@@ -200,10 +209,11 @@ function parseHour(name: string, h: unknown): Counts & { hour: number } {
   const out = { hour: h.hour as number } as Counts & { hour: number };
   for (const f of FIELDS) {
     const v = h[f];
-    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+    // Past 2^53 (or so large that JSON read it as Infinity) a count is kept at the cap, not the day thrown away.
+    if (typeof v !== "number" || v < 0 || !(Number.isInteger(v) || v === Number.POSITIVE_INFINITY)) {
       throw invalid(`source ${name}, hour ${out.hour}: "${f}" must be a whole number ≥ 0`);
     }
-    out[f] = v;
+    out[f] = Math.min(v, MAX_COUNT);
   }
   return out;
 }

@@ -102,3 +102,27 @@ test("editFact and deleteFact refuse bad ids and corrections with invalid_argume
   }
   assert.deepEqual((await memory.graph()).edges, [fact], "nothing changed");
 });
+
+test("a control character in a fact is refused by edit and commit alike, never stored as a space", async (t) => {
+  const { h, memory } = setup(t);
+  await memory.commit([{ subject: "Marguerite", relation: "lives in", object: "Lyon" }]);
+  const [fact] = (await memory.graph()).edges;
+  for (const [field, value] of [
+    ["object", "Ly\u0000on"],
+    ["subject", "Mar\u001bguerite"],
+    ["relation", "lives\u007fin"],
+  ] as const) {
+    const control = new RegExp(`${field} contains the control character U\\+00`);
+    await assert.rejects(memory.editFact(fact.id, { [field]: value }), code("invalid_argument", control), field);
+    const triple = { subject: "Marguerite", relation: "lives in", object: "Lyon", [field]: value };
+    await assert.rejects(memory.commit([triple]), code("invalid_argument", control), field);
+  }
+  const skipped = h.memory.graph.commit([{ subject: "Marguerite", relation: "likes", object: "a\u0000b" }], {
+    sessionId: "cli",
+  }).skipped;
+  assert.deepEqual(skipped, ["#1: object contains the control character U+0000: remove it (names are plain text)"]);
+  assert.deepEqual((await memory.graph()).edges, [fact], "nothing changed");
+
+  const tabbed = await memory.editFact(fact.id, { object: "Saint\tÉtienne" });
+  assert.equal(tabbed.fact.object, "Saint Étienne", "white space still collapses to one space");
+});

@@ -156,10 +156,30 @@ export function dayFormatter(timeZone?: string): (ts: number) => string {
   return (ts) => format.format(ts);
 }
 
+/** A control character that is not white space (NUL, ESC, DEL, C1…): no name holds one on purpose. */
+const CONTROL = /[^\P{Cc}\s]/u;
+
+/**
+ * Why a field of a triple holds a control character, or null. Turning it into a space (as white space is)
+ * would store something other than what was sent without saying so; tabs and line breaks are white space
+ * and collapse to one space as before.
+ */
+function controlProblem(field: string, value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const found = CONTROL.exec(value)?.[0];
+  if (found === undefined) return null;
+  const code = `U+${found.codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0")}`;
+  return `${field} contains the control character ${code}: remove it (names are plain text)`;
+}
+
 /** A triple ready to write, or why it cannot be written. */
 export function checkTriple(t: unknown): CleanTriple | string {
   if (typeof t !== "object" || t === null) return "not an object {subject, relation, object}";
   const raw = t as Record<string, unknown>;
+  for (const field of ["subject", "relation", "object", "subjectType", "objectType"]) {
+    const problem = controlProblem(field, raw[field]);
+    if (problem) return problem;
+  }
   const subject = normalizeName(raw.subject);
   const relation = normalizeName(raw.relation);
   const object = normalizeName(raw.object);

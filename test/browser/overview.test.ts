@@ -6,6 +6,8 @@
  * without sideways scrolling. Every test leaves a screenshot under its temp dir.
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import {
@@ -17,6 +19,7 @@ import {
   screenshot,
   scrollsHorizontally,
 } from "../fixtures/browser.js";
+import { tempDir } from "../fixtures/temp-dir.js";
 import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
 
 const TABLE_EN = "Today's use per LLM source (tokens as reported by the provider)";
@@ -168,5 +171,60 @@ describe("the Overview's usage chart in a real browser", { skip: dashboardSkip }
     const box = await plot.boundingBox();
     assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `the chart fits the screen: ${JSON.stringify(box)}`);
     await screenshot(page, "overview-usage-narrow");
+  });
+});
+
+describe("the Overview's usage with 17 sources at 390 px (a long right-to-left name among them)", {
+  skip: dashboardSkip,
+}, () => {
+  /** 200 characters, the meter's bound for a name, with a right-to-left override and no space to break at. */
+  const LONG = `\u202eevil-${"n".repeat(194)}`;
+  let web: WebDaemon;
+  before(async () => {
+    const dataDir = tempDir("ha-overview-many-");
+    // The daemon's zone defaults to UTC here; the meter keeps 16 names and adds the rest under "(other)".
+    const day = new Intl.DateTimeFormat("en-CA", { timeZone: "UTC" }).format(new Date());
+    const names = [...Array.from({ length: 15 }, (_, i) => `src${15 - i}`), LONG, "late-a", "late-b"];
+    const hour = { hour: 0, turns: 1, calls: 1, callsWithoutUsage: 0, promptTokens: 123456, completionTokens: 7890 };
+    const sources = names.map((name) => ({ name, hours: [hour] }));
+    writeFileSync(join(dataDir, "usage.json"), JSON.stringify({ format: 1, days: [{ day, sources }] }));
+    web = await startWebDaemon({ webuiOnly: true, dataDir });
+  });
+  after(() => web?.stop());
+
+  test("the figures stay on screen, sources sort naturally, each has its own swatch, the name is isolated", async (t) => {
+    const page = await newPage(t, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await openDashboard(page, web.base, (await web.login()).cookie);
+    const table = page.getByRole("table", { name: TABLE_EN });
+    await table.getByRole("row").nth(17).waitFor();
+    const heads = (await table.getByRole("rowheader").allTextContents()).map((s) => s.trim());
+    assert.deepEqual(heads.filter((h) => h.startsWith("src")).slice(0, 3), ["src1", "src2", "src3"]);
+    assert.ok(heads.indexOf("src2") < heads.indexOf("src10"), "src2 before src10");
+    assert.equal(heads.at(-1), "(other)");
+    assert.equal(heads.length, 17);
+    const swatches = await page.evaluate<string[]>(
+      `[...document.querySelectorAll(".usage-table .swatch")].map((s) => s.className)`,
+    );
+    assert.equal(new Set(swatches).size, 17, `every source its own colour: ${swatches.join(",")}`);
+
+    assert.equal(await scrollsHorizontally(page), false);
+    const overflow = await page.evaluate<number>(
+      `(() => { const box = document.querySelector(".usage-table").parentElement; return box.scrollWidth - box.clientWidth; })()`,
+    );
+    assert.ok(overflow <= 1, `the usage table fits its box (${overflow} px over)`);
+    const longRow = table.getByRole("row").filter({ hasText: "evil-" });
+    for (const cell of await longRow.getByRole("cell").all()) {
+      const box = await cell.boundingBox();
+      assert.ok(box && box.x + box.width <= 390, `a figure beside the long name is on screen: ${JSON.stringify(box)}`);
+    }
+    assert.equal(await longRow.locator("bdi").textContent(), LONG, "the full name is shown");
+    const bidi = await page.evaluate<string>(
+      `getComputedStyle(document.querySelector(".usage-table bdi")).unicodeBidi`,
+    );
+    assert.equal(bidi, "isolate");
+    await page.locator("summary", { hasText: "By hour" }).click();
+    assert.equal(await scrollsHorizontally(page), false);
+    await screenshot(page, "overview-usage-17-sources-narrow");
+    assert.deepEqual(errorsOf(page), []);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The frame queue with a fake clock and fake frames: adding a job many times before its frame runs it
- * once, the budget shared by all jobs, the first job always moving on, and jobs taking turns.
+ * once, the budget shared by all jobs, the first job always moving on, jobs taking turns, and a job that
+ * throws stopping only itself.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -9,10 +10,12 @@ import { type FrameJob, FrameQueue } from "./frame-queue";
 function setup(budgetMs = 10) {
   let now = 0;
   const frames: (() => void)[] = [];
+  const errors: unknown[] = [];
   const queue = new FrameQueue(
     (callback) => frames.push(callback),
     () => now,
     budgetMs,
+    (error) => errors.push(error),
   );
   const runFrame = () => {
     const frame = frames.shift();
@@ -33,7 +36,7 @@ function setup(budgetMs = 10) {
       },
     };
   };
-  return { queue, frames, runFrame, job };
+  return { queue, frames, runFrame, job, errors };
 }
 
 describe("FrameQueue", () => {
@@ -73,5 +76,30 @@ describe("FrameQueue", () => {
     runFrame();
     assert.deepEqual(log, ["big", "big", "big"]);
     assert.equal(frames.length, 0);
+  });
+
+  it("a job that throws is reported and dropped, and the others run on in that frame and the next", () => {
+    const { queue, frames, runFrame, job, errors } = setup(100);
+    const log: string[] = [];
+    queue.add(job("a", 1, 1, log));
+    queue.add({
+      run() {
+        throw new RangeError("Maximum call stack size exceeded");
+      },
+    });
+    queue.add(job("c", 1, 1, log));
+    queue.add(job("d", 3, 60, log));
+    runFrame();
+    assert.equal(errors.length, 1);
+    assert.ok(errors[0] instanceof RangeError);
+    assert.deepEqual(log, ["a", "c", "d", "d"], "the jobs after the failing one did not run");
+    assert.equal(frames.length, 1, "no frame was requested for the job with work left");
+    runFrame();
+    assert.deepEqual(log.slice(4), ["d"]);
+    assert.equal(frames.length, 0);
+    queue.add(job("e", 1, 1, log));
+    runFrame();
+    assert.deepEqual(log.slice(5), ["e"], "the queue stopped after the error");
+    assert.equal(errors.length, 1, "the failing job ran again");
   });
 });

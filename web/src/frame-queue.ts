@@ -3,7 +3,8 @@
  * reply streaming in, or fifty long replies of the history at once, never hold the main thread for long:
  * each job does a unit of work while the frame's budget lasts and gets the next frame for the rest. The
  * first job of a frame always gets one unit, so everything moves on. Jobs take turns (round robin), and a
- * job added again before its frame runs once (coalescing).
+ * job added again before its frame runs once (coalescing). A job that throws is reported and dropped; the
+ * others run on as if it had finished.
  */
 
 export interface FrameJob {
@@ -19,6 +20,7 @@ export class FrameQueue {
     private readonly requestFrame: (callback: () => void) => void,
     private readonly now: () => number,
     private readonly budgetMs: number,
+    private readonly report: (error: unknown) => void = (error) => console.error(error),
   ) {}
 
   add(job: FrameJob): void {
@@ -42,11 +44,20 @@ export class FrameQueue {
       if (!this.jobs.delete(job)) continue;
       first = false;
       // Put back at the end: the jobs not reached this frame go first in the next.
-      if (job.run(hasTime)) this.jobs.add(job);
+      if (this.runJob(job, hasTime)) this.jobs.add(job);
     }
     if (this.jobs.size > 0 && !this.scheduled) {
       this.scheduled = true;
       this.requestFrame(this.frame);
     }
   };
+
+  private runJob(job: FrameJob, hasTime: () => boolean): boolean {
+    try {
+      return job.run(hasTime);
+    } catch (error) {
+      this.report(error);
+      return false;
+    }
+  }
 }

@@ -10,16 +10,35 @@
  */
 import { Marked, type Tokens } from "marked";
 
-/** marked's table of reference-link definitions: normalised label → target. */
-export type LinkDefs = Record<string, { href: string; title?: string | null }>;
+/** A reference-link definition (`[label]: href "title"`). */
+export interface LinkDef {
+  href: string;
+  title?: string | null;
+}
+
+/** Reference-link definitions by normalised label (normalizeLabel), read only by the renderer. */
+export type LinkDefs = ReadonlyMap<string, LinkDef>;
 
 export interface RenderedBlock {
   html: string;
-  /** Labels this block defined that `defs` did not hold before (they are added to it). */
-  added: string[];
+  /** Definitions this block made for labels `defs` did not hold (the caller adds them when it keeps the block). */
+  defined: [string, LinkDef][];
+  /** Normalised labels in brackets that neither `defs` nor the block itself defines (a later definition may). */
+  wanted: string[];
 }
 
 const OPTIONS = { gfm: true, breaks: true, async: false } as const;
+
+/**
+ * Container markers (">" or a list marker) one line may open. marked recurses a few frames per level and
+ * overflows the stack in the low thousands; a reply nested deeper than this is shown as plain text instead.
+ */
+export const MAX_NESTING = 32;
+const DEEP_MARKERS = new RegExp(`^(?:[ \\t]*(?:>|(?:[-+*]|\\d{1,9}[.)])(?=[ \\t]))){${MAX_NESTING + 1}}`, "m");
+/** A list item indented this far is nested about as deep (marked's time grows fast with it, too). */
+const DEEP_INDENT = new RegExp(`^[ \\t]{${MAX_NESTING * 3},}(?:[-+*]|\\d{1,9}[.)])(?:[ \\t]|$)`, "m");
+/** Text in brackets that could be a reference label: no unescaped bracket inside, as a definition requires. */
+const BRACKETED = /\[((?:\\[\s\S]|[^[\]\\])+)\]/g;
 
 export class MarkdownRenderer {
   private readonly marked: Marked;
@@ -40,24 +59,88 @@ export class MarkdownRenderer {
     });
   }
 
-  /** The whole text at once (the reference the piecewise render must match). */
+  /** The whole text at once (the reference the piecewise render must match), degraded like `block()`. */
   whole(text: string): string {
-    return this.marked.parse(text, OPTIONS) as string;
+    if (tooDeep(text)) return this.degraded(text, new Map(), []).html;
+    try {
+      return this.marked.parse(text, OPTIONS) as string;
+    } catch {
+      return plainText(text);
+    }
   }
 
   /**
-   * One piece, resolving reference links against `defs` (the definitions of earlier pieces); the piece's
-   * own new definitions are added to `defs`. Pass a copy when the piece is not final.
+   * One piece, resolving reference links against `defs` (the definitions of earlier pieces). Only the
+   * labels the piece has in brackets are handed to marked, so a render costs what the piece holds, not
+   * what the reply defined so far. A piece marked cannot render is shown as text; one nested too deep
+   * for marked, paragraph by paragraph (degraded).
    */
   block(src: string, defs: LinkDefs): RenderedBlock {
+    const labels = bracketedLabels(src);
+    if (tooDeep(src)) return this.degraded(src, defs, labels);
     const lexer = new this.marked.Lexer(this.marked.defaults);
-    const links = lexer.tokens.links as LinkDefs;
-    Object.assign(links, defs);
-    const tokens = lexer.lex(src);
-    const added = Object.keys(links).filter((label) => !(label in defs));
-    for (const label of added) defs[label] = links[label];
-    return { html: this.marked.Parser.parse(tokens, this.marked.defaults), added };
+    const links = lexer.tokens.links as Record<string, LinkDef>;
+    for (const label of labels) {
+      const def = defs.get(label);
+      if (def) links[label] = def;
+    }
+    let html: string;
+    try {
+      html = this.marked.Parser.parse(lexer.lex(src), this.marked.defaults);
+    } catch {
+      return { html: plainText(src), defined: [], wanted: labels.filter((l) => !defs.has(l)) };
+    }
+    const defined = Object.entries(links).filter(([label]) => !defs.has(label));
+    return { html, defined, wanted: labels.filter((label) => !(label in links)) };
   }
+
+  /** A piece nested too deep: its paragraphs that are rendered as usual, the others as plain text. */
+  private degraded(src: string, defs: LinkDefs, labels: string[]): RenderedBlock {
+    let html = "";
+    const defined = new Map<string, LinkDef>();
+    let run = "";
+    const flush = () => {
+      if (run === "") return;
+      const out = this.block(run, defs);
+      html += out.html;
+      for (const [label, def] of out.defined) if (!defined.has(label)) defined.set(label, def);
+      run = "";
+    };
+    for (const part of src.split(/(?<=\n[ \t]*\n)/)) {
+      if (tooDeep(part)) {
+        flush();
+        html += plainText(part);
+      } else {
+        run += part;
+      }
+    }
+    flush();
+    return { html, defined: [...defined], wanted: labels.filter((l) => !defs.has(l) && !defined.has(l)) };
+  }
+}
+
+/** A label as marked normalises it, both where it is defined and where it is used. */
+export function normalizeLabel(label: string): string {
+  return label.trim().replace(/\s+/g, " ").toLowerCase().toUpperCase().toLowerCase();
+}
+
+function bracketedLabels(src: string): string[] {
+  if (!src.includes("[")) return [];
+  const labels = new Set<string>();
+  for (const match of src.matchAll(BRACKETED)) {
+    const label = normalizeLabel(match[1]);
+    if (label !== "") labels.add(label);
+  }
+  return [...labels];
+}
+
+function tooDeep(src: string): boolean {
+  return DEEP_MARKERS.test(src) || DEEP_INDENT.test(src);
+}
+
+/** Text marked could not render, whole and escaped: nothing is lost, only the formatting. */
+export function plainText(src: string): string {
+  return `<pre>${escapeHtml(src)}</pre>\n`;
 }
 
 /**

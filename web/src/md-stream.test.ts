@@ -2,14 +2,15 @@
  * A reply rendered piece by piece as it streams must end as the render of the whole: for every document of
  * the corpus and every piece size, the pieces (with the re-renders that later link definitions cause) add
  * up to marked's render of the whole text, byte for byte. Also the limits: no tail is ever rendered over
- * the limit, and a forced cut keeps every character of code and every table row.
+ * the limit, and a forced cut keeps every character of code and every table row. Hostile replies: nesting
+ * deeper than marked's stack, and link definitions after their use, which must not make streaming cubic.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type Block, BlockSplitter } from "./md-blocks";
 import { CORPUS, mixedReply } from "./md-corpus.test-data";
-import { MarkdownRenderer } from "./md-render";
-import { MarkdownStream } from "./md-stream";
+import { MarkdownRenderer, plainText } from "./md-render";
+import { MAX_REDOS, MarkdownStream } from "./md-stream";
 
 const renderer = new MarkdownRenderer("http://127.0.0.1:8080");
 const SIZES = [1, 2, 3, 5, 8, 13, 64, 2000];
@@ -130,6 +131,96 @@ describe("MarkdownStream", () => {
     assert.equal(redo?.id, first?.id);
     assert.match(redo?.html ?? "", /<a href="https:\/\/guide.example">the guide<\/a>/);
     assert.equal(md.redoPiece(), null, "a piece without the label was rendered again");
+  });
+
+  it("resolves a label that spans white space and case like a render of the whole", () => {
+    const text = "Uses [Foo\n   Bar] here.\n\nmore text\n\n[foo bar]: https://example.com/x\n";
+    const whole = renderer.whole(text);
+    assert.match(whole, /<a href="https:\/\/example.com\/x">Foo<br>Bar<\/a>/);
+    for (const size of [1, 3, 5, 20]) assert.equal(stream(text, size).html, whole, `pieces of ${size} chars`);
+  });
+
+  it("streams 100 KB of links defined after their use in linear time, each redo only for its label", () => {
+    // The hostile reply: every paragraph uses [ref], which is never defined, and has a long word that
+    // hundreds of later labels are substrings of; then one definition per paragraph.
+    const word = "thequickbrownfoxjumpsoverthelazydogandkeepsrunningthroughfieldsofgoldenwheat";
+    const labels = new Set<string>();
+    for (let i = 0; i < word.length && labels.size < 800; i++) {
+      for (let j = i + 3; j <= word.length && labels.size < 800; j++) labels.add(word.slice(i, j));
+    }
+    const body = Array.from({ length: 800 }, (_, i) => `P${i} [ref] ${word}\n\n`).join("");
+    const text = body + [...labels].map((label) => `[${label}]: /x\n\n`).join("");
+    assert.ok(text.length > 100_000);
+    const counting = new MarkdownRenderer("http://127.0.0.1:8080");
+    let renderedChars = 0;
+    const block = counting.block.bind(counting);
+    counting.block = (src, defs) => {
+      renderedChars += src.length;
+      return block(src, defs);
+    };
+    const md = new MarkdownStream(counting);
+    const pieces: string[] = [];
+    const started = performance.now();
+    for (let end = 40; ; end += 40) {
+      md.update(text.slice(0, Math.min(end, text.length)), end >= text.length);
+      for (let p = md.nextPiece(4096) ?? md.redoPiece(); p; p = md.nextPiece(4096) ?? md.redoPiece()) {
+        pieces[p.id] = p.html;
+      }
+      md.tailHtml();
+      if (end >= text.length) break;
+    }
+    const ms = performance.now() - started;
+    assert.ok(md.idle);
+    assert.equal(pieces.join(""), renderer.whole(text));
+    // Before: 643,000 renders (68 MB of source rendered), 106 s. The tail's re-renders are most of this.
+    assert.ok(renderedChars < 8 * text.length, `${renderedChars} chars rendered for ${text.length}`);
+    assert.ok(ms < 3000, `${Math.round(ms)} ms`);
+  });
+
+  it("re-renders at most MAX_REDOS earlier pieces while streaming, and the rest once at the end", () => {
+    const n = MAX_REDOS + 100;
+    const body = Array.from({ length: n }, (_, i) => `Cites [source][s${i}].\n\n`).join("");
+    const defs = Array.from({ length: n }, (_, i) => `[S${i}]: https://example.com/${i}\n\n`).join("");
+    const text = body + defs;
+    const md = new MarkdownStream(renderer);
+    const pieces: string[] = [];
+    let redos = 0;
+    for (let end = 30; end < text.length; end += 30) {
+      md.update(text.slice(0, end), false);
+      for (let p = md.nextPiece(1); p; p = md.nextPiece(1)) pieces[p.id] = p.html;
+      for (let p = md.redoPiece(); p; p = md.redoPiece()) {
+        pieces[p.id] = p.html;
+        redos += 1;
+      }
+      md.tailHtml();
+    }
+    assert.equal(redos, MAX_REDOS, "redos while streaming");
+    md.update(text, true);
+    for (let p = md.nextPiece(1); p; p = md.nextPiece(1)) pieces[p.id] = p.html;
+    for (let p = md.redoPiece(); p; p = md.redoPiece()) {
+      pieces[p.id] = p.html;
+      redos += 1;
+    }
+    md.tailHtml();
+    assert.ok(md.idle);
+    assert.equal(redos, n, "each piece that wanted a label was rendered again once");
+    assert.equal(pieces.join(""), renderer.whole(text));
+  });
+
+  it("shows a reply nested deeper than marked's stack as plain text, whole, and renders what is around it", () => {
+    const deep = `${">".repeat(100_000)} deep\n\n`;
+    const text = `BEFORE-QUOTE\n\n${deep}AFTER-QUOTE\n`;
+    const out = stream(text, 2000);
+    assert.ok(out.html.startsWith("<p>BEFORE-QUOTE</p>\n"), out.html.slice(0, 80));
+    assert.ok(out.html.endsWith("<p>AFTER-QUOTE</p>\n"), out.html.slice(-80));
+    const shown = out.html.replace(/<\/?pre>|<p>[A-Z-]+<\/p>|\n/g, "").replaceAll("&#62;", ">");
+    assert.equal(shown, deep.trim(), "the deep part lost characters");
+    const whole = renderer.whole(text);
+    assert.ok(whole.startsWith("<p>BEFORE-QUOTE</p>\n<pre>") && whole.endsWith("</pre>\n<p>AFTER-QUOTE</p>\n"));
+    for (const nested of ["- ".repeat(3000), "> - ".repeat(3000), `${" ".repeat(200)}- `]) {
+      assert.equal(renderer.block(`${nested}x\n`, new Map()).html, plainText(`${nested}x\n`));
+    }
+    assert.match(renderer.block(`${"> ".repeat(5)}x\n`, new Map()).html, /^<blockquote>/, "shallow nesting");
   });
 
   it("takes a final text that only lost trailing white space, and nothing else shorter", () => {

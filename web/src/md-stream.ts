@@ -2,11 +2,17 @@
  * The Markdown of one reply as it streams in, as HTML pieces a view can append and keep: finished blocks
  * (md-blocks.ts) are rendered once, a few together as one piece, and never again — unless a later piece
  * defines a reference link (`[x]: https://…`) that an earlier one uses, which is how a render of the
- * whole would resolve it. Only the tail is rendered again, and only when asked (once per frame).
+ * whole would resolve it. Each piece records the labels it could not resolve, so a new definition
+ * re-renders only the pieces that wanted that very label, and at most MAX_REDOS times while the reply
+ * streams; the rest wait for the final text and are rendered once then. Only the tail is rendered again,
+ * and only when asked (once per frame).
  * Pure, like md-render.ts: md-stream.test.ts checks that the pieces add up to a render of the whole.
  */
 import { type Block, BlockSplitter, TAIL_LIMIT } from "./md-blocks";
-import type { LinkDefs, MarkdownRenderer } from "./md-render";
+import type { LinkDef, MarkdownRenderer } from "./md-render";
+
+/** Re-renders of earlier pieces one reply may cause while it streams (each is a piece of a few KB). */
+export const MAX_REDOS = 200;
 
 export interface Piece {
   /** Pieces are numbered in document order; a re-render keeps its piece's id. */
@@ -18,8 +24,6 @@ export interface Piece {
 
 interface Kept {
   src: string;
-  /** May use a reference link (it has a "["). */
-  bracket: boolean;
   headless: boolean;
 }
 
@@ -28,7 +32,12 @@ export class MarkdownStream {
   private readonly pending: Block[] = [];
   private readonly kept: Kept[] = [];
   private readonly redo = new Set<number>();
-  private readonly defs: LinkDefs = {};
+  /** Pieces due a re-render after MAX_REDOS was spent: done once, when the final text is all out. */
+  private readonly late = new Set<number>();
+  private redos = 0;
+  private readonly defs = new Map<string, LinkDef>();
+  /** Normalised label → the pieces that use it and were rendered without its definition. */
+  private readonly wanting = new Map<string, Set<number>>();
   private text = "";
   private final = false;
   /** The tail source last handed out; null when the view has no tail shown. */
@@ -60,7 +69,9 @@ export class MarkdownStream {
 
   /** Nothing left to render: the reply is final and every piece is out. */
   get idle(): boolean {
-    return this.final && this.pending.length === 0 && this.redo.size === 0 && this.tailShown === "";
+    return (
+      this.final && this.pending.length === 0 && this.redo.size === 0 && this.late.size === 0 && this.tailShown === ""
+    );
   }
 
   /** Finished blocks wait to be rendered. */
@@ -70,7 +81,12 @@ export class MarkdownStream {
 
   /** Something is left to hand out: pieces, re-renders, or a tail unlike the one shown. */
   get busy(): boolean {
-    return this.pending.length > 0 || this.redo.size > 0 || this.splitter.tail(this.text) !== this.tailShown;
+    return (
+      this.pending.length > 0 ||
+      this.redo.size > 0 ||
+      (this.final && this.late.size > 0) ||
+      this.splitter.tail(this.text) !== this.tailShown
+    );
   }
 
   /**
@@ -90,15 +106,24 @@ export class MarkdownStream {
     }
     const id = this.kept.length;
     const headless = first.headless === true;
-    this.kept.push({ src, bracket: src.includes("["), headless });
-    const { html, added } = this.renderer.block(src, this.defs);
-    if (added.length > 0) this.definitionsAdded(added, id);
+    this.kept.push({ src, headless });
+    const { html, defined, wanted } = this.renderer.block(src, this.defs);
+    for (const label of wanted) {
+      const ids = this.wanting.get(label);
+      if (ids) ids.add(id);
+      else this.wanting.set(label, new Set([id]));
+    }
+    for (const [label, def] of defined) this.define(label, def);
     this.tailShown = null;
     return { id, html, headless };
   }
 
   /** An earlier piece rendered again with link definitions that came after it; null when none is due. */
   redoPiece(): Piece | null {
+    if (this.final && this.pending.length === 0 && this.late.size > 0) {
+      for (const id of this.late) this.redo.add(id);
+      this.late.clear();
+    }
     const [id] = this.redo;
     if (id === undefined) return null;
     this.redo.delete(id);
@@ -115,7 +140,7 @@ export class MarkdownStream {
     const src = this.splitter.tail(this.text);
     if (src === this.tailShown) return null;
     this.tailShown = src;
-    return src === "" ? "" : this.renderer.block(src, { ...this.defs }).html;
+    return src === "" ? "" : this.renderer.block(src, this.defs).html;
   }
 
   /** Whether the tail starts with a repeated table header (forced cut) that the view hides. */
@@ -123,12 +148,20 @@ export class MarkdownStream {
     return this.splitter.tailHeadless;
   }
 
-  private definitionsAdded(labels: string[], before: number): void {
-    for (let id = 0; id < before; id++) {
-      const piece = this.kept[id];
-      if (!piece.bracket) continue;
-      const lower = piece.src.toLowerCase();
-      if (labels.some((label) => lower.includes(label))) this.redo.add(id);
+  /** A new definition: the pieces that wanted its label are rendered again (now, or at the end). */
+  private define(label: string, def: LinkDef): void {
+    this.defs.set(label, def);
+    const ids = this.wanting.get(label);
+    if (!ids) return;
+    this.wanting.delete(label);
+    for (const id of ids) {
+      if (this.redo.has(id) || this.late.has(id)) continue;
+      if (this.redos < MAX_REDOS) {
+        this.redos += 1;
+        this.redo.add(id);
+      } else {
+        this.late.add(id);
+      }
     }
   }
 }

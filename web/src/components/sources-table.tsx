@@ -1,7 +1,8 @@
 /**
  * The LLM sources with their state, cooldown and last error: on Overview and on Kernel. On a phone the
  * table is stacked (styles.css, `table.stacked`): each source becomes a block of "label: value" lines, so no
- * column is squeezed a few letters wide and words stay whole.
+ * column is squeezed a few letters wide and words stay whole. A name is isolated (<bdi>) and may break
+ * anywhere, so neither a right-to-left override in it nor its length moves the other columns.
  */
 import { clock } from "../format";
 import { type Messages, useT } from "../i18n";
@@ -28,7 +29,9 @@ export function SourcesTable({ sources, detail = false }: { sources: LlmSourceSt
         <tbody>
           {sources.map((s) => (
             <tr key={s.name}>
-              <th scope="row">{s.name}</th>
+              <th scope="row" class="wrap">
+                <bdi>{s.name}</bdi>
+              </th>
               <td class="wrap" data-label={t.model}>
                 {s.model}
               </td>

@@ -5,6 +5,11 @@
  * waiting for it. Its stylesheet is bundled with the app's (the CSP refuses inline <style>), and it sets
  * element styles only through the CSSOM, which the CSP allows. Colours come from the theme's custom
  * properties and are read again when the theme changes; each chart follows its box's width.
+ *
+ * Up to 16 sources and "(other)" share a chart: 8 hues solid, then 8 darker (light theme) or deeper (dark
+ * theme) hues striped, and "(other)" grey, so no two look alike; the bars stack in the table's order and a
+ * hint says so. Names are sorted naturally (src2 before src10) in the page's language and isolated (<bdi>),
+ * so a right-to-left override inside one cannot reorder the text around it.
  */
 import "uplot/dist/uPlot.min.css";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -15,8 +20,12 @@ import type { LlmSourceUsage, LlmUsageToday } from "../types";
 import { ScrollBox } from "./scroll-box";
 
 const HEIGHT = 160;
-/** --chart-1 … --chart-6 in styles.css; more sources reuse them in turn. */
-const PALETTE = 6;
+/** --chart-1 … --chart-16 in styles.css (the usage meter keeps at most 16 names, then "(other)"). */
+const PALETTE = 16;
+/** From this colour on a slice is striped (and its swatch too), to tell it from the solid hue it resembles. */
+const STRIPED_FROM = 9;
+/** The usage meter's bucket for the sources past its bound (src/llm/usage-meter.ts). */
+const OTHER_SOURCES = "(other)";
 /** Y-axis steps: whole numbers only (1, 2, 5, 10, 20 … 5·10⁹), turns and tokens never come in halves. */
 const WHOLE_STEPS = Array.from({ length: 30 }, (_, i) => [1, 2, 5][i % 3] * 10 ** Math.floor(i / 3));
 
@@ -24,12 +33,14 @@ type Metric = (h: LlmSourceUsage["byHour"][number]) => number;
 const turnsOf: Metric = (h) => h.turns;
 const tokensOf: Metric = (h) => h.promptTokens + h.completionTokens;
 
-export function UsageChart({ usage }: { usage: LlmUsageToday }) {
+export function UsageChart({ usage: given }: { usage: LlmUsageToday }) {
   const t = useT();
-  if (usage.sources.length === 0) return <p>{t.noTurnsToday}</p>;
+  if (given.sources.length === 0) return <p>{t.noTurnsToday}</p>;
+  const usage = { ...given, sources: sortedSources(given.sources) };
   return (
     <div class="stack">
       <p class="hint">{`${usage.day} (${usage.timeZone})`}</p>
+      {usage.sources.length > 1 && <p class="hint">{t.usageOrder}</p>}
       <div class="usage-charts">
         <HourChart title={t.turnsPerHour} usage={usage} metric={turnsOf} t={t} />
         <HourChart title={t.tokensPerHour} usage={usage} metric={tokensOf} t={t} />
@@ -43,6 +54,7 @@ function HourChart({ title, usage, metric, t }: { title: string; usage: LlmUsage
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
   const values = usage.sources.map((s) => perHour(s, usage.hour, metric));
+  const colours = usage.sources.map((s, i) => colourOf(s.name, i));
   const key = JSON.stringify(values);
   // Drawn again when the figures change (`key`), not on every render of the Overview.
   useEffect(() => {
@@ -56,7 +68,7 @@ function HourChart({ title, usage, metric, t }: { title: string; usage: LlmUsage
         if (stopped) return;
         const draw = () => {
           chart?.destroy();
-          chart = new UPlot(options(UPlot, el.clientWidth, values), data(values), el);
+          chart = new UPlot(options(UPlot, el.clientWidth, values, colours), data(values), el);
         };
         draw();
         const themes = new MutationObserver(draw);
@@ -108,14 +120,55 @@ function data(values: number[][]): uPlot.AlignedData {
   return [hours, ...sums.reverse()];
 }
 
-function options(UPlot: typeof uPlot, width: number, values: number[][]): uPlot.Options {
+/** Sources in natural order (src2 before src10) for the page's language; "(other)" stays last. */
+function sortedSources(sources: LlmSourceUsage[]): LlmSourceUsage[] {
+  const byName = new Intl.Collator(document.documentElement.lang || undefined, { numeric: true });
+  const rank = (name: string) => (name === OTHER_SOURCES ? 1 : 0);
+  return [...sources].sort((a, b) => rank(a.name) - rank(b.name) || byName.compare(a.name, b.name));
+}
+
+/** The source's colour: its CSS variable, and whether its slice and swatch are striped. */
+function colourOf(name: string, i: number): { variable: string; striped: boolean; swatch: string } {
+  if (name === OTHER_SOURCES) return { variable: "--chart-other", striped: false, swatch: "swatch-other" };
+  const n = (i % PALETTE) + 1;
+  return { variable: `--chart-${n}`, striped: n >= STRIPED_FROM, swatch: `swatch-${n}` };
+}
+
+/** Diagonal stripes of the card's colour over `fill`, as the striped swatches draw them in CSS. */
+function stripes(fill: string, gap: string): CanvasPattern | string {
+  const tile = document.createElement("canvas");
+  tile.width = 8;
+  tile.height = 8;
+  const ctx = tile.getContext("2d");
+  if (!ctx) return fill;
+  ctx.fillStyle = fill;
+  ctx.fillRect(0, 0, 8, 8);
+  ctx.strokeStyle = gap;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  for (const x of [-8, 0, 8]) {
+    ctx.moveTo(x, 8);
+    ctx.lineTo(x + 8, 0);
+  }
+  ctx.stroke();
+  return ctx.createPattern(tile, "repeat") ?? fill;
+}
+
+function options(
+  UPlot: typeof uPlot,
+  width: number,
+  values: number[][],
+  colours: Array<{ variable: string; striped: boolean }>,
+): uPlot.Options {
   const color = themeColors();
   const axis = { stroke: color("--muted"), grid: { stroke: color("--border"), width: 1 }, ticks: { show: false } };
   const bars = UPlot.paths.bars?.({ size: [0.7, 48] });
   const hours = values[0]?.length ?? 1;
   const series: uPlot.Series[] = values.map((_, i) => {
-    const fill = color(`--chart-${(i % PALETTE) + 1}`);
-    return { fill, stroke: fill, width: 0, paths: bars, points: { show: false } };
+    const { variable, striped } = colours[i] ?? { variable: "--chart-other", striped: false };
+    const solid = color(variable);
+    const fill = striped ? stripes(solid, color("--card")) : solid;
+    return { fill: () => fill, stroke: solid, width: 0, paths: bars, points: { show: false } };
   });
   return {
     width,
@@ -153,9 +206,10 @@ function summary(title: string, usage: LlmUsageToday, values: number[][], t: Mes
 
 function UsageTable({ usage, t }: { usage: LlmUsageToday; t: Messages }) {
   const unreported = usage.sources.reduce((n, s) => n + s.callsWithoutUsage, 0);
+  const order = new Map(usage.sources.map((s, i) => [s.name, i]));
   const hours = usage.sources
     .flatMap((s) => s.byHour.map((h) => ({ source: s.name, ...h })))
-    .sort((a, b) => a.hour - b.hour || a.source.localeCompare(b.source));
+    .sort((a, b) => a.hour - b.hour || (order.get(a.source) ?? 0) - (order.get(b.source) ?? 0));
   return (
     <>
       <ScrollBox label={t.usageTable}>
@@ -173,8 +227,8 @@ function UsageTable({ usage, t }: { usage: LlmUsageToday; t: Messages }) {
             {usage.sources.map((s, i) => (
               <tr key={s.name}>
                 <th scope="row" class="wrap">
-                  <span class={`swatch swatch-${(i % PALETTE) + 1}`} aria-hidden="true" />
-                  {s.name}
+                  <span class={`swatch ${colourOf(s.name, i).swatch}`} aria-hidden="true" />
+                  <bdi>{s.name}</bdi>
                 </th>
                 <td>{s.turns}</td>
                 <td>{s.promptTokens}</td>
@@ -203,7 +257,7 @@ function UsageTable({ usage, t }: { usage: LlmUsageToday; t: Messages }) {
                 <tr key={`${h.hour} ${h.source}`}>
                   <td>{`${h.hour}:00`}</td>
                   <th scope="row" class="wrap">
-                    {h.source}
+                    <bdi>{h.source}</bdi>
                   </th>
                   <td>{h.turns}</td>
                   <td>{`${h.promptTokens} + ${h.completionTokens}`}</td>
