@@ -95,8 +95,17 @@ describe("chat replies in a real browser", { skip: dashboardSkip }, () => {
     web.llm.enqueue({ text: reply, pieceChars: 7 });
     await sendChat(page, "show me the payloads");
     const shown = await lastReplyRendered(page, "show me the payloads", 15_000);
-    // Let anything that would load or fire have its chance.
-    await page.evaluate("new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300)))");
+    // Let anything that would load or fire have its chance: every image of the reply has loaded or failed
+    // (its error event, where a planted handler would run, comes with that), then two frames more.
+    await waitFor(
+      () =>
+        shown.evaluate((el) =>
+          Array.from(el.querySelectorAll("img")).every((img) => (img as unknown as { complete: boolean }).complete),
+        ),
+      "the reply's images to load or fail",
+      { timeoutMs: 10_000 },
+    );
+    await page.evaluate("new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))");
 
     assert.deepEqual(await page.evaluate<string[]>(`Object.keys(window).filter((k) => /^__x\\d$/.test(k))`), []);
     assert.deepEqual(await page.evaluate<string[]>("window.__csp"), [], "securitypolicyviolation events");

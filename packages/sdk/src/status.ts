@@ -33,7 +33,10 @@ export interface LlmUsageToday {
   timeZone: string;
   /** The local hour now, 0–23: the hours after it have not happened yet. */
   hour: number;
-  /** Sources used today, by name; "(other)" adds up the sources beyond the first 16 of the day. */
+  /**
+   * Sources used today in natural order of their names (src2 before src10), "(other)" last: it adds up the
+   * sources beyond the first 16 of the day.
+   */
   sources: LlmSourceUsage[];
 }
 

@@ -33,10 +33,10 @@ type Metric = (h: LlmSourceUsage["byHour"][number]) => number;
 const turnsOf: Metric = (h) => h.turns;
 const tokensOf: Metric = (h) => h.promptTokens + h.completionTokens;
 
-export function UsageChart({ usage: given }: { usage: LlmUsageToday }) {
+/** `usage.sources` come in the server's order (natural, "(other)" last): the bars stack in it. */
+export function UsageChart({ usage }: { usage: LlmUsageToday }) {
   const t = useT();
-  if (given.sources.length === 0) return <p>{t.noTurnsToday}</p>;
-  const usage = { ...given, sources: sortedSources(given.sources) };
+  if (usage.sources.length === 0) return <p>{t.noTurnsToday}</p>;
   return (
     <div class="stack">
       <p class="hint">{`${usage.day} (${usage.timeZone})`}</p>
@@ -120,18 +120,12 @@ function data(values: number[][]): uPlot.AlignedData {
   return [hours, ...sums.reverse()];
 }
 
-/** Sources in natural order (src2 before src10) for the page's language; "(other)" stays last. */
-function sortedSources(sources: LlmSourceUsage[]): LlmSourceUsage[] {
-  const byName = new Intl.Collator(document.documentElement.lang || undefined, { numeric: true });
-  const rank = (name: string) => (name === OTHER_SOURCES ? 1 : 0);
-  return [...sources].sort((a, b) => rank(a.name) - rank(b.name) || byName.compare(a.name, b.name));
-}
-
 /** The source's colour: its CSS variable, and whether its slice and swatch are striped. */
 function colourOf(name: string, i: number): { variable: string; striped: boolean; swatch: string } {
   if (name === OTHER_SOURCES) return { variable: "--chart-other", striped: false, swatch: "swatch-other" };
   const n = (i % PALETTE) + 1;
-  return { variable: `--chart-${n}`, striped: n >= STRIPED_FROM, swatch: `swatch-${n}` };
+  const striped = n >= STRIPED_FROM;
+  return { variable: `--chart-${n}`, striped, swatch: `swatch-${n}${striped ? " striped" : ""}` };
 }
 
 /** Diagonal stripes of the card's colour over `fill`, as the striped swatches draw them in CSS. */
