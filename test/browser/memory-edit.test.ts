@@ -45,7 +45,7 @@ describe("editing memory in a real browser", { skip: dashboardSkip }, () => {
     const page = await newPage(t, { bypassCSP: true });
     await openDashboard(page, web.base, (await web.login()).cookie);
     const facts = await openFacts(page);
-    await facts.getByText("the piano").waitFor();
+    await facts.getByText("the piano", { exact: true }).waitFor();
 
     await page.getByRole("button", { name: `Edit: ${SLEEPS}`, exact: true }).click();
     const form = page.getByRole("form", { name: `Correct this fact: ${SLEEPS}` });
@@ -65,16 +65,17 @@ describe("editing memory in a real browser", { skip: dashboardSkip }, () => {
     assert.deepEqual(await axeViolations(page), [], "the confirmation");
     await replace.click();
     await page.getByRole("status").filter({ hasText: "Fact corrected." }).waitFor();
-    await facts.getByText("the sofa").waitFor();
-    assert.equal(await facts.getByText("the piano").count(), 0, "the old fact is still listed");
+    await facts.getByText("the sofa", { exact: true }).waitFor();
+    assert.equal(await facts.getByText("the piano", { exact: true }).count(), 0, "the old fact is still listed");
 
     await page.getByRole("button", { name: `Delete: ${LIKES}`, exact: true }).click();
     await page.getByRole("button", { name: "Cancel", exact: true }).click();
-    assert.equal(await facts.getByText("tuna").count(), 1, "Cancel deleted the fact");
+    assert.equal(await facts.getByText("tuna", { exact: true }).count(), 1, "Cancel deleted the fact");
     await page.getByRole("button", { name: `Delete: ${LIKES}`, exact: true }).click();
     await page.getByRole("button", { name: `Delete for good: ${LIKES}`, exact: true }).click();
     await page.getByRole("status").filter({ hasText: "Fact deleted." }).waitFor();
-    await facts.getByText("tuna").waitFor({ state: "detached" });
+    // Exact: the confirmation button, which names the fact too, may still be there for a moment.
+    await facts.getByText("tuna", { exact: true }).waitFor({ state: "detached" });
     await screenshot(page, "memory-edited");
 
     const before = web.llm.requests.length;
@@ -100,7 +101,7 @@ describe("editing memory in a real browser", { skip: dashboardSkip }, () => {
     const page = await newPage(t);
     await openDashboard(page, web.base, (await web.login()).cookie);
     const facts = await openFacts(page);
-    await facts.getByText("the piano").waitFor();
+    await facts.getByText("the piano", { exact: true }).waitFor();
 
     await page.getByRole("button", { name: `Edit: ${SLEEPS}`, exact: true }).click();
     const form = page.getByRole("form", { name: `Correct this fact: ${SLEEPS}` });
