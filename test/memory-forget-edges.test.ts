@@ -120,3 +120,11 @@ test("a turn of huge tool output still delivers its reply; memory keeps a bounde
     const kept = e.toolResults.reduce((n, r) => n + r.content.length, 0);
     assert.ok(kept <= MEMORY_TOOL_CHARS + 100 * e.toolResults.length, `kept ${kept} characters`);
   }));
+
+test("an index item no layer owns that still holds the text is swept out by forget", () =>
+  withMemory(async (h) => {
+    await h.memory.index.add([{ id: "stray:1", kind: "turn", text: "a stray item naming Quillon Varga" }]);
+    const report = await h.memory.apis().memory.forget("quillon varga", { confirm: true });
+    assert.equal(report.removed.indexItems, 1);
+    assert.equal(h.memory.index.get("stray:1"), null);
+  }));

@@ -199,8 +199,10 @@ async function assertGone(h: MemoryHarness, name: string, place: string): Promis
 }
 
 /** `context 2, documents 3, …` as numbers by layer. */
+/** The counts of a "/memory forget" line; a layer it does not name (it holds nothing) counts 0. */
 function countsIn(line: string): Record<string, number> {
-  return Object.fromEntries([...line.matchAll(/(\w+) (\d+)/g)].map((m) => [m[1], Number(m[2])]));
+  const named = Object.fromEntries([...line.matchAll(/(\w+) (\d+)/g)].map((m) => [m[1], Number(m[2])]));
+  return new Proxy(named, { get: (o, k: string) => o[k] ?? 0 });
 }
 
 function sdkOf(h: MemoryHarness): PluginSDK {
@@ -258,11 +260,11 @@ test("/memory forget shows what matches and removes nothing; --yes removes it fr
 
     const report: ForgetReport = await h.memory.apis().memory.forget(name, { confirm: false });
     assert.equal(report.confirmed, false);
-    assert.deepEqual(Object.values(report.removed), [0, 0, 0, 0, 0, 0, 0, 0]);
+    assert.ok(Object.values(report.removed).every((n) => n === 0));
 
     const done = await memoryCommand(sdk, `forget --yes ${name}`);
     assert.equal(done.type, "response");
-    const counts = countsIn((done as { content: string }).content);
+    const counts = countsIn((done as { content: string }).content.split("\n")[0]);
     assert.equal(counts.context, expected.context);
     assert.equal(counts.documents, expected.documents, "documents that named her, in a turn or its tool results");
     assert.ok(counts.entities >= 1, "her entity (and any it leaves without facts)");

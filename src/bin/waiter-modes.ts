@@ -2,18 +2,19 @@
 import { createInterface, type Interface } from "node:readline";
 import { errorMessage } from "../util/errors.js";
 import { CancelledError, ConnectionClosedError, type WaiterClient } from "./waiter-client.js";
-import { HISTORY_MAX, loadHistory, saveHistory } from "./waiter-history.js";
+import { forgetInHistory, forgetQuery, HISTORY_MAX, loadHistory, saveHistory } from "./waiter-history.js";
 import { ReplyPrinter } from "./waiter-output.js";
 
 const useColor = (): boolean => !process.env.NO_COLOR;
 
-export async function runOnce(client: WaiterClient, message: string): Promise<number> {
+export async function runOnce(client: WaiterClient, message: string, historyFile: string): Promise<number> {
+  forgetInFile(historyFile, message);
   const printer = new ReplyPrinter(process.stdout, process.stderr, process.stdout.isTTY === true, useColor());
   return printer.final(await client.request(message, printer.progress)) ? 0 : 1;
 }
 
 /** One reply per input line, in order; an error reply goes to stderr and makes the exit code 1. */
-export async function runPiped(client: WaiterClient): Promise<number> {
+export async function runPiped(client: WaiterClient, historyFile: string): Promise<number> {
   const printer = new ReplyPrinter(process.stdout, process.stderr, false, false);
   const rl = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   const lost = stopOnIdleLoss(client, rl);
@@ -22,6 +23,7 @@ export async function runPiped(client: WaiterClient): Promise<number> {
     for await (const raw of rl) {
       const line = raw.trim();
       if (line === "") continue;
+      forgetInFile(historyFile, line);
       if (!printer.final(await client.request(line))) code = 1;
     }
   } catch (err) {
@@ -30,6 +32,22 @@ export async function runPiped(client: WaiterClient): Promise<number> {
     throw err;
   }
   return lost() ? 1 : code;
+}
+
+/**
+ * What the user forgets with the daemon leaves the history file too, also when sent with -c or piped. The
+ * warning names the file, never the query: that may be the secret itself.
+ */
+function forgetInFile(historyFile: string, line: string): void {
+  const query = forgetQuery(line);
+  if (query === undefined) return;
+  try {
+    forgetInHistory(historyFile, query);
+  } catch (err) {
+    process.stderr.write(
+      `cannot drop the forgotten lines from ${historyFile}: ${errorMessage(err)}; delete that file by hand\n`,
+    );
+  }
 }
 
 /**
@@ -49,23 +67,29 @@ function stopOnIdleLoss(client: WaiterClient, rl: Interface): () => boolean {
 
 export async function runInteractive(client: WaiterClient, historyFile: string): Promise<number> {
   const printer = new ReplyPrinter(process.stdout, process.stderr, true, useColor());
+  // readline keeps this array as its history (the "history" event hands it back): forgetting edits it in place.
+  let entries = loadHistory(historyFile);
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,
     prompt: "> ",
-    history: loadHistory(historyFile),
+    history: entries,
     historySize: HISTORY_MAX,
     removeHistoryDuplicates: true,
   });
   const lost = stopOnIdleLoss(client, rl);
   let historyBroken = false;
-  rl.on("history", (entries: string[]) => {
+  const keepHistory = (write: () => void) => {
     try {
-      saveHistory(historyFile, entries);
+      write();
     } catch (err) {
       if (!historyBroken) process.stderr.write(`cannot save history to ${historyFile}: ${errorMessage(err)}\n`);
       historyBroken = true;
     }
+  };
+  rl.on("history", (latest: string[]) => {
+    entries = latest;
+    keepHistory(() => saveHistory(historyFile, latest));
   });
   // Ctrl-C while a reply is on its way cancels it (homed stops working on it); at the prompt it leaves.
   rl.on("SIGINT", () => (client.busy ? client.cancel() : rl.close()));
@@ -75,6 +99,8 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
     for await (const raw of rl) {
       const line = raw.trim();
       if (line === "/quit" || line === "/exit") break;
+      const forgotten = forgetQuery(line);
+      if (forgotten !== undefined) keepHistory(() => forgetInHistory(historyFile, forgotten, entries));
       if (line !== "") printer.final(await client.request(line, printer.progress));
       rl.prompt();
     }

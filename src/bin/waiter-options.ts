@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { cliSocketPath } from "@homeagent/cli-protocol";
 import { resolveDataDir } from "../daemon/paths.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { resolveHistoryPath } from "./waiter-history.js";
 
 export const USAGE = `usage: waiter [--socket PATH] [--api-key KEY] [-c MESSAGE]
 
@@ -19,6 +20,8 @@ Without -c: an interactive prompt on a terminal (/quit leaves), or one message p
 
 export interface WaiterOptions {
   socketPath: string;
+  /** The interactive history: `<data>/waiter_history` of the daemon behind the socket. */
+  historyFile: string;
   apiKey?: string;
   chat?: string;
   help: boolean;
@@ -54,6 +57,7 @@ export function parseOptions(argv: string[], env: Env = process.env): WaiterOpti
   if (values.chat !== undefined && values.chat.trim() === "") throw new UsageError("-c needs a non-empty message");
   return {
     socketPath: resolveSocketPath(values.socket, env),
+    historyFile: resolveHistoryPath(values.socket, env),
     apiKey: values["api-key"] || env.HOMEAGENT_API_KEY || undefined,
     chat: values.chat,
     help: values.help ?? false,

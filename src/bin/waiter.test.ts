@@ -1,6 +1,7 @@
 /** waiter as a user meets it: the real binary against a stand-in daemon, and where it looks for the socket. */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -193,6 +194,53 @@ describe("waiter", () => {
     assert.equal(code, 130);
     assert.match(out, /cancelled/);
     await until(() => daemon.abandoned === 1, "the daemon to see the connection dropped");
+  });
+
+  it("keeps its history in the daemon's data dir (0600) and forgets with /memory forget --yes", async () => {
+    const data = tempDir("hawt-history-");
+    const own = new FakeDaemon(cliSocketPath(data));
+    await own.listen();
+    const command = `${process.execPath} --conditions=development --import tsx ${WAITER}`;
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      // Not "dumb": readline ignores the arrow keys there.
+      env: { PATH: process.env.PATH ?? "", HOME: home, TERM: "vt100", HOMEAGENT_DATA: data },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    const until = (cond: () => boolean, what: string) =>
+      waitFor(cond, what, { timeoutMs: 15_000 }).catch((cause) => {
+        throw new Error(`${cause.message}; screen so far: ${out}`, { cause });
+      });
+    const send = async (keys: string, expected: string) => {
+      child.stdin.write(keys);
+      await until(() => own.received.at(-1) === expected, `the daemon to receive ${JSON.stringify(expected)}`);
+    };
+    try {
+      await until(() => out.includes("> "), "the prompt");
+      await send("hello\r", "hello");
+      await send("my secret is pineapple\r", "my secret is pineapple");
+      await send("/memory forget --yes PineApple\r", "/memory forget --yes PineApple");
+      // The arrow key brings back the newest line left: neither the secret nor the forget line.
+      await send("\x1b[A\r", "hello");
+      child.stdin.write("/quit\r");
+      assert.equal(await nextEvent<number | null>(child, "close", 15_000), 0);
+    } finally {
+      child.kill("SIGKILL");
+      await own.close();
+    }
+    const file = join(data, "waiter_history");
+    assert.equal(readFileSync(file, "utf8"), "hello\n/quit\n");
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(existsSync(join(home, ".homeagent", "waiter_history")), false, "nothing under ~/.homeagent");
+  });
+
+  it("-c /memory forget --yes drops the matching lines from the history file", async () => {
+    const file = join(dir, "waiter_history");
+    writeFileSync(file, "my secret is Mango\nkeep me\nMANGO again\n");
+    const run = await runWaiter(["-c", "/memory forget --yes mango"], { env: { HOMEAGENT_DATA: dir } });
+    assert.equal(run.code, 0);
+    assert.equal(readFileSync(file, "utf8"), "keep me\n");
   });
 
   describe("with an API key", () => {

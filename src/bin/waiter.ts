@@ -3,8 +3,6 @@
  * waiter: the terminal client of homed. It connects to the daemon's cli socket and speaks the line
  * protocol of @homeagent/cli-protocol.
  */
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { UNAUTHORIZED } from "@homeagent/cli-protocol";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { VERSION } from "../version.js";
@@ -28,9 +26,9 @@ async function main(argv: string[]): Promise<number> {
   const client = await WaiterClient.connect(opts.socketPath);
   try {
     if (opts.apiKey) await authenticate(client, opts.apiKey);
-    if (opts.chat !== undefined) return await runOnce(client, opts.chat);
-    if (!process.stdin.isTTY) return await runPiped(client);
-    return await runInteractive(client, join(homedir(), ".homeagent", "waiter_history"));
+    if (opts.chat !== undefined) return await runOnce(client, opts.chat, opts.historyFile);
+    if (!process.stdin.isTTY) return await runPiped(client, opts.historyFile);
+    return await runInteractive(client, opts.historyFile);
   } finally {
     client.close();
   }

@@ -50,6 +50,8 @@ export function builtinPlugins(): BuiltinPlugin[] {
         "doc_memory",
         "knowledge",
         "plugin_mgr",
+        // Its uploads, replay ring and cached replies hold what the user said.
+        "forget_hook",
       ],
       builtin: true,
       create: () => createWebuiPlugin(),

@@ -118,7 +118,17 @@ export const CORE_DEFS: ConfigDef[] = [
     description:
       "Give up on a source (and try the next) when its reply has not started within this time; 0 = no limit.",
   },
-
+  {
+    key: "core.llm.first_content_timeout",
+    default: "5m",
+    type: "duration",
+    min: 0,
+    max: HOUR,
+    check: zeroOrAtLeastASecond,
+    category: "llm",
+    description:
+      "Give up on a source (and try the next) when its streamed reply has brought no text, reasoning or tool call within this time of the request; keep-alives and empty chunks do not count. Reasoning models can think for minutes before their first word; 0 = no limit.",
+  },
   {
     key: "core.llm.stream_idle_timeout",
     default: "60s",
@@ -126,7 +136,8 @@ export const CORE_DEFS: ConfigDef[] = [
     min: SECOND,
     max: HOUR,
     category: "llm",
-    description: "Give up on a reply when the source sends nothing for this long in the middle of it.",
+    description:
+      "Give up on a reply when the source sends nothing for this long in the middle of it; once text has begun, only new text, reasoning or tool calls count (keep-alives do not).",
   },
   {
     key: "core.llm.call_timeout",
@@ -228,6 +239,16 @@ export const CORE_DEFS: ConfigDef[] = [
     max: 1000,
     category: "agent",
     description: "Maximum LLM↔tool round trips for one input.",
+  },
+  {
+    key: "core.agent.max_tool_calls_per_round",
+    default: "32",
+    type: "int",
+    min: 1,
+    max: 1000,
+    category: "agent",
+    description:
+      "Maximum tool calls run from one LLM reply; the rest are not run and the model is told how many were left out.",
   },
   {
     key: "core.agent.max_context_size",

@@ -307,3 +307,21 @@ test("a plugin's pattern is checked on every write: the whole value must match; 
     /pattern "\(" is not a valid regular expression/,
   );
 });
+
+test("core.llm.first_content_timeout and core.agent.max_tool_calls_per_round are checked on write", () => {
+  const reg = openReg();
+  assert.equal(reg.getDuration("core.llm.first_content_timeout"), 5 * 60_000);
+  assert.equal(reg.getInt("core.agent.max_tool_calls_per_round"), 32);
+  const cases: Array<[string, string, RegExp]> = [
+    ["core.llm.first_content_timeout", "900ms", /must be 0 \(no limit\) or at least 1s/],
+    ["core.llm.first_content_timeout", "2h", /is out of range \(allowed: 0 to 1h\)/],
+    ["core.llm.first_content_timeout", "soon", /core\.llm\.first_content_timeout/],
+    ["core.agent.max_tool_calls_per_round", "0", /is out of range \(allowed: 1 to 1000\)/],
+    ["core.agent.max_tool_calls_per_round", "20000", /is out of range \(allowed: 1 to 1000\)/],
+  ];
+  for (const [key, value, reason] of cases) assert.throws(() => reg.set(key, value), reason, `${key} = ${value}`);
+  reg.set("core.llm.first_content_timeout", "0");
+  reg.set("core.agent.max_tool_calls_per_round", "1");
+  assert.equal(reg.getDuration("core.llm.first_content_timeout"), 0);
+  assert.equal(reg.getInt("core.agent.max_tool_calls_per_round"), 1);
+});

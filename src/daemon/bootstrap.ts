@@ -15,6 +15,7 @@ import type { ProviderManager } from "../llm/manager.js";
 import { llmSourceTools } from "../llm/source-tools.js";
 import { openMemoryStore } from "../memory/store.js";
 import { MemorySystem } from "../memory/system.js";
+import { ForgetHooks } from "../plugins/forget-hooks.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
 import type { PluginHost } from "../plugins/sdk-impl.js";
 import { errorMessage } from "../util/errors.js";
@@ -166,6 +167,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     llm: llmApi,
     embeddings,
     memory: memory.apis(),
+    forgetHooks: new ForgetHooks(),
   };
   plugins = new PluginRegistry(host, config, log, { pluginDir: paths.plugins });
   host.plugins = plugins;
@@ -176,6 +178,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const ready = startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce, memory);
   retrieval = ready;
   host.knowledge = ready.knowledge;
+  memory.forgetting.setReach({
+    plugins: (request) => host.forgetHooks.run(request),
+    knowledge: (terms, remove) => ready.forgetKnowledge(terms, remove),
+  });
   // After the plugins, so that settings they declared are checked too.
   reportConfig(config, log, announce);
   for (const tool of ready.knowledgeTools) agent.tools.register("kernel", tool.def, tool.handler);

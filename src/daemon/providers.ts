@@ -30,6 +30,7 @@ export type SourceLimits = Omit<CallLimits, "maxLineBytes">;
 export function sourceLimits(config: ConfigRegistry): SourceLimits {
   return {
     firstByteTimeoutMs: config.getDuration("core.llm.first_byte_timeout"),
+    firstContentTimeoutMs: config.getDuration("core.llm.first_content_timeout"),
     idleTimeoutMs: config.getDuration("core.llm.stream_idle_timeout"),
     callTimeoutMs: config.getDuration("core.llm.call_timeout"),
     maxResponseBytes: config.getInt("core.llm.max_response_bytes"),

@@ -4,12 +4,13 @@
  * never faked). Changing an embedding setting re-selects the tier; a new fingerprint re-embeds.
  */
 import { join } from "node:path";
-import type { EmbeddingStatusInfo, KnowledgeAPI, Logger } from "@homeagent/sdk";
+import type { EmbeddingStatusInfo, KnowledgeAPI, KnowledgeForgetReport, Logger } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { EmbeddingProvider, EmbeddingRegistry } from "../embedding/spi.js";
 import { selectEmbedder } from "../embedding/tiers.js";
 import { knowledgeApi } from "../knowledge/api.js";
 import { KnowledgeBase } from "../knowledge/base.js";
+import { forgetKnowledge } from "../knowledge/forget.js";
 import { type KnowledgeTool, knowledgeTools } from "../knowledge/tools.js";
 
 export interface Retrieval {
@@ -17,6 +18,8 @@ export interface Retrieval {
   knowledgeTools: KnowledgeTool[];
   /** What plugins see as `sdk.knowledge`. */
   knowledge: KnowledgeAPI;
+  /** Forget's reach into the knowledge base: items mentioning every term, removed when asked (forget.ts). */
+  forgetKnowledge(terms: readonly string[], remove: boolean): Promise<KnowledgeForgetReport & { index: string }>;
   /** Settles when the latest selection of the embedding tier has finished. */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -62,6 +65,10 @@ export function startRetrieval(
     embedding: () => status,
     knowledgeTools: knowledgeTools(kb),
     knowledge: knowledgeApi(kb),
+    forgetKnowledge: async (terms, remove) => ({
+      ...(await forgetKnowledge(kb, terms, remove)),
+      index: kb.index.db.name,
+    }),
     settled: () => latest,
     close: async () => {
       off();

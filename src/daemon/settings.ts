@@ -10,6 +10,7 @@ import type { AgentSettings } from "../kernel/types.js";
 export function agentSettings(config: ConfigRegistry): AgentSettings {
   return {
     maxToolTurns: () => config.getInt("core.agent.max_tool_turns"),
+    maxToolCallsPerRound: () => config.getInt("core.agent.max_tool_calls_per_round"),
     maxContextSize: () => config.getInt("core.agent.max_context_size"),
     systemPrompt: () => config.get("core.agent.system_prompt") ?? "",
     personalPrompt: () => config.get("core.agent.personal_prompt") ?? "",

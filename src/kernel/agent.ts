@@ -99,6 +99,14 @@ export class Agent {
         log.warn(
           `stage handlers of plugins "${loser}" and "${winner}" both changed ctx.${field} in ${stage}, to different values; "${winner}"'s change was kept and "${loser}"'s dropped — let only one of them own that field`,
         ),
+      onRefusedOp: (plugin, stage, why) =>
+        log.warn(
+          `stage handler of plugin "${plugin}" in ${stage}: ${why}; that operation was dropped and the rest of the patch applied — declare "tool_calls_any" in the plugin's capabilities if it must change other tools' calls`,
+        ),
+      onSuspend: ({ plugin, stage, reason }) => {
+        log.warn(`plugin "${plugin}" is degraded: ${reason}`);
+        this.bus.publish("system", "kernel", { kind: "plugin_degraded", plugin, stage, reason });
+      },
     });
     this.tools.addSource(this.outputs);
     this.tools.register(KERNEL_OWNER, { ...TOOL_SEARCH_DEF, noMemory: true }, (args, ctx) => {

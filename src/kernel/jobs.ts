@@ -12,6 +12,11 @@ export interface Job {
   name: string;
   /** Does one slice of the work; resolves true while there is more to do. Stop early when `signal` fires. */
   step(signal: AbortSignal): Promise<boolean>;
+  /**
+   * How long one step may hold the lane before it is reported as slow (default SLOW_STEP_MS): for work that
+   * cannot be sliced, such as rewriting a database, which user input must wait for anyway.
+   */
+  stepBudgetMs?: number;
 }
 
 /** A step slower than this holds user input up noticeably. */
@@ -98,7 +103,7 @@ export class JobLane {
   }
 
   private checkDuration(p: Pending, ms: number): void {
-    if (ms <= SLOW_STEP_MS || p.warned) return;
+    if (ms <= (p.job.stepBudgetMs ?? SLOW_STEP_MS) || p.warned) return;
     p.warned = true;
     this.opts.warn(
       `job "${p.job.name}" held the lane for ${Math.round(ms)} ms in one step (user input waits for it); slice its steps to ${SLOW_STEP_MS} ms or less`,

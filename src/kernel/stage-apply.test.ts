@@ -111,6 +111,7 @@ test("appends survive a handler that replaced the whole contextMsgs list, before
 test("tool calls: edits by id merge, two edits of one call conflict, a dropped call stays dropped", async () => {
   const { host, conflicts } = setup({ toolOwner: (name) => (name === "new" ? "edit2" : undefined) });
   const ctx = context();
+  for (const p of ["edit1", "dropper", "edit2"]) host.allowAnyToolCalls(p, true);
   host.register("edit1", "post_action", (c) => {
     c.toolCalls[0].arguments = { x: 10 };
   });

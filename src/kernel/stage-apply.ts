@@ -22,12 +22,15 @@ export interface PatchEntry {
   locked?: boolean;
   /** Applied, locked, in place of a refused `patch`: a critical plugin's refusal, given why. */
   fallback?: (why: string) => StagePatch;
+  /** The handler that gave it (the caller's key), handed back with a refusal. */
+  by?: object;
 }
 
 /** A patch refused as a whole; its plugin is told why. */
 export interface RefusedPatch {
   plugin: string;
   error: StagePatchError;
+  by?: object;
 }
 
 const DROPPED = Symbol("dropped");
@@ -159,7 +162,7 @@ export function applyPatches(
       code: "stage_patch_refused",
       message: `stage patch refused: ${why}; nothing of this patch was applied`,
     });
-    refused.push({ plugin: e.plugin, error });
+    refused.push({ plugin: e.plugin, error, by: e.by });
     if (!e.fallback) return;
     const stand: PatchEntry = { plugin: e.plugin, patch: e.fallback(error.message), locked: true };
     for (const op of stand.patch) applier.apply(op, entry, stand);

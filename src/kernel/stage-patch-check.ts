@@ -4,7 +4,9 @@
  * text) would break the turn far from its cause. Every patch, in-process ones too, is checked against the
  * bounds of stage-limits.ts and may add calls only of its own plugin's tools: otherwise a plugin could make
  * the kernel run any tool, one it has no capability for (memory_purge). A patch that fails a check counts
- * as that handler's error, so the handler contributes nothing, as if it had thrown.
+ * as that handler's error, so the handler contributes nothing, as if it had thrown. Editing or dropping a
+ * call of another plugin's tool needs "tool_calls_any" (a plugin rewrote the model's memory_commit to store
+ * what it liked): such an operation alone is left out, and the caller says so.
  */
 import type { ContextMessage, ToolCall } from "@homeagent/sdk";
 import { STAGE_SET_FIELDS, type StageOp, type StagePatch, type StageSetField } from "@homeagent/sdk/protocol";
@@ -98,30 +100,54 @@ export function checkBounds(patch: StagePatch): StagePatch {
   return patch;
 }
 
+/** What a handler may do to the calls of the context it saw. */
+export interface CallAccess {
+  plugin: string;
+  calls: readonly ToolCall[];
+  toolOwner: ((name: string) => string | undefined) | undefined;
+  /** It holds "tool_calls_any": it may edit and drop calls of any tool. */
+  any: boolean;
+}
+
+type CallOp = Extract<StageOp, { op: "addToolCall" | "editToolCall" | "dropToolCall" }>;
+
+const isCallOp = (op: StageOp): op is CallOp =>
+  op.op === "addToolCall" || op.op === "editToolCall" || op.op === "dropToolCall";
+
 /**
- * `patch` itself, or a StagePatchError when it adds a call of a tool that `plugin` does not own. Adding
- * back a call that is there already (same id and tool, e.g. its raw arguments changed) is an edit.
+ * `patch` as `access.plugin` may apply it: `kept` leaves out each edit, drop or replacement of a call of
+ * a tool the plugin does not own (unless `access.any`), and `refused` says why each was left out. Adding a
+ * call of a tool the plugin does not own is refused by no capability: it throws a StagePatchError. Adding
+ * back a call that is there (same id and tool, e.g. its raw arguments changed) is an edit of it; an edit
+ * or drop of a call that is not there is left out, as it would change nothing.
  */
-export function checkNewCalls(
-  patch: StagePatch,
-  plugin: string,
-  calls: readonly ToolCall[],
-  toolOwner: ((name: string) => string | undefined) | undefined,
-): StagePatch {
-  patch.forEach((op, i) => {
-    if (op.op !== "addToolCall") return;
-    const { id, name } = op.call;
-    if (calls.some((c) => c.id === id && c.name === name)) return;
-    const owner = toolOwner?.(name);
-    if (owner === plugin) return;
-    const whose = owner === undefined ? "no registered tool" : `a tool of ${JSON.stringify(owner)}`;
-    throw refused(
-      i,
-      op,
-      `a stage handler may add calls only of its own plugin's tools, and "${name}" is ${whose}; edit or drop the calls that are there instead`,
+export function checkToolCalls(patch: StagePatch, access: CallAccess): { kept: StagePatch; refused: string[] } {
+  const refusals: string[] = [];
+  const owner = (name: string) => access.toolOwner?.(name);
+  const kept = patch.filter((op, i) => {
+    if (!isCallOp(op)) return true;
+    const id = op.op === "addToolCall" ? op.call.id : op.id;
+    const there = access.calls.find((c) => c.id === id);
+    if (op.op === "addToolCall" && owner(op.call.name) !== access.plugin && there?.name !== op.call.name) {
+      throw refused(
+        i,
+        op,
+        `a stage handler may add calls only of its own plugin's tools, and "${op.call.name}" is ${whose(owner(op.call.name))}; edit or drop the calls that are there instead`,
+      );
+    }
+    if (!there) return op.op === "addToolCall";
+    if (access.any || owner(there.name) === access.plugin) return true;
+    refusals.push(
+      `${op.op} of call "${id}" of tool "${there.name}" (${whose(owner(there.name))}) needs the "tool_calls_any" capability: without it a plugin may add, edit or drop only calls of its own tools`,
     );
+    return false;
   });
-  return patch;
+  return { kept, refused: refusals };
+}
+
+/** 'a tool of "memory"', for a refusal. */
+function whose(owner: string | undefined): string {
+  return owner === undefined ? "no registered tool" : `a tool of ${JSON.stringify(owner)}`;
 }
 
 function refused(i: number, op: StageOp, why: string): StagePatchError {

@@ -68,6 +68,8 @@ test("8 plugins × concurrent handlers (in-process and remote) × 1,000 rounds l
   const rand = random(9);
   let round = 0;
   for (let i = 0; i < PLUGINS; i++) {
+    // Each edits the call of a tool that is not its own.
+    host.allowAnyToolCalls(`p${i}`, true);
     if (i % 2 === 0) {
       host.register(`p${i}`, "post_action", (ctx) => write(ctx, i, round, rand));
     } else {

@@ -142,6 +142,7 @@ test("a handler that writes after its timeout changes nothing in the turn (and i
 });
 
 test("writes through a view count while the stage runs, also into what the handler reads", async () => {
+  h.agent.stages.allowAnyToolCalls("edit", true);
   h.agent.stages.register("edit", "before_toolcall", (ctx) => {
     const call = ctx.toolCalls[0];
     if (call) call.arguments.x = 2;

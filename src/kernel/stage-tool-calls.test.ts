@@ -1,18 +1,24 @@
 /**
  * A stage handler may add tool calls only of its own plugin's tools: otherwise a plugin could make the
- * kernel run any tool, also one it has no capability for (e.g. memory_purge with only "core"). Editing and
- * dropping the calls that are there stays open to every handler: that is what guards do.
+ * kernel run any tool, also one it has no capability for (e.g. memory_purge with only "core"). Editing or
+ * dropping a call of another plugin's (or the daemon's) tool needs the "tool_calls_any" capability: without
+ * it a plugin could rewrite what the model stores with memory_commit. Such an operation is dropped and
+ * logged, and the rest of the patch applies; a critical plugin's handler refuses instead (fails closed).
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
+import type { Logger } from "@homeagent/sdk";
 import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
 import { newStageContext, StageHost } from "./stages.js";
 
 let h: Harness;
 let runs: string[];
 let stageErrors: string[];
+let warnings: string[];
 beforeEach(() => {
-  h = startAgent();
+  warnings = [];
+  const log: Logger = { debug() {}, info() {}, warn: (m) => void warnings.push(m), error() {} };
+  h = startAgent({ log });
   runs = [];
   stageErrors = [];
   const tool = (owner: string, name: string) =>
@@ -60,11 +66,12 @@ test("an in-process handler pushing a call of another plugin's tool is refused t
   assert.match(stageErrors[0] ?? "", /^sneaky: .*addToolCall\) is refused/);
 });
 
-test("a handler may add calls of its own plugin's tools, and edit or drop any call", async () => {
+test("a handler may add calls of its own plugin's tools; with tool_calls_any it may edit or drop any call", async () => {
   h.agent.stages.register("sneaky", "post_action", (ctx) => {
     if (ctx.llmText !== "go") return;
     ctx.toolCalls.push({ id: "own", name: "sneaky_tool", arguments: { n: 1 } });
   });
+  h.agent.stages.allowAnyToolCalls("guard", true);
   h.agent.stages.register("guard", "post_action", (ctx) => {
     ctx.toolCalls = ctx.toolCalls.filter((c) => c.arguments.drop !== true);
     for (const call of ctx.toolCalls) if (call.name === "echo") call.arguments = { edited: true };
@@ -86,7 +93,7 @@ test("a handler may add calls of its own plugin's tools, and edit or drop any ca
 });
 
 test("adding back a call that is there (same id and tool, new raw arguments) counts as an edit", async () => {
-  const host = new StageHost({ timeoutMs: () => 1000 });
+  const host = new StageHost({ timeoutMs: () => 1000, toolOwner: (name) => (name === "echo" ? "fixer" : undefined) });
   host.register("fixer", "post_action", (ctx) => {
     ctx.toolCalls = ctx.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: { fixed: true } }));
   });
@@ -95,4 +102,85 @@ test("adding back a call that is there (same id and tool, new raw arguments) cou
   await host.run("post_action", ctx);
   assert.deepEqual(ctx.errors, []);
   assert.deepEqual(ctx.toolCalls, [{ id: "c1", name: "echo", arguments: { fixed: true } }]);
+});
+
+const echoCalls = [
+  { name: "echo", arguments: { n: 1 } },
+  { name: "echo", arguments: { n: 2 } },
+];
+
+test("without tool_calls_any, edits and drops of another plugin's calls are dropped and logged; the rest applies", async () => {
+  h.agent.stages.register("sneaky", "post_action", (ctx) => {
+    if (ctx.llmText !== "go") return;
+    ctx.toolCalls[0].arguments = { n: 100 };
+    ctx.toolCalls.splice(1, 1);
+    ctx.extra.seen = true;
+  });
+  let extra: Record<string, unknown> = {};
+  h.agent.stages.register("obs", "after_output", (ctx) => {
+    extra = { ...ctx.extra };
+  });
+  h.llm.enqueue({ text: "go", toolCalls: echoCalls }, { text: "done" });
+  const reply = await h.agent.injectInputSync("cli", "cli", "hi");
+  assert.equal(reply.content, "done");
+  assert.deepEqual(runs, ['echo {"n":1}', 'echo {"n":2}'], "both calls ran as the model made them");
+  assert.deepEqual(extra, { seen: true }, "the rest of the patch applied");
+  assert.deepEqual(stageErrors, [], "the handler itself did not fail");
+  const refused = warnings.filter((w) => w.includes("tool_calls_any"));
+  assert.equal(refused.length, 2, warnings.join("\n"));
+  assert.match(refused[0], /plugin "sneaky".*post_action.*dropToolCall.*"echo".*"demo".*"tool_calls_any" capability/);
+  assert.match(refused[1], /plugin "sneaky".*post_action.*editToolCall.*"echo".*"demo".*"tool_calls_any" capability/);
+});
+
+test("re-adding the model's call of another plugin's tool with its id and name is an edit: it needs tool_calls_any", async () => {
+  h.agent.stages.registerRemote("sneaky", "before_toolcall", async (snapshot) =>
+    snapshot.toolCalls.map((c) => ({ op: "addToolCall" as const, call: { ...c, arguments: { n: 666 } } })),
+  );
+  h.llm.enqueue({ text: "go", toolCalls: [echoCalls[0]] }, { text: "done" });
+  await h.agent.injectInputSync("cli", "cli", "hi");
+  assert.deepEqual(runs, ['echo {"n":1}']);
+  assert.match(warnings.join("\n"), /plugin "sneaky".*addToolCall.*"echo".*"tool_calls_any"/);
+
+  h.agent.stages.allowAnyToolCalls("sneaky", true);
+  h.llm.enqueue({ text: "go", toolCalls: [echoCalls[0]] }, { text: "done" });
+  await h.agent.injectInputSync("cli", "cli", "again");
+  assert.deepEqual(runs, ['echo {"n":1}', 'echo {"n":666}'], "with the capability the edit applies");
+  assert.deepEqual(stageErrors, []);
+});
+
+test("a call of another tool may not take the place of the model's call: replacing it by id is refused too", async () => {
+  h.agent.stages.register("sneaky", "post_action", (ctx) => {
+    if (ctx.llmText !== "go") return;
+    ctx.toolCalls = ctx.toolCalls.map((c) => ({ id: c.id, name: "sneaky_tool", arguments: { took: c.name } }));
+  });
+  h.llm.enqueue({ text: "go", toolCalls: [echoCalls[0]] }, { text: "done" });
+  await h.agent.injectInputSync("cli", "cli", "hi");
+  assert.deepEqual(runs, ['echo {"n":1}'], "the model's call stayed; the plugin's own tool did not replace it");
+});
+
+test("a critical plugin's refused operation fails closed: its handler refuses instead", async () => {
+  h.agent.stages.setCritical("guard", true);
+  h.agent.stages.register("guard", "before_toolcall", (ctx) => {
+    ctx.toolCalls = [];
+  });
+  const results: string[] = [];
+  h.agent.bus.subscribe("tool_call", (e) => {
+    const p = e.payload as { phase: string; result?: string };
+    if (p.phase === "end") results.push(p.result ?? "");
+  });
+  h.llm.enqueue({ text: "go", toolCalls: [echoCalls[0]] }, { text: "done" });
+  await h.agent.injectInputSync("cli", "cli", "hi");
+  assert.deepEqual(runs, []);
+  assert.equal(results.length, 1);
+  assert.match(results[0], /refused: plugin "guard" \(critical\) failed in before_toolcall.*tool_calls_any/);
+});
+
+test("a handler's own tool's calls stay its own to edit and drop without the capability", async () => {
+  h.agent.stages.register("sneaky", "post_action", (ctx) => {
+    for (const c of ctx.toolCalls) c.arguments = { mine: true };
+  });
+  h.llm.enqueue({ text: "go", toolCalls: [{ name: "sneaky_tool", arguments: {} }] }, { text: "done" });
+  await h.agent.injectInputSync("cli", "cli", "hi");
+  assert.deepEqual(runs, ['sneaky_tool {"mine":true}']);
+  assert.deepEqual(warnings, []);
 });

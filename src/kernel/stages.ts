@@ -8,26 +8,38 @@
  * on without it and its `ctx.signal` is aborted; either way it contributes nothing. A stopped turn
  * (cancel, shutdown) ends the stage at once, so no handler can hold up input or `stop()`.
  *
+ * A handler that fails 3 times in a row suspends its plugin (stage-suspend.ts): all its handlers are skipped,
+ * so a plugin that stopped answering no longer costs every stage its deadline, until it registers anew.
+ *
  * A critical plugin fails closed: while it is not running, `closeFor` puts stand-ins in its handlers' places
  * that answer every run with a refusal in `response`; while it runs, a handler of it that fails (throws,
- * times out, answers with a bad patch, cannot be sent the context) gives that refusal in its place.
+ * times out, answers with a bad patch, cannot be sent the context) gives that refusal in its place, and so
+ * does every handler of it while it is suspended.
+ *
+ * A patch may add, edit or drop only calls of its own plugin's tools, unless the plugin holds
+ * "tool_calls_any" (allowAnyToolCalls) to edit and drop any call: another operation on a call is dropped and
+ * reported, the rest of the patch applies (a critical plugin's handler refuses instead).
  *
  * The order that decides conflicts is registration order, or with a `rank` (lower first) the plugins' ranks
  * and, within a plugin, its registration order: then a plugin that registers again after a restart keeps
  * its place among the others.
  */
-import { setMaxListeners } from "node:events";
-import type { Stage, StageContext, StageHandler, StageScope, TokenUsage } from "@homeagent/sdk";
+import type { Stage, StageHandler, StageScope, ToolCall } from "@homeagent/sdk";
 import { STAGES } from "@homeagent/sdk";
-import { type StagePatch, type StageSnapshot, snapshotStage } from "@homeagent/sdk/protocol";
+import type { StagePatch, StageSnapshot } from "@homeagent/sdk/protocol";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { MAX_TIMER_MS } from "../util/time-limit.js";
 import { stopMessage } from "./cancel.js";
 import { applyPatches, type ConflictReport, type PatchEntry } from "./stage-apply.js";
+import { abortRun, beginRun, runSnapshot } from "./stage-context.js";
 import { type PluginRank, sortByRank } from "./stage-order.js";
-import { checkBounds, checkNewCalls, checkPatch } from "./stage-patch-check.js";
+import { checkBounds, checkPatch, checkToolCalls, StagePatchError } from "./stage-patch-check.js";
+import { realTimers, type StageTimers, settleWithin } from "./stage-settle.js";
+import { HandlerStreaks, type Suspension } from "./stage-suspend.js";
 import { handlerView, type LateWriteReport, type StageGate } from "./stage-view.js";
 import type { MutableStageContext } from "./types.js";
+
+export { newStageContext } from "./stage-context.js";
 
 /** Runs one registration on `ctx` and resolves with its patch. */
 type Invoke = (ctx: MutableStageContext, gate: StageGate, stage: Stage) => Promise<StagePatch>;
@@ -68,12 +80,18 @@ export interface StageHostOptions {
   /** Two handlers of one run gave a field different values; the winner's (the later registration's) was kept. */
   onConflict?: ConflictReport;
   /**
-   * The plugin that owns a tool, if any: a handler's patch may add calls only of its own plugin's tools.
-   * Without it no patch may add a call of a new tool.
+   * The plugin that owns a tool, if any: a handler's patch may add, edit or drop calls only of its own
+   * plugin's tools (see allowAnyToolCalls). Without it no patch may touch a call.
    */
   toolOwner?: (name: string) => string | undefined;
+  /** An operation of `plugin`'s patch on a tool call was dropped, `why`; the rest of the patch applied. */
+  onRefusedOp?: (plugin: string, stage: Stage, why: string) => void;
+  /** A plugin's handlers are suspended from now on (stage-suspend.ts); once per suspension. */
+  onSuspend?: (suspension: Suspension) => void;
   /** A plugin's place in the order of handlers (lower first); see StageHost.setRank. */
   rank?: PluginRank;
+  /** Timers of the handlers' deadlines; tests pass a clock they move by hand. */
+  clock?: StageTimers;
 }
 
 export interface StageRunOptions {
@@ -92,55 +110,6 @@ const MAX_ERROR_CHARS = 500;
 const MAX_CTX_ERRORS = 100;
 
 const TOOL_STAGES: ReadonlySet<Stage> = new Set(["before_toolcall", "after_toolcall"]);
-
-/**
- * The `ctx.signal` of the stage run in progress, made on first read: an AbortController costs ~9 µs in
- * Node 20, and most handlers never look at the signal.
- */
-const STAGE_SIGNAL_LISTENERS = 1024;
-
-class StageSignal {
-  private controller: AbortController | undefined;
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      // Every handler of the run may listen (each subprocess call does): up to the per-plugin handler cap
-      // times a few plugins, not a leak, so Node's warning at 10 listeners would only be noise.
-      setMaxListeners(STAGE_SIGNAL_LISTENERS, this.controller.signal);
-    }
-    return this.controller.signal;
-  }
-
-  /** A new stage run begins: its handlers get a signal of their own. */
-  renew(): void {
-    this.controller = undefined;
-  }
-
-  abort(reason: unknown): void {
-    this.controller?.abort(reason);
-  }
-}
-
-/**
- * The JSON snapshot of a stage run's context, made once for all its remote handlers: the context does not
- * change while they run (patches are applied after), and with many subprocess handlers and large tool
- * results, copying it per handler was the stage's main cost.
- */
-const runSnapshots = new WeakMap<MutableStageContext, StageSnapshot>();
-
-function runSnapshot(ctx: MutableStageContext): StageSnapshot {
-  let snapshot = runSnapshots.get(ctx);
-  if (!snapshot) {
-    snapshot = snapshotStage(ctx);
-    runSnapshots.set(ctx, snapshot);
-  }
-  return snapshot;
-}
-
-const stageSignals = new WeakMap<StageContext, StageSignal>();
-
-type Settled = { ok: true; patch: StagePatch } | { ok: false; err: unknown };
 
 /** The refusal a closed critical plugin's stand-in answers with. */
 export function refusalOf(plugin: string, reason: string): string {
@@ -164,6 +133,9 @@ export class StageHost {
   private rank: PluginRank | undefined;
   /** Plugins whose handlers fail closed (setCritical). */
   private readonly critical = new Set<string>();
+  /** Plugins that may edit and drop calls of any tool (allowAnyToolCalls). */
+  private readonly anyCalls = new Set<string>();
+  private readonly streaks = new HandlerStreaks();
 
   constructor(private readonly opts: StageHostOptions) {
     this.rank = opts.rank;
@@ -177,6 +149,20 @@ export class StageHost {
   setCritical(plugin: string, on: boolean): void {
     if (on) this.critical.add(plugin);
     else this.critical.delete(plugin);
+  }
+
+  /**
+   * Lets `plugin`'s patches edit and drop calls of any tool, not only of its own (capability
+   * "tool_calls_any"), or no longer. It stays so until set again.
+   */
+  allowAnyToolCalls(plugin: string, on: boolean): void {
+    if (on) this.anyCalls.add(plugin);
+    else this.anyCalls.delete(plugin);
+  }
+
+  /** Why `plugin`'s handlers are suspended, if they are. */
+  suspension(plugin: string): Suspension | undefined {
+    return this.streaks.get(plugin);
   }
 
   /**
@@ -236,13 +222,15 @@ export class StageHost {
     if (added) this.order();
   }
 
-  /** The critical plugin runs again: its stand-ins go. Returns how many. */
+  /** The critical plugin runs again: its stand-ins go, and so does a suspension. Returns how many. */
   reopen(plugin: string): number {
+    this.streaks.lift(plugin);
     return this.remove((r) => r.closed && r.plugin === plugin);
   }
 
-  /** Drops every handler of `plugin`, stand-ins included. Returns how many. */
+  /** Drops every handler of `plugin`, stand-ins included, and a suspension. Returns how many. */
   unregisterPlugin(plugin: string): number {
+    this.streaks.lift(plugin);
     return this.remove((r) => r.plugin === plugin);
   }
 
@@ -254,28 +242,35 @@ export class StageHost {
   async run(stage: Stage, ctx: MutableStageContext, opts: StageRunOptions = {}): Promise<void> {
     ctx.stage = stage;
     if (opts.stop?.aborted) return;
-    const regs = this.regs.filter(
+    const matching = this.regs.filter(
       (r) => r.stage === stage && (r.scope === "global" || !TOOL_STAGES.has(stage) || r.plugin === opts.toolOwner),
     );
+    const suspended = (r: Registration) => !r.closed && this.streaks.get(r.plugin) !== undefined;
+    const regs = matching.filter((r) => !suspended(r));
+    // A suspended critical plugin's handlers are not run, but refuse in their places: it fails closed.
+    const held = matching.filter((r) => suspended(r) && this.critical.has(r.plugin));
     const started = performance.now();
     const errors: StageRunReport["errors"] = [];
-    const signal = stageSignals.get(ctx);
-    if (regs.length > 0) {
-      signal?.renew();
-      runSnapshots.delete(ctx);
+    if (regs.length + held.length > 0) {
+      beginRun(ctx);
       const timeoutMs = Math.min(MAX_TIMER_MS, Math.max(1, this.opts.timeoutMs()));
       const gates: StageGate[] = regs.map(() => ({ open: true }));
       const settled = await settleWithin(
         regs.map((r, i) => () => r.invoke(ctx, gates[i], stage)),
         timeoutMs,
         opts.stop,
+        this.opts.clock ?? realTimers,
       );
       const patches: PatchEntry[] = [];
-      const failed = (plugin: string, err: unknown) => {
+      const failed = (plugin: string, err: unknown, handler?: object) => {
         const message = clip(errorMessage(err));
         if (ctx.errors.length < MAX_CTX_ERRORS) ctx.errors.push({ plugin, stage, message });
         errors.push({ plugin, message });
         this.opts.onError?.(plugin, stage, err);
+        // A stopped turn (cancel, shutdown) is not the handler's failure.
+        if (!handler || opts.stop?.aborted) return;
+        const suspension = this.streaks.failed(handler, plugin, stage, message);
+        if (suspension) this.opts.onSuspend?.(suspension);
       };
       regs.forEach((reg, i) => {
         gates[i].open = false;
@@ -285,16 +280,29 @@ export class StageHost {
           !reg.closed && this.critical.has(reg.plugin)
             ? (why: string) => refusalPatch(failureRefusalOf(reg.plugin, stage, why))
             : undefined;
+        const handler = reg.closed ? undefined : reg;
         if (outcome?.ok) {
-          patches.push({ plugin: reg.plugin, patch: outcome.patch, locked: reg.closed, fallback: refuse });
+          patches.push({ plugin: reg.plugin, patch: outcome.patch, locked: reg.closed, fallback: refuse, by: handler });
           return;
         }
         const err = outcome ? outcome.err : unfinished(reg, timeoutMs, opts.stop);
-        if (!outcome) signal?.abort(err);
-        failed(reg.plugin, err);
+        if (!outcome) abortRun(ctx, err);
+        failed(reg.plugin, err, handler);
         if (refuse) patches.push({ plugin: reg.plugin, patch: refuse(errorMessage(err)), locked: true });
       });
-      for (const r of applyPatches(ctx, patches, stage, this.opts.onConflict)) failed(r.plugin, r.error);
+      for (const reg of held) {
+        const why = `suspended: ${this.streaks.get(reg.plugin)?.reason}`;
+        patches.push({
+          plugin: reg.plugin,
+          patch: refusalPatch(failureRefusalOf(reg.plugin, stage, why)),
+          locked: true,
+        });
+      }
+      const refused = applyPatches(ctx, patches, stage, this.opts.onConflict);
+      for (const r of refused) failed(r.plugin, r.error, r.by);
+      regs.forEach((reg, i) => {
+        if (settled[i]?.ok && !refused.some((r) => r.by === reg)) this.streaks.succeeded(reg);
+      });
     }
     this.opts.onRun?.({
       stage,
@@ -310,7 +318,7 @@ export class StageHost {
       throw new Error(`unknown stage "${stage}": use one of ${STAGES.join(", ")}`);
     }
     const checked: Invoke = async (ctx, gate, at) =>
-      checkNewCalls(await invoke(ctx, gate, at), plugin, ctx.toolCalls, this.opts.toolOwner);
+      this.checkCalls(plugin, at, await invoke(ctx, gate, at), ctx.toolCalls);
     const reg: Registration = { plugin, stage, scope, invoke: checked, closed: false, seq: this.seq++ };
     // A restarted plugin takes the place its stand-in kept, so the order of handlers survives a crash.
     const at = this.regs.findIndex((r) => r.closed && r.plugin === plugin && r.stage === stage);
@@ -320,6 +328,24 @@ export class StageHost {
     return () => {
       this.remove((r) => r === reg);
     };
+  }
+
+  /**
+   * `patch` less the operations on tool calls `plugin` may not do, each reported; a critical plugin's
+   * handler fails instead, so its refusal stands rather than a guard's change silently not applying.
+   */
+  private checkCalls(plugin: string, stage: Stage, patch: StagePatch, calls: readonly ToolCall[]): StagePatch {
+    const access = { plugin, calls, toolOwner: this.opts.toolOwner, any: this.anyCalls.has(plugin) };
+    const { kept, refused } = checkToolCalls(patch, access);
+    if (refused.length === 0) return patch;
+    if (this.critical.has(plugin)) {
+      throw new StagePatchError({
+        code: "stage_patch_refused",
+        message: `stage patch refused: ${refused.join("; ")}; nothing of this patch was applied`,
+      });
+    }
+    for (const why of refused) this.opts.onRefusedOp?.(plugin, stage, why);
+    return kept;
   }
 
   /** With a rank: sorts the handlers by it; a stand-in keeps the sequence number, so the place, of its handler. */
@@ -334,41 +360,6 @@ export class StageHost {
   }
 }
 
-/**
- * Starts every handler and waits until all have settled, `timeoutMs` has passed, or `stop` fired. The
- * result has one entry per handler; a hole means it had not settled by then.
- */
-async function settleWithin(
-  handlers: Array<() => Promise<StagePatch>>,
-  timeoutMs: number,
-  stop: AbortSignal | undefined,
-): Promise<Array<Settled | undefined>> {
-  const settled: Array<Settled | undefined> = new Array(handlers.length);
-  const all = Promise.all(
-    handlers.map(async (handler, i) => {
-      try {
-        settled[i] = { ok: true, patch: await handler() };
-      } catch (err) {
-        settled[i] = { ok: false, err };
-      }
-    }),
-  );
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onStop: (() => void) | undefined;
-  const cutOff = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs);
-    onStop = resolve;
-    stop?.addEventListener("abort", onStop, { once: true });
-  });
-  try {
-    await Promise.race([all, cutOff]);
-  } finally {
-    clearTimeout(timer);
-    if (onStop) stop?.removeEventListener("abort", onStop);
-  }
-  return [...settled];
-}
-
 /** Why a handler's result was not waited for; with the plugin and stage it is recorded under. */
 function unfinished(reg: Registration, timeoutMs: number, stop: AbortSignal | undefined): Error {
   if (stop?.aborted) return new Error(`stopped before it finished: ${stopMessage(stop.reason)}`);
@@ -376,44 +367,4 @@ function unfinished(reg: Registration, timeoutMs: number, stop: AbortSignal | un
     code: "stage_timeout",
     message: `timed out after ${timeoutMs} ms (core.plugin.stage_timeout); ${reg.stage} went on without it`,
   });
-}
-
-/** A StageContext for one input; its `signal` belongs to whichever stage run is in progress. */
-export function newStageContext(init: {
-  requestId: string;
-  source: string;
-  channel: string;
-  rawMessage: string;
-  userId?: string;
-  groupId?: string;
-  noMemory?: boolean;
-}): MutableStageContext {
-  const signal = new StageSignal();
-  const ctx: MutableStageContext = {
-    stage: "on_input",
-    requestId: init.requestId,
-    source: init.source,
-    channel: init.channel,
-    rawMessage: init.rawMessage,
-    userId: init.userId ?? "",
-    groupId: init.groupId ?? "",
-    contextMsgs: [],
-    llmText: "",
-    reasoningContent: "",
-    tokenUsage: null as TokenUsage | null,
-    toolCalls: [],
-    toolResults: [],
-    finalText: "",
-    response: null,
-    phase: "",
-    memory: [],
-    noMemory: init.noMemory ?? false,
-    extra: {},
-    errors: [],
-    get signal() {
-      return signal.signal;
-    },
-  };
-  stageSignals.set(ctx, signal);
-  return ctx;
 }

@@ -208,3 +208,52 @@ test("cancelling a queued input drops it before it runs; a running tool sees the
   assert.equal((await running).error, "stop");
   assert.equal(h.llm.requests.length, 1, "neither the rest of the loop nor the queued input reached the LLM");
 });
+
+test("a reply with 20,000 tool calls runs core.agent.max_tool_calls_per_round (32) of them and says so once", async () => {
+  let runs = 0;
+  h.agent.tools.register("demo", { name: "tick", description: "", parameters: { type: "object" } }, () => {
+    runs++;
+    return "ticked";
+  });
+  const ends: AgentEvent[] = [];
+  h.agent.bus.subscribe("tool_call", (e) => void (e.payload.phase === "end" && ends.push(e)));
+  h.llm.enqueue({ toolCalls: Array.from({ length: 20_000 }, (_, i) => ({ name: "tick", arguments: { i } })) });
+  h.llm.enqueue({ text: "done" });
+  const reply = await h.agent.injectInputSync("test", "test", "tick a lot");
+  assert.equal(reply.content, "done");
+  assert.equal(runs, 32);
+  const next = h.llm.requests[1].messages;
+  const calls = next.find((m) => m.role === "assistant")?.tool_calls ?? [];
+  const results = next.filter((m) => m.role === "tool");
+  assert.equal(calls.length, 33, "the 32 that ran and one that stands for the rest");
+  assert.deepEqual(
+    results.map((r) => r.tool_call_id),
+    calls.map((c) => c.id),
+    "every call in the transcript has its result",
+  );
+  assert.equal(calls[32].function.arguments, "{}", "the stand-in carries no arguments");
+  assert.match(
+    results[32].content,
+    /^error: 19968 tool calls over the limit of 32 were not run \(core\.agent\.max_tool_calls_per_round\)/,
+  );
+  assert.match(results[32].content, /19968 个工具调用超出每轮 32 个的上限，未执行/);
+  assert.equal(ends.length, 33, "one event for the calls not run, not 19,968");
+  assert.equal(ends[32].payload.status, "denied");
+});
+
+test("core.agent.max_tool_calls_per_round is read every round", async () => {
+  h.settings.callsPerRound = 2;
+  let runs = 0;
+  h.agent.tools.register("demo", { name: "tick", description: "", parameters: { type: "object" } }, () => {
+    runs++;
+    return "ticked";
+  });
+  h.llm.enqueue({ toolCalls: [{ name: "tick" }, { name: "tick" }, { name: "tick" }] }, { text: "done" });
+  await h.agent.injectInputSync("test", "test", "three");
+  assert.equal(runs, 2);
+  const last = h.llm.requests[1].messages.filter((m) => m.role === "tool").at(-1);
+  assert.match(
+    last?.content ?? "",
+    /^error: 1 tool call over the limit of 2 was not run \(core\.agent\.max_tool_calls_per_round\)/,
+  );
+});

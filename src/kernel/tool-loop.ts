@@ -3,7 +3,8 @@
  * → next LLM round, until the model stops calling tools, every call is refused, a handler answers
  * instead, a reply was cut at its size limit, or `core.agent.max_tool_turns` is reached. Every request
  * sends exactly the turn's offered tool definitions (tool-search.ts), which tool_search may grow between
- * rounds; a call outside a self-task's allowlist is refused without running.
+ * rounds; a call outside a self-task's allowlist is refused without running, and so are the calls of one
+ * reply past `core.agent.max_tool_calls_per_round` (tool-cap.ts).
  */
 import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
 import type { EventBus } from "../events/bus.js";
@@ -12,8 +13,9 @@ import { estimateTokens, fitToBudget, pruneForRetry, requestBudget } from "./bud
 import { linkAbort } from "./cancel.js";
 import { DeltaPublisher } from "./deltas.js";
 import { type InterruptQueue, interruptMessage } from "./interrupts.js";
-import { addUsage, toTokenUsage, toToolCall, toWireToolCall } from "./llm-shapes.js";
+import { addUsage, toTokenUsage, toWireToolCall } from "./llm-shapes.js";
 import type { StageHost } from "./stages.js";
+import { type CappedRound, capToolCalls } from "./tool-cap.js";
 import type { ToolOffer } from "./tool-search.js";
 import type { ToolOutcome, ToolRegistry } from "./tools.js";
 import type { AgentSettings, LLMClient, MutableStageContext } from "./types.js";
@@ -98,7 +100,8 @@ export async function runToolLoop(
     ctx.reasoningContent = reply.reasoning_content;
     ctx.tokenUsage = roundUsage;
     // A reply cut at its size limit ends the turn with its text and the note: its calls may be cut too.
-    ctx.toolCalls = reply.cut ? [] : reply.tool_calls.map(toToolCall);
+    const round: CappedRound = reply.cut ? { run: [] } : capToolCalls(reply, deps.settings.maxToolCallsPerRound());
+    ctx.toolCalls = round.run;
     ctx.phase = "intermediate";
     await deps.stages.run("post_action", ctx, { stop: control.stop });
     control.stop.throwIfAborted();
@@ -123,7 +126,7 @@ export async function runToolLoop(
       role: "assistant",
       content: ctx.llmText,
       ...(ctx.reasoningContent ? { reasoning_content: ctx.reasoningContent } : {}),
-      tool_calls: calls.map(toWireToolCall),
+      tool_calls: (round.over ? [...calls, round.over.call] : calls).map(toWireToolCall),
     });
     const results: ToolResult[] = [];
     for (const call of calls) {
@@ -133,6 +136,11 @@ export async function runToolLoop(
       results.push(result);
       if (result.status !== "denied" && result.status !== "interrupted") toolsUsed.push(call.name);
       if (result.status === "ok" || result.status === "error") ran.push(result);
+      messages.push({ role: "tool", tool_call_id: call.id, name: call.name, content: result.content });
+    }
+    if (round.over) {
+      const { call, result } = round.over;
+      publishToolEnd(deps, ctx, result, 0);
       messages.push({ role: "tool", tool_call_id: call.id, name: call.name, content: result.content });
     }
     ctx.toolCalls = calls;
@@ -221,15 +229,7 @@ async function runToolCall(
 ): Promise<ToolResult> {
   let began = performance.now();
   const end = (r: ToolResult): ToolResult => {
-    deps.bus.publish("tool_call", "kernel", {
-      phase: "end",
-      requestId: ctx.requestId,
-      toolCallId: call.id,
-      name: call.name,
-      status: r.status,
-      result: r.content,
-      durationMs: Math.round(performance.now() - began),
-    });
+    publishToolEnd(deps, ctx, { ...r, toolCallId: call.id, name: call.name }, performance.now() - began);
     return r;
   };
   if (control.interrupts.size > 0) {
@@ -277,6 +277,18 @@ async function runToolCall(
   ctx.toolResults = [result];
   await deps.stages.run("after_toolcall", ctx, { toolOwner: owner, stop: control.stop });
   return end(ctx.toolResults[0] ?? result);
+}
+
+function publishToolEnd(deps: LoopDeps, ctx: MutableStageContext, r: ToolResult, durationMs: number): void {
+  deps.bus.publish("tool_call", "kernel", {
+    phase: "end",
+    requestId: ctx.requestId,
+    toolCallId: r.toolCallId,
+    name: r.name,
+    status: r.status,
+    result: r.content,
+    durationMs: Math.round(durationMs),
+  });
 }
 
 /** One tool call bounded by `core.agent.tool_timeout` as well as by the turn's own stop signal. */

@@ -28,6 +28,8 @@ export interface LLMClient {
 /** Settings the kernel reads on every turn, so changes apply without a restart. */
 export interface AgentSettings {
   maxToolTurns(): number;
+  /** Tool calls run from one LLM reply (`core.agent.max_tool_calls_per_round`); the rest are refused. */
+  maxToolCallsPerRound(): number;
   maxContextSize(): number;
   systemPrompt(): string;
   personalPrompt(): string;

@@ -199,6 +199,23 @@ describe("a provider call ends once it has begun", () => {
     },
   );
 
+  test(
+    "a stream of 120,000 tiny tool calls is cut at the reply limit: each call counts its overhead",
+    ENDS,
+    async () => {
+      const p = await provider({ maxResponseBytes: 128 * KiB });
+      fake.enqueue({ toolCalls: Array.from({ length: 120_000 }, () => ({ name: "x", arguments: {} })) });
+      const { chunks, error } = await drain(p.chatStream(request));
+      assert.equal(error, undefined);
+      const fragments = chunks.reduce((n, c) => n + c.tool_calls.length, 0);
+      // A call is 3 bytes of text here: counting text alone, 128 KiB would let 43,000 through.
+      assert.ok(fragments < (3 * 128 * KiB) / 128, `${fragments} tool-call fragments got through`);
+      assert.equal(text(chunks), "\n\n[reply cut: larger than 128 KiB (core.llm.max_response_bytes)]");
+      assert.equal(chunks.at(-1)?.finish_reason, "length");
+      await closedByClient();
+    },
+  );
+
   test("the reply limit counts reasoning and never splits a character", ENDS, async () => {
     const p = await provider({ maxResponseBytes: 200 });
     fake.enqueue({ reasoning: "€".repeat(100), text: "after" });
@@ -227,7 +244,7 @@ describe("a provider call ends once it has begun", () => {
   );
 
   test("an endless non-stream body fails at the reply limit", ENDS, async () => {
-    const p = await provider({ maxResponseBytes: 256 * KiB });
+    const p = await provider({ maxResponseBytes: 128 * KiB });
     fake.enqueue({ unterminated: true });
     const error = await failure(p.chat(request));
     assert.ok(error instanceof ProviderError && error.code === "llm_reply_too_large", `got ${error}`);

@@ -75,7 +75,15 @@ export interface LuaAdaptedProviderOptions {
    * within this many ms. Default 60000; 0 waits as long as the caller does.
    */
   firstByteTimeoutMs?: number;
-  /** Give up (transient error) when the server sends nothing for this many ms mid-reply. Default 60000; 0 = none. */
+  /**
+   * Give up (transient error) when a stream has carried no text, reasoning or tool call this many ms after
+   * the request, whatever keep-alives came. Default 5 min; 0 = none.
+   */
+  firstContentTimeoutMs?: number;
+  /**
+   * Give up (transient error) when a reply waits this many ms mid-stream: for any bytes before content, for
+   * new content after (keep-alives do not count). Default 60000; 0 = none.
+   */
   idleTimeoutMs?: number;
   /** Deadline of the whole call, request to last byte, in ms. Default 10 min; 0 = none. */
   callTimeoutMs?: number;
@@ -108,6 +116,7 @@ export class LuaAdaptedProvider implements Provider {
     const d = DEFAULT_CALL_LIMITS;
     this.limits = {
       firstByteTimeoutMs: opts.firstByteTimeoutMs ?? d.firstByteTimeoutMs,
+      firstContentTimeoutMs: opts.firstContentTimeoutMs ?? d.firstContentTimeoutMs,
       idleTimeoutMs: opts.idleTimeoutMs ?? d.idleTimeoutMs,
       callTimeoutMs: opts.callTimeoutMs ?? d.callTimeoutMs,
       maxResponseBytes: opts.maxResponseBytes ?? d.maxResponseBytes,
@@ -171,6 +180,7 @@ export class LuaAdaptedProvider implements Provider {
           for (const out of outs) {
             if (out === "") continue;
             for (const chunk of this.decode(out, "transform_stream_chunk", toStreamChunks)) {
+              call.progress(chunk);
               const kept = budget.take(chunk);
               if (budget.cut) {
                 // What arrived is kept and the reply ends with a note; asking again would only repeat it.
@@ -248,7 +258,7 @@ export class LuaAdaptedProvider implements Provider {
     };
     this.opts.log?.debug(`${this.label()}: POST ${safeUrl(url)}${stream ? " (stream)" : ""}`);
     let res: Response;
-    call.send();
+    call.send(stream);
     try {
       res = await fetch(url, { method: "POST", headers, body, signal: call.signal });
     } catch (err) {

@@ -7,10 +7,11 @@
  * - 429 with a retry-after up to `maxRetryAfterMs` → wait that long and retry; longer → cool down that long;
  * - 5xx / network → one retry after `retryDelayMs`, then the source cools down 1 min → 5 min → 25 min → 1 h
  *   (consecutive failures) and the next one is tried; a reply the adapter cannot read cools it down too;
- * - a time limit (no first byte, a silence mid-reply, the whole-call deadline) → no second try there (it
- *   would double the wait): the source cools down and the next one is tried; a stream stopped by a limit
- *   after text arrived keeps that text and ends with a note naming the limit. A reply cut at its size
- *   limit is a success (the provider ends it with its own note), marked `cut` so its tool calls never run;
+ * - a time limit (no first byte, no content but keep-alives, no new content mid-reply, the whole-call
+ *   deadline) → no second try there (it would double the wait): the source cools down and the next one is
+ *   tried; a stream stopped by a limit after text arrived keeps that text and ends with a note naming the
+ *   limit. A reply cut at its size limit is a success (the provider ends it with its own note), marked
+ *   `cut` so its tool calls never run;
  * - other 4xx → the next source, no state change (the request, not the source, is at fault);
  * - "context_length" → thrown to the caller at once, which prunes the request and asks again.
  * Cooling sources are skipped, but tried once each as a last resort before giving up, so a single local

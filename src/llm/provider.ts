@@ -67,9 +67,20 @@ export interface CompletionResponse {
    * calls may be cut too, so none of them is to run.
    */
   cut?: true;
+  /**
+   * Tool calls beyond MAX_TOOL_CALLS_PER_REPLY, left out of `tool_calls` unread; the tool loop counts them
+   * among the calls it did not run.
+   */
+  dropped_tool_calls?: number;
   /** The LLM source that answered; set by ProviderManager (a bare provider leaves it out). */
   source?: string;
 }
+
+/**
+ * The most tool calls one reply is read with; a hostile server can send any number. Above the largest
+ * `core.agent.max_tool_calls_per_round`, so that the tool loop, not this bound, decides what runs.
+ */
+export const MAX_TOOL_CALLS_PER_REPLY = 1024;
 
 /** One streamed piece; tool-call fragments carry the upstream `stream_index` they belong to. */
 export interface StreamChunk {
@@ -133,10 +144,11 @@ export class ProviderError extends HomeAgentError {
 }
 
 /** Which time limit of a call ran out (see CallWatch). */
-export type CallLimit = "first_byte" | "idle" | "call";
+export type CallLimit = "first_byte" | "first_content" | "idle" | "call";
 
 /**
- * The server was too slow: no first byte, a silence mid-reply, or no end within the whole-call deadline.
+ * The server was too slow: no first byte, no content (only keep-alives) by the first-content deadline, no
+ * new content mid-reply, or no end within the whole-call deadline.
  * Worth the next source, not another try here (waiting twice would double the delay).
  */
 export class ProviderTimeoutError extends ProviderError {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { StreamChunk } from "./provider.js";
+import { MAX_TOOL_CALLS_PER_REPLY, type StreamChunk } from "./provider.js";
 import { StreamAccumulator } from "./stream-accumulator.js";
 
 function chunk(fields: Partial<StreamChunk>): StreamChunk {
@@ -58,4 +58,28 @@ test("hasContent ignores reasoning alone", () => {
   assert.equal(acc.hasContent(), false);
   acc.add(chunk({ tool_calls: [frag(0, "", "x")] }));
   assert.equal(acc.hasContent(), true);
+});
+
+test("a stream of sparse, huge tool-call indexes keeps a bounded number of calls and counts the rest", () => {
+  const acc = new StreamAccumulator();
+  const total = 150_000;
+  for (let i = 0; i < total; i++) acc.add(chunk({ tool_calls: [frag(i * 1_000_003 + 7, "{}", "x", `c${i}`)] }));
+  // Nameless fragments at new indexes would never become calls: they are neither kept nor counted.
+  for (let i = 0; i < 1000; i++) acc.add(chunk({ tool_calls: [frag(-1 - i, "{}")] }));
+  const reply = acc.result();
+  assert.equal(reply.tool_calls.length, MAX_TOOL_CALLS_PER_REPLY);
+  assert.equal(reply.dropped_tool_calls, total - MAX_TOOL_CALLS_PER_REPLY);
+  assert.deepEqual(reply.tool_calls[1], { id: "c1", name: "x", arguments: {} });
+  // Fragments of a call already kept still land, however many calls were dropped since.
+  acc.add(chunk({ tool_calls: [frag(7, "", "", "")] }));
+  assert.equal(acc.result().tool_calls.length, MAX_TOOL_CALLS_PER_REPLY);
+});
+
+test("a partial reply with more calls than a spread of arguments can take does not throw", () => {
+  const acc = new StreamAccumulator();
+  for (let i = 0; i < 150_000; i++) acc.add(chunk({ tool_calls: [frag(i, "", "x")] }));
+  const partial = acc.partial();
+  assert.equal(partial.finish_reason, "interrupted");
+  assert.equal(partial.tool_calls.length, MAX_TOOL_CALLS_PER_REPLY - 1, "the last call may be cut: it is left out");
+  assert.equal(partial.dropped_tool_calls, 150_000 - MAX_TOOL_CALLS_PER_REPLY);
 });

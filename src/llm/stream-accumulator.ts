@@ -1,10 +1,18 @@
 /**
  * Folds stream chunks into one CompletionResponse. Tool-call fragments are bucketed by the upstream
  * `stream_index` (not by arrival position: providers interleave and repeat fragments), calls without a
- * name are dropped, and arguments are parsed only once all fragments are in.
+ * name are dropped, and arguments are parsed only once all fragments are in. At most
+ * MAX_TOOL_CALLS_PER_REPLY indexes are kept: a hostile stream of sparse or endless indexes must not grow
+ * the daemon's memory; calls beyond are only counted (`dropped_tool_calls`), so the model is told.
  */
 import { isObject } from "../util/object.js";
-import type { CompletionResponse, StreamChunk, UnifiedToolCall, UnifiedUsage } from "./provider.js";
+import {
+  type CompletionResponse,
+  MAX_TOOL_CALLS_PER_REPLY,
+  type StreamChunk,
+  type UnifiedToolCall,
+  type UnifiedUsage,
+} from "./provider.js";
 
 interface PendingCall {
   id: string;
@@ -18,6 +26,8 @@ export class StreamAccumulator {
   private finishReason = "";
   private usage: UnifiedUsage | null = null;
   private readonly calls = new Map<number, PendingCall>();
+  /** Named fragments at indexes beyond the bound: each one starts a call that is not kept. */
+  private dropped = 0;
 
   add(chunk: StreamChunk): void {
     this.content += chunk.content;
@@ -25,11 +35,14 @@ export class StreamAccumulator {
     if (chunk.finish_reason) this.finishReason = chunk.finish_reason;
     if (chunk.usage) this.usage = chunk.usage;
     for (const fragment of chunk.tool_calls) {
-      const call = this.calls.get(fragment.stream_index) ?? { id: "", name: "", args: "" };
+      const call = this.callAt(fragment.stream_index);
+      if (!call) {
+        if (fragment.name !== "") this.dropped++;
+        continue;
+      }
       call.id ||= fragment.id;
       call.name ||= fragment.name;
       call.args += fragment.raw_arguments;
-      this.calls.set(fragment.stream_index, call);
     }
   }
 
@@ -53,7 +66,8 @@ export class StreamAccumulator {
    */
   partial(): CompletionResponse {
     const named = this.namedCalls();
-    const lastIndex = Math.max(...this.calls.keys());
+    let lastIndex = Number.NEGATIVE_INFINITY;
+    for (const index of this.calls.keys()) if (index > lastIndex) lastIndex = index;
     const complete = named.filter(([index, call]) =>
       call.args.trim() === "" ? index < lastIndex : parseObject(call.args) !== undefined,
     );
@@ -61,6 +75,16 @@ export class StreamAccumulator {
       "interrupted",
       complete.map(([index, call]) => toolCall(index, call)),
     );
+  }
+
+  /** The call at `index`, a new one while there is room; undefined once the bound is reached. */
+  private callAt(index: number): PendingCall | undefined {
+    let call = this.calls.get(index);
+    if (!call && this.calls.size < MAX_TOOL_CALLS_PER_REPLY) {
+      call = { id: "", name: "", args: "" };
+      this.calls.set(index, call);
+    }
+    return call;
   }
 
   private namedCalls(): Array<[number, PendingCall]> {
@@ -74,6 +98,7 @@ export class StreamAccumulator {
       finish_reason: finishReason,
       token_usage: this.usage,
       tool_calls: toolCalls,
+      ...(this.dropped > 0 ? { dropped_tool_calls: this.dropped } : {}),
     };
   }
 }

@@ -102,7 +102,7 @@ export function isAbort(err: unknown, signal: AbortSignal | undefined): boolean 
   return Boolean(signal?.aborted) || (err instanceof ProviderError && err.kind === "aborted");
 }
 
-/** The provider gave up waiting for the server (no first byte, a silence mid-reply, or the call deadline). */
+/** The provider gave up waiting for the server (no first byte, no content, none mid-reply, or the call deadline). */
 export function isTimeout(err: unknown): boolean {
   return err instanceof ProviderTimeoutError;
 }

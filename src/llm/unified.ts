@@ -3,7 +3,13 @@
  * completed here (missing fields get their empty value) instead of trusted.
  */
 import { isObject } from "../util/object.js";
-import type { CompletionResponse, StreamChunk, UnifiedToolCall, UnifiedUsage } from "./provider.js";
+import {
+  type CompletionResponse,
+  MAX_TOOL_CALLS_PER_REPLY,
+  type StreamChunk,
+  type UnifiedToolCall,
+  type UnifiedUsage,
+} from "./provider.js";
 
 function str(v: unknown): string {
   return typeof v === "string" ? v : "";
@@ -41,14 +47,18 @@ function list(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
+/** A whole reply; calls beyond MAX_TOOL_CALLS_PER_REPLY are counted, not read (as in stream-accumulator.ts). */
 export function toResponse(v: unknown): CompletionResponse {
   if (!isObject(v)) throw new Error("not a JSON object");
+  const calls = list(v.tool_calls);
+  const dropped = calls.length - MAX_TOOL_CALLS_PER_REPLY;
   return {
     content: str(v.content),
     reasoning_content: str(v.reasoning_content),
     finish_reason: str(v.finish_reason),
     token_usage: toUsage(v.token_usage),
-    tool_calls: list(v.tool_calls).map(toToolCall),
+    tool_calls: calls.slice(0, MAX_TOOL_CALLS_PER_REPLY).map(toToolCall),
+    ...(dropped > 0 ? { dropped_tool_calls: dropped } : {}),
   };
 }
 

@@ -292,7 +292,11 @@ export class DocStore {
   mentioning(terms: readonly string[]): DocTurn[] {
     const turnText = containsAll(this.db, "input || ' ' || response", terms);
     const itemText = containsAll(this.db, "text", terms);
-    const docText = containsAll(this.db, "content || ' ' || summary", terms);
+    const docText = containsAll(
+      this.db,
+      "content || ' ' || summary || ' ' || tags || ' ' || entities || ' ' || meta",
+      terms,
+    );
     const turns = this.db
       .prepare(
         `SELECT ${TURN_COLUMNS} FROM doc_turns WHERE ${turnText.sql}

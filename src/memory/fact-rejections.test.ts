@@ -18,7 +18,7 @@ import { commitFacts } from "./fact-commit.js";
 import { deleteFactById, editFactById } from "./fact-edit.js";
 import { GraphDB } from "./graph.js";
 import { GRAPH_MIGRATIONS } from "./graph-rules.js";
-import { migrateTables, openMemoryStore } from "./store.js";
+import { hasTable, migrateTables, openMemoryStore } from "./store.js";
 
 const HOUR = 60 * 60 * 1000;
 const T0 = Date.UTC(2024, 4, 1, 9);
@@ -219,7 +219,7 @@ test("a memory.db made before rejections existed gets the table and keeps its fa
   old.close();
 
   const { graph, db, close } = openGraph({ path });
-  assert.equal(db.prepare("SELECT version FROM schema_versions WHERE layer = 'graph'").pluck().get(), 2);
+  assert.equal(db.prepare("SELECT version FROM schema_versions WHERE layer = 'graph'").pluck().get(), 3);
   assert.deepEqual(facts(graph), ["用户 居住地 北京"]);
   deleteFactById(graph, idOf(graph, "北京"));
   assert.equal(graph.commit([{ subject: "用户", relation: "居住地", object: "北京" }]).rejected, 1);
@@ -230,18 +230,61 @@ test("forgetting a name also drops the rejected facts that mention it", async (t
   const h = startMemoryAgent();
   t.after(() => h.close());
   const graph = h.memory.graph;
-  for (const object of ["北京", "Paris"]) {
-    graph.commit([{ subject: "用户", relation: "居住地", object }], { explicit: true });
-    graph.deleteFact({ subject: "用户", relation: "居住地", object });
-  }
-  graph.commit([{ subject: "Marguerite", relation: "likes", object: "tea" }]);
-  graph.deleteFact({ subject: "Marguerite", relation: "likes", object: "tea" });
-  const rows = () => h.db.prepare("SELECT subject || ' ' || object FROM fact_rejections ORDER BY id").pluck().all();
-  assert.deepEqual(rows(), ["用户 北京", "用户 Paris", "Marguerite tea"]);
+  const rejected = (subject: string, relation: string, object: string) =>
+    graph.commit([{ subject, relation, object }]).rejected === 1;
+  const reject = (subject: string, relation: string, object: string) => {
+    graph.commit([{ subject, relation, object }], { explicit: true });
+    graph.deleteFact({ subject, relation, object });
+  };
+  for (const object of ["北京", "Paris"]) reject("用户", "居住地", object);
+  reject("Marguerite", "likes", "tea");
+  reject("Carol King", "pin is 4242-otter-mango", "First Bank");
+  assert.equal(graph.introspect().rejected.facts, 4);
 
-  await h.memory.forgetter.forget("北京");
-  assert.deepEqual(rows(), ["用户 Paris", "Marguerite tea"], "forget leaves no trace of the name");
+  await h.memory.forgetting.forget("北京");
+  await h.memory.forgetting.forget("4242-otter-mango");
+  assert.equal(graph.introspect().rejected.facts, 2, "forget leaves no trace of the name, nor of a phrase of one");
+  assert.equal(rejected("用户", "居住地", "Paris"), true, "the others stay rejected");
   graph.commit([{ subject: "Marguerite", relation: "knows", object: "Paul" }]);
   graph.deleteEntity("marguerite");
-  assert.deepEqual(rows(), ["用户 Paris"], "deleting an entity drops the rejections naming it");
+  assert.equal(graph.introspect().rejected.facts, 1, "deleting an entity drops the rejections naming it");
+  assert.equal(rejected("Marguerite", "likes", "tea"), false);
+});
+
+test("a rejection keeps no text: only keyed hashes, which another store's key does not reproduce", async () => {
+  const a = openGraph({ now: () => T0 });
+  const b = openGraph({ now: () => T0 });
+  for (const g of [a, b]) {
+    g.graph.commit([{ subject: "Alice Smith", relation: "bank pin", object: "7391-zebra-quartz" }], { explicit: true });
+    g.graph.deleteFact({ subject: "Alice Smith", relation: "bank pin", object: "7391-zebra-quartz" });
+  }
+  const rows = (g: typeof a) => g.db.prepare("SELECT * FROM fact_rejections").all() as Array<Record<string, unknown>>;
+  const text = JSON.stringify(rows(a)).toLowerCase();
+  for (const word of ["alice", "smith", "bank", "pin", "7391", "zebra", "quartz"]) {
+    assert.ok(!text.includes(word), `no "${word}" in ${text}`);
+  }
+  assert.notEqual(rows(a)[0].fact_key, rows(b)[0].fact_key, "the hash is keyed per store");
+  await a.close();
+  await b.close();
+});
+
+test("rejections an older HomeAgent kept as text become hashes, and still hold", async () => {
+  const path = join(tempDir("graph-rejections-v2-"), "memory.db");
+  const old = openMemoryStore(path);
+  migrateTables(old, "graph", GRAPH_MIGRATIONS.slice(0, 2));
+  old
+    .prepare(
+      `INSERT INTO fact_rejections (fact_key, subject, relation, object, rejected_at, skips)
+     VALUES ('["用户","居住地","北京"]', '用户', '居住地', '北京', 5, 2)`,
+    )
+    .run();
+  old.close();
+
+  const { graph, db, close } = openGraph({ path });
+  assert.equal(db.prepare("SELECT version FROM schema_versions WHERE layer = 'graph'").pluck().get(), 3);
+  assert.equal(hasTable(db, "fact_rejections_text"), false);
+  assert.deepEqual(graph.introspect().rejected, { facts: 1, skips: 2 });
+  assert.equal(graph.commit([{ subject: "用户", relation: "居住地", object: "北京" }]).rejected, 1);
+  assert.ok(!JSON.stringify(db.prepare("SELECT * FROM fact_rejections").all()).includes("北京"));
+  await close();
 });

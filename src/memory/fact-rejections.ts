@@ -8,12 +8,15 @@
  *
  * A triple is named by its three names normalised as the graph normalises them (NFKC, whitespace) and
  * lower-cased as sameFact compares them, so "ＰＡＲＩＳ" and "paris" are the same rejected fact in any
- * script. The list is bounded (oldest dropped, with a warning). Forgetting removes the rejections that
- * mention what is forgotten: a name the user wants gone must not linger here either.
+ * script. The list is bounded (oldest dropped, with a warning). No text is kept: a rejection is a keyed hash
+ * of its triple (all the distiller needs to refuse it again) and keyed hashes of its names and of their words
+ * (so that forgetting a name, or a phrase of one, still finds and removes it).
  */
+import { tokenize } from "../embedding/text.js";
 import { GraphError, normalizeName } from "./graph-rules.js";
-import { cachedStatement, containsAll } from "./statements.js";
-import type { DB } from "./store.js";
+import { type KeyedHash, keyedHash } from "./keyed-hash.js";
+import { cachedStatement } from "./statements.js";
+import { type DB, hasTable } from "./store.js";
 
 const MAX_REJECTIONS = 10_000;
 
@@ -37,19 +40,23 @@ export interface RejectionStats {
   skips: number;
 }
 
-/** The three names as the graph stores them (normalised, original case). */
-function normalized(f: FactNames): FactNames {
-  return { subject: normalizeName(f.subject), relation: normalizeName(f.relation), object: normalizeName(f.object) };
+/** The three names normalised and lower-cased: one form per fact however it was written. */
+function folded(f: FactNames): [string, string, string] {
+  return [f.subject, f.relation, f.object].map((x) => normalizeName(x).toLowerCase()) as [string, string, string];
 }
 
-/** One key per fact however its names are cased or written (full-width, extra spaces). */
-function rejectionKey(f: FactNames): string {
-  const n = normalized(f);
-  return JSON.stringify([n.subject, n.relation, n.object].map((x) => x.toLowerCase()));
+/** A rejection made before they were hashed (graph schema v2), converted when the store opens. */
+interface TextRow {
+  subject: string;
+  relation: string;
+  object: string;
+  rejected_at: number;
+  skips: number;
 }
 
 export class FactRejections {
   private readonly max: number;
+  private readonly hash: KeyedHash;
 
   constructor(
     private readonly db: DB,
@@ -60,16 +67,13 @@ export class FactRejections {
       throw new GraphError({ code: "graph_bad_argument", message: `the rejection bound must be ≥ 1, got ${max}` });
     }
     this.max = max;
+    this.hash = keyedHash(db, "fact_rejections");
+    this.convertTextRows();
   }
 
   /** Records that the user removed this fact (again: it becomes the newest); drops the oldest over the bound. */
   reject(fact: FactNames, now: number): void {
-    const n = normalized(fact);
-    cachedStatement(
-      this.db,
-      `INSERT OR REPLACE INTO fact_rejections (fact_key, subject, relation, object, rejected_at, skips)
-       VALUES (?, ?, ?, ?, ?, 0)`,
-    ).run(rejectionKey(n), n.subject, n.relation, n.object, now);
+    this.insert(folded(fact), now, 0);
     this.trim();
   }
 
@@ -77,7 +81,7 @@ export class FactRejections {
   blocks(fact: FactNames): boolean {
     return (
       cachedStatement(this.db, "UPDATE fact_rejections SET skips = skips + 1 WHERE fact_key = ?").run(
-        rejectionKey(fact),
+        this.factKey(folded(fact)),
       ).changes > 0
     );
   }
@@ -85,24 +89,38 @@ export class FactRejections {
   /** Someone stated the fact on purpose: it is no longer rejected. True when it was. */
   lift(fact: FactNames): boolean {
     return (
-      cachedStatement(this.db, "DELETE FROM fact_rejections WHERE fact_key = ?").run(rejectionKey(fact)).changes > 0
+      cachedStatement(this.db, "DELETE FROM fact_rejections WHERE fact_key = ?").run(this.factKey(folded(fact)))
+        .changes > 0
     );
   }
 
-  /** Forgetting: drops the rejections whose names mention every term (lower-case). Returns how many. */
+  /**
+   * Forgetting: drops the rejections mentioning every term (lower-case), i.e. one of whose names is the term
+   * or holds all of its words. Returns how many.
+   */
   forgetMentioning(terms: readonly string[]): number {
     if (terms.length === 0) return 0;
-    const where = containsAll(this.db, "subject || ' ' || relation || ' ' || object", terms);
-    return this.db.prepare(`DELETE FROM fact_rejections WHERE ${where.sql}`).run(...where.params).changes;
+    const where = terms.map((t) => this.mentions(t));
+    return this.db
+      .prepare(`DELETE FROM fact_rejections WHERE ${where.map((w) => w.sql).join(" AND ")}`)
+      .run(...where.flatMap((w) => w.params)).changes;
   }
 
-  /** An entity deleted with everything about it: drops the rejections naming it as subject or object. */
+  /** How many rejections forgetMentioning would drop. */
+  countMentioning(terms: readonly string[]): number {
+    if (terms.length === 0) return 0;
+    const where = terms.map((t) => this.mentions(t));
+    return this.db
+      .prepare(`SELECT COUNT(*) FROM fact_rejections WHERE ${where.map((w) => w.sql).join(" AND ")}`)
+      .pluck()
+      .get(...where.flatMap((w) => w.params)) as number;
+  }
+
+  /** An entity deleted with everything about it: drops the rejections naming it. */
   forgetEntity(name: string): number {
-    const key = normalizeName(name).toLowerCase();
-    return cachedStatement(
-      this.db,
-      "DELETE FROM fact_rejections WHERE json_extract(fact_key, '$[0]') = @key OR json_extract(fact_key, '$[2]') = @key",
-    ).run({ key }).changes;
+    return cachedStatement(this.db, "DELETE FROM fact_rejections WHERE ' ' || name_keys || ' ' LIKE ?").run(
+      this.keyPattern(normalizeName(name).toLowerCase()),
+    ).changes;
   }
 
   stats(): RejectionStats {
@@ -111,6 +129,55 @@ export class FactRejections {
       "SELECT COUNT(*) AS facts, SUM(skips) AS skips FROM fact_rejections",
     ).get();
     return { facts: row?.facts ?? 0, skips: row?.skips ?? 0 };
+  }
+
+  private insert(names: [string, string, string], rejectedAt: number, skips: number): void {
+    const keys = new Set<string>();
+    for (const name of names) {
+      keys.add(this.nameKey(name));
+      for (const word of tokenize(name)) keys.add(this.nameKey(word));
+    }
+    cachedStatement(
+      this.db,
+      `INSERT OR REPLACE INTO fact_rejections (fact_key, name_keys, rejected_at, skips) VALUES (?, ?, ?, ?)`,
+    ).run(this.factKey(names), [...keys].join(" "), rejectedAt, skips);
+  }
+
+  /** SQL true when the rejection has the term as a name, or every word of it. */
+  private mentions(term: string): { sql: string; params: string[] } {
+    const words = [...new Set(tokenize(term))];
+    const whole = this.keyPattern(normalizeName(term).toLowerCase());
+    if (words.length === 0) return { sql: "' ' || name_keys || ' ' LIKE ?", params: [whole] };
+    const all = words.map(() => "' ' || name_keys || ' ' LIKE ?").join(" AND ");
+    return {
+      sql: `(' ' || name_keys || ' ' LIKE ? OR (${all}))`,
+      params: [whole, ...words.map((w) => this.keyPattern(w))],
+    };
+  }
+
+  private factKey(names: [string, string, string]): string {
+    return this.hash("fact", JSON.stringify(names));
+  }
+
+  private nameKey(name: string): string {
+    return this.hash("name", name);
+  }
+
+  /** A LIKE pattern for one key among the space-separated ones (keys are hex: nothing to escape). */
+  private keyPattern(name: string): string {
+    return `% ${this.nameKey(name)} %`;
+  }
+
+  /** Rejections kept as text by an older HomeAgent become hashes; the text table is then dropped. */
+  private convertTextRows(): void {
+    if (!hasTable(this.db, "fact_rejections_text")) return;
+    this.db.transaction(() => {
+      const rows = this.db
+        .prepare("SELECT subject, relation, object, rejected_at, skips FROM fact_rejections_text ORDER BY id")
+        .all() as TextRow[];
+      for (const r of rows) this.insert(folded(r), r.rejected_at, r.skips);
+      this.db.exec("DROP TABLE fact_rejections_text");
+    })();
   }
 
   private trim(): void {

@@ -1,51 +1,70 @@
 /**
- * Forgetting forgets: text that mentions the given terms leaves every layer at once — the context window,
- * archived turns and documents, graph entities/relations/sentences, distill candidates and the raw text
- * log — and with each its keyword and vector index items. Afterwards the WAL is checkpointed so, with
- * `secure_delete` on, the removed text does not linger in the database files either.
+ * Forgetting forgets: text that mentions the given terms leaves every layer of memory at once — the context
+ * window, archived turns and documents, the graph (entities, facts and their labels, source sentences,
+ * person traits, types, rejected facts), distillation's pending lines and merge notes, the raw text log —
+ * and with each its keyword and vector index items. Which column of memory.db holds user text, and who
+ * forgets it, is declared in forget-registry.ts; a test holds the live schema to it. The bytes the rows
+ * leave behind in the database files are scrubbed afterwards (scrub.ts).
  *
  * Matching is plain case-insensitive substring: a user who says "forget Alice" means every trace of the
  * word, not what an embedding finds similar.
  */
 import { rmSync } from "node:fs";
-import type { ForgetCounts, ForgetReport } from "@homeagent/sdk";
+import type { ForgetCounts } from "@homeagent/sdk";
 import type { ContextEvent } from "../kernel/types.js";
+import type { SearchIndex } from "../retrieval/search.js";
 import { HomeAgentError } from "../util/errors.js";
 import type { RelevanceContext } from "./context.js";
+import { NoMergeMarkers } from "./distill/merge.js";
 import type { DistillPipeline } from "./distill/pipeline.js";
 import type { DocTurn } from "./doc-schema.js";
 import type { DocStore } from "./documents.js";
 import type { GraphDB } from "./graph.js";
+import { containsAll } from "./statements.js";
 import { type DB, upgradeBackups } from "./store.js";
-import { mentioning, type TextLog } from "./textlog.js";
+import { mentioning, rawMentioning, type TextLog } from "./textlog.js";
 
 export interface ForgetDeps {
   db: DB;
+  index: SearchIndex;
   context: RelevanceContext;
   docs: DocStore;
   graph: GraphDB;
   pipeline: DistillPipeline;
   textlog: TextLog;
+  /** Told when the last sweep of the index still finds the text after every layer forgot it. */
+  warn?: (msg: string) => void;
+}
+
+/** What the memory layers hold that mentions the terms, with a few of the texts. */
+export interface MemoryMatches {
+  counts: ForgetCounts;
+  samples: string[];
 }
 
 const SAMPLES = 8;
 /** Terms shorter than this would match nearly everything; forgetting them needs a longer phrase. */
 const MIN_TERM_CHARS = 2;
 
-function zeroCounts(): ForgetCounts {
+export function zeroCounts(): ForgetCounts {
   return {
     context: 0,
     documents: 0,
     entities: 0,
     relations: 0,
     sentences: 0,
+    traits: 0,
+    types: 0,
+    rejections: 0,
+    distill: 0,
     textLog: 0,
     indexItems: 0,
     backups: 0,
   };
 }
 
-function checkTerms(terms: readonly string[]): string[] {
+/** The terms, trimmed and lower-cased; refused when empty or too short to mean anything. */
+export function checkTerms(terms: readonly string[]): string[] {
   const clean = terms.map((t) => t.trim().toLowerCase()).filter(Boolean);
   if (clean.length === 0 || clean.some((t) => [...t].length < MIN_TERM_CHARS)) {
     throw new HomeAgentError({
@@ -57,38 +76,39 @@ function checkTerms(terms: readonly string[]): string[] {
 }
 
 export class Forgetter {
-  constructor(private readonly deps: ForgetDeps) {}
+  private readonly markers: NoMergeMarkers;
 
-  /** What `forget` would remove, with a few samples; nothing changes. */
-  async preview(query: string): Promise<ForgetReport> {
-    const terms = checkTerms([query]);
-    const m = this.find(terms);
-    const log = await this.deps.textlog.search(query, SAMPLES);
-    const matched = zeroCounts();
-    matched.context = m.events.length;
-    matched.documents = m.docs.length;
-    matched.entities = m.entities.length;
-    matched.relations = m.relations;
-    matched.sentences = m.sentences;
-    matched.textLog = log.total;
-    matched.indexItems = m.events.length + this.deps.docs.itemsOf(m.turns) + m.entities.length;
+  constructor(private readonly deps: ForgetDeps) {
+    this.markers = new NoMergeMarkers(deps.db);
+  }
+
+  /** What `remove([query])` would take out, with a few samples; nothing changes. */
+  async match(query: string): Promise<MemoryMatches> {
+    const needle = checkTerms([query]);
+    const m = this.find(needle);
+    const { names, ...g } = this.deps.graph.matchForget(needle);
+    const log = await this.deps.textlog.search(needle[0], SAMPLES);
+    const counts: ForgetCounts = {
+      ...zeroCounts(),
+      ...g,
+      context: m.events.length,
+      documents: m.docs.length,
+      distill:
+        this.deps.pipeline.matches((content) => mentionsAll(content, needle)) +
+        this.markers.mentioning(needle, { remove: false }),
+      textLog: log.total,
+      indexItems: m.events.length + this.deps.docs.itemsOf(m.turns) + g.entities,
+    };
     // The raw log repeats what the window and the documents hold: each text once.
     const samples = [
       ...new Set([
         ...m.events.map((e) => `${e.input} ${e.response}`.trim()),
         ...m.turns.map((t) => `${t.input} ${t.response}`.trim()),
-        ...m.entities,
+        ...names,
         ...log.events.map((e) => `${e.input} ${e.response}`.trim()),
       ]),
     ].slice(0, SAMPLES);
-    return { query, confirmed: false, matched, removed: zeroCounts(), samples };
-  }
-
-  /** Removes every trace of text mentioning `query` (see file comment); returns counts by layer. */
-  async forget(query: string, opts: { keepPending?: boolean } = {}): Promise<ForgetReport> {
-    const preview = await this.preview(query);
-    const removed = await this.remove([query], opts);
-    return { ...preview, confirmed: true, removed };
+    return { counts, samples };
   }
 
   /**
@@ -100,25 +120,21 @@ export class Forgetter {
     const { context, docs, graph, pipeline, textlog, db } = this.deps;
     const needle = checkTerms(terms);
     const m = this.find(needle, opts.keepPending === true);
-    const counts = zeroCounts();
-    counts.context = await context.remove(m.events.map((e) => e.id));
+    const removedEvents = await context.remove(m.events.map((e) => e.id));
     const rewritten = docs.forget(m.turns);
-    counts.documents = rewritten.documents;
-    for (const name of m.entities) {
-      const r = graph.deleteEntity(name);
-      counts.entities += r.entities;
-      counts.relations += r.relations;
-      counts.sentences += r.sentences;
-    }
-    const cited = graph.forgetSentences(needle);
-    counts.sentences += cited.sentences;
-    counts.relations += cited.relations;
-    // Rejections are not made here (the text that stated the facts is gone, so nothing can distill them
-    // again); those already kept that mention the terms go, or the forgotten names would linger in them.
-    graph.forgetRejections(needle);
-    pipeline.purge((content) => mentionsAll(content, needle));
-    counts.textLog = await textlog.purge((e) => needle.every((t) => mentioning(t)(e)));
-    counts.indexItems = counts.context + rewritten.items + counts.entities;
+    const counts: ForgetCounts = {
+      ...zeroCounts(),
+      ...graph.forget(needle),
+      context: removedEvents,
+      documents: rewritten.documents,
+    };
+    counts.distill =
+      pipeline.purge((content) => mentionsAll(content, needle)) + this.markers.mentioning(needle, { remove: true });
+    counts.textLog = await textlog.purge(
+      (e) => needle.every((t) => mentioning(t)(e)),
+      (line) => needle.every((t) => rawMentioning(t)(line)),
+    );
+    counts.indexItems = counts.context + rewritten.items + counts.entities + this.sweepIndex(needle);
     // A pre-upgrade copy of memory.db holds the old text too; it is only kept for a failed upgrade.
     for (const path of upgradeBackups(db)) {
       rmSync(path, { force: true });
@@ -128,17 +144,33 @@ export class Forgetter {
     return counts;
   }
 
+  /**
+   * Every layer has forgotten: an index item that still holds the text is a layer's mistake. It is removed
+   * all the same, and said loudly so the mistake gets fixed.
+   */
+  private sweepIndex(terms: readonly string[]): number {
+    const where = containsAll(this.deps.db, "text", terms);
+    const left = this.deps.db
+      .prepare(`SELECT id, kind FROM search_items WHERE ${where.sql}`)
+      .all(...where.params) as Array<{
+      id: string;
+      kind: string;
+    }>;
+    if (left.length === 0) return 0;
+    this.deps.warn?.(
+      `forget: ${left.length} search item(s) still held the text after every layer forgot it (kinds ${[...new Set(left.map((r) => r.kind))].join(", ")}); removed them`,
+    );
+    return this.deps.index.remove(left.map((r) => r.id));
+  }
+
   private find(terms: readonly string[], keepPending = false) {
-    const { context, docs, graph } = this.deps;
+    const { context, docs } = this.deps;
     const events = context
       .events()
       .filter((e) => mentionsAll(eventText(e), terms) && !(keepPending && awaitingReply(e)));
     const turns: DocTurn[] = docs.mentioning(terms);
     const docIds = new Set(turns.map((t) => t.docId));
-    const entities = graph.entitiesMatching(terms);
-    const relations = entities.reduce((n, name) => n + graph.relationsOf(name).length, 0);
-    const sentences = graph.sentencesMatching(terms).length;
-    return { events, turns, docs: [...docIds], entities, relations, sentences };
+    return { events, turns, docs: [...docIds] };
   }
 }
 
@@ -147,8 +179,16 @@ function awaitingReply(e: ContextEvent): boolean {
   return e.kind === "user" && e.response === "" && e.unanswered === undefined;
 }
 
+/** Every text of an event that its row keeps (context_window's columns, see forget-registry.ts). */
 function eventText(e: ContextEvent): string {
-  return [e.input, e.response, ...e.toolResults.map((r) => r.content)].join("\n");
+  return [
+    e.input,
+    e.response,
+    e.cleanInput ?? "",
+    e.unanswered ?? "",
+    ...e.toolsUsed,
+    ...e.toolResults.flatMap((r) => [r.name, r.content, r.clean ?? ""]),
+  ].join("\n");
 }
 
 function mentionsAll(text: string, terms: readonly string[]): boolean {

@@ -90,6 +90,16 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
      rejected_at INTEGER NOT NULL,
      skips INTEGER NOT NULL DEFAULT 0
    );`,
+  // The same, without the text: keyed hashes of the triple and of its names and words (fact-rejections.ts).
+  // Rows of the text table are converted by FactRejections when it opens, then the table is dropped.
+  `ALTER TABLE fact_rejections RENAME TO fact_rejections_text;
+   CREATE TABLE fact_rejections (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     fact_key TEXT NOT NULL UNIQUE,
+     name_keys TEXT NOT NULL,
+     rejected_at INTEGER NOT NULL,
+     skips INTEGER NOT NULL DEFAULT 0
+   );`,
 ];
 
 export function runes(text: string): number {

@@ -22,6 +22,7 @@ import {
   toRelation,
   type WriteContext,
 } from "./graph-core.js";
+import { forgetGraph, type GraphForgetCounts, type GraphMatches, matchGraph } from "./graph-forget.js";
 import { type RecallLimits, type RecallResult, recallGraph, traitsOf } from "./graph-recall.js";
 import {
   type DeleteResult,
@@ -44,12 +45,12 @@ import {
   normalizeName,
   sameFact,
 } from "./graph-rules.js";
-import { clearCitations, forgetSentenceIds, matchingSentenceIds, relationsWithSentences } from "./graph-sentences.js";
-import { containsAll } from "./statements.js";
+import { clearCitations, relationsWithSentences } from "./graph-sentences.js";
 import { type DB, migrateTables } from "./store.js";
 
 export type { Entity, Relation, Trait, Triple } from "./graph-core.js";
 export { ENTITY_KIND, entityIdOfItem, entityItemId } from "./graph-core.js";
+export type { GraphForgetCounts, GraphMatches } from "./graph-forget.js";
 export type { RecallLimits, RecallResult } from "./graph-recall.js";
 export type { DeleteResult, PurgeFilter, PurgeResult } from "./graph-removal.js";
 export { GraphError } from "./graph-rules.js";
@@ -257,9 +258,14 @@ export class GraphDB {
     });
   }
 
-  /** Forgetting: drops the rejected facts whose names mention every term (lower-case); returns how many. */
-  forgetRejections(terms: readonly string[]): number {
-    return this.rejections.forgetMentioning(terms);
+  /** What `forget` would remove for these (lower-case) terms; nothing changes. */
+  matchForget(terms: readonly string[]): GraphMatches {
+    return matchGraph(this.core, this.rejections, terms);
+  }
+
+  /** Forgetting: removes every trace of text mentioning all the (lower-case) terms (graph-forget.ts). */
+  forget(terms: readonly string[]): GraphForgetCounts {
+    return this.write((w) => forgetGraph(this.core, w, this.rejections, terms));
   }
 
   introspect(): Introspection {
@@ -359,33 +365,6 @@ export class GraphDB {
   /** Drops the sentence citations of these facts (once reviewed) and the sentences nothing cites any more. */
   clearSentences(relationIds: readonly number[]): number {
     return this.write((w) => clearCitations(this.core, w, relationIds));
-  }
-
-  /** Source sentences whose text mentions every term (lower-case): what forgetting would remove. */
-  sentencesMatching(terms: readonly string[]): number[] {
-    return matchingSentenceIds(this.core, terms);
-  }
-
-  /**
-   * Entities whose name contains every term, whatever their state (soft-purged ones too) and however many:
-   * what forgetting must remove.
-   */
-  entitiesMatching(terms: readonly string[]): string[] {
-    const where = containsAll(this.db, "name", terms);
-    return this.db
-      .prepare(`SELECT name FROM entities WHERE ${where.sql}`)
-      .pluck()
-      .all(...where.params) as string[];
-  }
-
-  /**
-   * Forgets sentences mentioning every term, and the facts taken from them (a fact distilled from a
-   * forgotten sentence would keep what it said); entities left with nothing go too. Returns the sentences.
-   */
-  forgetSentences(terms: readonly string[]): { sentences: number; relations: number } {
-    const ids = this.sentencesMatching(terms);
-    if (ids.length === 0) return { sentences: 0, relations: 0 };
-    return this.write((w) => forgetSentenceIds(this.core, w, ids));
   }
 
   private write<T>(fn: (w: IndexWriter, now: number) => T): T {

@@ -59,6 +59,7 @@ export function memoryApis(m: MemorySystem): MemoryApis {
         sentences: g.sentences,
         indexed,
         hot: g.hot,
+        scrub: m.scrubber.status(),
       };
     },
     graph: async (opts) => graphPage(m.db, opts),
@@ -72,7 +73,8 @@ export function memoryApis(m: MemorySystem): MemoryApis {
       }
       return { loop: name, summary: await m.runLoop(name as LoopName) };
     },
-    forget: (query, opts) => (opts.confirm ? m.forget(query) : m.forgetter.preview(query)),
+    forget: (query, opts) =>
+      opts.confirm ? m.forgetting.forget(query, { knowledge: opts.knowledge === true }) : m.forgetting.preview(query),
   };
   const docMemory: DocMemoryAPI = {
     query: async (q, topK = 5) => (await m.docs.rank(q, topK)).map((r) => toDoc(m.docs.get(r.docId)!, r.score)),

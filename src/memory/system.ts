@@ -6,7 +6,7 @@
  * because the Agent needs the context window before memory can use its job lane and self-tasks.
  */
 import { join } from "node:path";
-import type { ForgetReport, Logger } from "@homeagent/sdk";
+import type { Logger } from "@homeagent/sdk";
 import type { EmbeddingProvider } from "../embedding/spi.js";
 import type { Job } from "../kernel/jobs.js";
 import type { MemoryContext } from "../kernel/types.js";
@@ -19,12 +19,14 @@ import { DistillPipeline } from "./distill/pipeline.js";
 import { type DocTool, docTools } from "./doc-tools.js";
 import { DocStore } from "./documents.js";
 import { Forgetter } from "./forget.js";
+import { ForgetService } from "./forget-service.js";
 import { GraphDB } from "./graph.js";
 import { graphTools } from "./graph-tools.js";
 import { Indexer } from "./indexer.js";
 import { migrateLegacyContext } from "./legacy.js";
 import { memoryApis } from "./memory-api.js";
 import { LayeredMemoryContext } from "./memory-context.js";
+import { Scrubber } from "./scrub.js";
 import { SocialStore } from "./social.js";
 import { type DB, discardUpgradeBackups } from "./store.js";
 import { TextLog } from "./textlog.js";
@@ -62,6 +64,8 @@ export class MemorySystem {
   readonly pipeline: DistillPipeline;
   readonly heartbeat: Heartbeat;
   readonly forgetter: Forgetter;
+  readonly scrubber: Scrubber;
+  readonly forgetting: ForgetService;
   readonly memoryContext: MemoryContext;
   private kernel: KernelPort | null = null;
 
@@ -101,11 +105,21 @@ export class MemorySystem {
     });
     this.forgetter = new Forgetter({
       db,
+      index: this.index,
       context: this.context,
       docs: this.docs,
       graph: this.graph,
       pipeline: this.pipeline,
       textlog: this.textlog,
+      warn: (msg) => log.warn(msg),
+    });
+    this.scrubber = new Scrubber({ marker: join(opts.dataDir, "memory", "scrub-pending.json"), runJob, log });
+    this.forgetting = new ForgetService({
+      forgetter: this.forgetter,
+      scrubber: this.scrubber,
+      memoryDb: db.name,
+      runJob,
+      log,
     });
     this.memoryContext = new LayeredMemoryContext({
       index: this.index,
@@ -127,6 +141,7 @@ export class MemorySystem {
   attach(kernel: KernelPort): void {
     this.kernel = kernel;
     this.heartbeat.start();
+    if (!this.opts.db.memory) this.scrubber.resume();
   }
 
   /** Called when the daemon is up: a start that got this far no longer needs the pre-upgrade copy. */
@@ -155,31 +170,10 @@ export class MemorySystem {
         graph: this.graph,
         social: this.social,
         indexer: this.indexer,
-        forget: async (terms) => {
-          const counts = await this.forgetter.remove(terms, { keepPending: true });
-          this.forgetAfterTurn(terms);
-          return { ...counts };
-        },
+        forget: async (terms) => ({ ...(await this.forgetting.forgetTerms(terms)) }),
       }),
       ...docTools(this.context, this.docs),
     ];
-  }
-
-  /**
-   * Repeats a tool's forgetting once its turn has ended (the job lane runs after it), so the turn that
-   * asked — its input, reply, tool results, raw-log line — does not keep what was forgotten.
-   */
-  private forgetAfterTurn(terms: string[]): void {
-    const job = {
-      name: "forget",
-      step: async () => {
-        await this.forgetter.remove(terms);
-        return false;
-      },
-    };
-    this.port()
-      .enqueueJob(job)
-      .catch((err) => this.opts.log.warn(`memory: forgetting after the turn failed: ${errorMessage(err)}`));
   }
 
   apis() {
@@ -198,16 +192,6 @@ export class MemorySystem {
       .then((summary) => this.opts.log.info(`memory: ${summary}`))
       .catch((err) => this.opts.log.warn(`memory: the ${loop} loop failed: ${errorMessage(err)}`));
     return `${loop}: started; the agent is busy, so it runs after the current turn (its result goes to the log)`;
-  }
-
-  /**
-   * Forgets now everywhere except in a turn still running (pulling its event out from under it would
-   * break that turn), then once more after it ends — which also catches its reply and raw-log line.
-   */
-  async forget(query: string): Promise<ForgetReport> {
-    const report = await this.forgetter.forget(query, { keepPending: true });
-    this.forgetAfterTurn([query]);
-    return report;
   }
 
   async close(): Promise<void> {

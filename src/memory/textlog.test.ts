@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
-import { mentioning, TextLog, type TextLogEvent } from "./textlog.js";
+import { mentioning, rawMentioning, TextLog, type TextLogEvent } from "./textlog.js";
 
 const turn = (i: number, input = `hello ${i}`, response = `reply ${i}`): TextLogEvent => ({
   ts: 1_700_000_000_000 + i,
@@ -107,6 +107,32 @@ test("a line that does not parse survives a purge and is not counted", async () 
   const again = new TextLog(dir);
   assert.equal(await again.purge(mentioning("rosebud")), 1);
   assert.equal(readFileSync(file, "utf8"), "{not json\n");
+});
+
+test("a line cut by a crash that holds the text goes too, in either spelling; others that do not parse stay", async () => {
+  const dir = tempDir();
+  const log = new TextLog(dir);
+  log.append(turn(1, 'My PIN is "7391-zebra-quartz"'));
+  await log.close();
+  const file = join(dir, readdirSync(dir)[0]);
+  const cut = '{"ts":1,"source":"cli","input":"Pin \\"7391-ZEBRA-quartz\\" and 青鸟七三九一 and mo';
+  writeFileSync(file, `${readFileSync(file, "utf8")}${cut}\n{not json\n`);
+  const again = new TextLog(dir);
+  assert.equal((await again.search('"7391-zebra-quartz"')).total, 2, "the preview counts the cut line");
+  assert.equal(await again.purge(mentioning('"7391-zebra-quartz"'), rawMentioning('"7391-zebra-quartz"')), 2);
+  assert.equal(readFileSync(file, "utf8"), "{not json\n");
+});
+
+test("a line whose tools name the text is forgotten too", async () => {
+  const dir = tempDir();
+  const log = new TextLog(dir);
+  log.append({ ...turn(2), toolsUsed: ["vault_7391_zebra"] });
+  log.append(turn(4));
+  assert.equal(await log.purge(mentioning("7391_zebra")), 1);
+  assert.deepEqual(
+    lines(dir).map((e) => e.input),
+    ["hello 4"],
+  );
 });
 
 test("replace edits matching lines in place", async () => {

@@ -94,9 +94,12 @@ export class TextLog {
     this.write(event);
   }
 
-  /** Removes every line `match` accepts, in every file (and lines arriving meanwhile); returns how many. */
-  purge(match: (e: TextLogEvent) => boolean): Promise<number> {
-    return this.rewrite((e) => (match(e) ? null : e));
+  /**
+   * Removes every line `match` accepts, in every file (and lines arriving meanwhile); returns how many.
+   * A line that does not parse (cut by a crash mid-write) goes when `raw` accepts its text.
+   */
+  purge(match: (e: TextLogEvent) => boolean, raw: (line: string) => boolean = () => false): Promise<number> {
+    return this.rewrite((e) => (match(e) ? null : e), raw);
   }
 
   /** Replaces the lines `match` accepts by `edit(line)`; returns how many changed. */
@@ -104,20 +107,23 @@ export class TextLog {
     return this.rewrite((e) => (match(e) ? this.bounded(edit(e)) : e));
   }
 
-  /** Lines whose input or response contains `text` (case-insensitive), newest first, for previews. */
+  /**
+   * Lines whose input, response or tools contain `text` (case-insensitive), newest first, for previews; a
+   * line that does not parse counts when its raw text holds `text`.
+   */
   async search(text: string, limit = 20): Promise<{ total: number; events: TextLogEvent[] }> {
     const match = mentioning(text);
-    const needle = JSON.stringify(text.toLowerCase()).slice(1, -1);
+    const raw = rawMentioning(text);
     const events: TextLogEvent[] = [];
     let total = 0;
     for (const seq of this.sequences().sort((a, b) => b - a)) {
       const lines = await this.readLines(seq);
       for (let i = lines.length - 1; i >= 0; i--) {
-        if (!lines[i].toLowerCase().includes(needle)) continue;
+        if (!raw(lines[i])) continue;
         const e = parse(lines[i]);
-        if (!e || !match(e)) continue;
+        if (e && !match(e)) continue;
         total++;
-        if (events.length < limit) events.push(e);
+        if (e && events.length < limit) events.push(e);
       }
     }
     return { total, events };
@@ -194,12 +200,15 @@ export class TextLog {
    * Applies `edit` to every line of every file (null drops it) and rewrites the files that changed, one
    * rewrite at a time. Appends made meanwhile wait and go through `edit` too.
    */
-  private rewrite(edit: (e: TextLogEvent) => TextLogEvent | null): Promise<number> {
+  private rewrite(
+    edit: (e: TextLogEvent) => TextLogEvent | null,
+    dropRaw: (line: string) => boolean = () => false,
+  ): Promise<number> {
     const run = this.rewriting.then(async () => {
       this.busy = true;
       let changed = 0;
       try {
-        for (const seq of this.sequences().sort((a, b) => a - b)) changed += await this.rewriteFile(seq, edit);
+        for (const seq of this.sequences().sort((a, b) => a - b)) changed += await this.rewriteFile(seq, edit, dropRaw);
       } finally {
         this.busy = false;
         changed += this.flushPending(edit);
@@ -210,14 +219,23 @@ export class TextLog {
     return run;
   }
 
-  private async rewriteFile(seq: number, edit: (e: TextLogEvent) => TextLogEvent | null): Promise<number> {
+  private async rewriteFile(
+    seq: number,
+    edit: (e: TextLogEvent) => TextLogEvent | null,
+    dropRaw: (line: string) => boolean,
+  ): Promise<number> {
     const lines = await this.readLines(seq);
     let changed = 0;
     const kept: string[] = [];
     for (const line of lines) {
       const e = parse(line);
-      const next = e ? edit(e) : e;
-      // A line that does not parse is kept as it is: it matches nothing, so it is not this rewrite's business.
+      // A line that does not parse is kept as it is, unless the caller wants its text gone.
+      if (!e) {
+        if (dropRaw(line)) changed++;
+        else kept.push(line);
+        continue;
+      }
+      const next = edit(e);
       if (next === e) {
         kept.push(line);
         continue;
@@ -285,10 +303,21 @@ export class TextLog {
   }
 }
 
-/** A matcher for lines whose input or response contains `text` (case-insensitive). */
+/** A matcher for lines whose input, response or tools contain `text` (case-insensitive). */
 export function mentioning(text: string): (e: TextLogEvent) => boolean {
   const needle = text.toLowerCase();
-  return (e) => needle !== "" && (e.input.toLowerCase().includes(needle) || e.response.toLowerCase().includes(needle));
+  return (e) =>
+    needle !== "" && [e.input, e.response, ...e.toolsUsed].some((field) => field.toLowerCase().includes(needle));
+}
+
+/** A matcher for a line's raw JSON text holding `text` (case-insensitive), as written or JSON-escaped. */
+export function rawMentioning(text: string): (line: string) => boolean {
+  const needle = text.toLowerCase();
+  const escaped = JSON.stringify(needle).slice(1, -1);
+  return (line) => {
+    const lower = line.toLowerCase();
+    return needle !== "" && (lower.includes(needle) || lower.includes(escaped));
+  };
 }
 
 function parse(line: string): TextLogEvent | null {

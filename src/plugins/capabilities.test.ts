@@ -149,11 +149,23 @@ test("memory reads need memory (documents doc_memory, people social), runLoop an
         entities: 0,
         relations: 0,
         sentences: 0,
+        traits: 0,
+        types: 0,
+        rejections: 0,
+        distill: 0,
         textLog: 0,
         indexItems: 0,
         backups: 0,
       };
-      return { query: q, confirmed: o.confirm, matched: zero, removed: zero, samples: [] };
+      return {
+        query: q,
+        confirmed: o.confirm,
+        matched: zero,
+        removed: zero,
+        samples: [],
+        plugins: [],
+        knowledge: { matched: 0, paths: [], removed: 0 },
+      };
     },
   };
   const docMemory: Partial<DocMemoryAPI> = { get: async () => null };
@@ -167,10 +179,10 @@ test("memory reads need memory (documents doc_memory, people social), runLoop an
 
 test("input channels are registered under core and leave with their plugin; kernel.context needs kernel_status", () => {
   const binding = sdkWith([], false, "term");
-  binding.sdk.registerInputChannel("terminal", { noMemory: true });
-  assert.equal(t.harness.agent.inputs.get("terminal")?.noMemory, true);
+  binding.sdk.registerInputChannel("pty", { noMemory: true });
+  assert.equal(t.harness.agent.inputs.get("pty")?.noMemory, true);
   assert.throws(() => binding.sdk.kernel.context(), denied("kernel.context", "kernel_status"));
   assert.equal(sdkWith(["kernel_status"], false, "status").sdk.kernel.context(), null);
   binding.detach();
-  assert.equal(t.harness.agent.inputs.get("terminal"), undefined);
+  assert.equal(t.harness.agent.inputs.get("pty"), undefined);
 });

@@ -34,6 +34,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "settings.list": "core",
   "settings.define": "core",
   registerEmbeddingProvider: "embedding",
+  onForget: "forget_hook",
   subscribe: "events",
   publish: "events",
   injectInput: "io",
@@ -95,6 +96,12 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "adapters.delete": "llm_admin",
   setAutoRestart: "core",
 };
+
+/**
+ * The capability that no SDK member needs: it widens what the plugin's stage patches may do to tool calls
+ * (edit and drop calls of any tool, not only of its own; StageHost checks it), not what it may call.
+ */
+export const ANY_TOOL_CALLS: Capability = "tool_calls_any";
 
 /** Members only built-in plugins may call, whatever capabilities a plugin declares. */
 export const BUILTIN_ONLY: ReadonlySet<SdkMember> = new Set<SdkMember>(["publish"]);

@@ -1,7 +1,8 @@
 /**
  * What the registry holds for each plugin, built-in or external: its state, its last error, and one queue
  * of operations, so a start, a stop and a crash restart of one plugin never overlap. A failure is always
- * visible: a log line, a `system` event and the state "failed" with the reason.
+ * visible: a log line, a `system` event and the state "failed" with the reason; so are stage handlers that
+ * kept failing (health "degraded", with the reason).
  */
 import type { Logger, PluginInfo, PluginKind, PluginState } from "@homeagent/sdk";
 import { errorMessage } from "../util/errors.js";
@@ -89,14 +90,23 @@ export abstract class ManagedPlugin {
     return run;
   }
 
-  protected baseInfo(): Pick<PluginInfo, "name" | "kind" | "state" | "health" | "lastError"> {
+  protected baseInfo(): Pick<PluginInfo, "name" | "kind" | "state" | "health" | "healthReason" | "lastError"> {
+    // Stage handlers that kept failing are skipped while it runs on (StageHost, stage-suspend.ts).
+    const suspension = this.degradedBy();
+    const health = this.state === "unhealthy" ? "unhealthy" : suspension ? "degraded" : "ok";
     return {
       name: this.name,
       kind: this.kind,
       state: this.state,
-      health: this.state === "unhealthy" ? "unhealthy" : "ok",
+      health,
+      ...(health === "degraded" ? { healthReason: suspension } : {}),
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
+  }
+
+  /** Why its stage handlers are suspended, if they are. */
+  degradedBy(): string | undefined {
+    return this.ctx.host.agent.stages.suspension(this.name)?.reason;
   }
 
   /** The plugin could not be loaded or started: state, log line and `system` event. */

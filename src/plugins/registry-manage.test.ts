@@ -15,6 +15,7 @@ import { FakeLauncher, writeBinEntry, writePluginDir } from "../../test/fixtures
 import { type TestPluginHost, testPluginHost } from "../../test/fixtures/plugin-host.js";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { ConfigRegistry } from "../config/registry.js";
+import { newStageContext } from "../kernel/stages.js";
 import { HomeAgentError } from "../util/errors.js";
 import { type PluginFactory, PluginRegistry, type RegistryOptions } from "./registry.js";
 import { createPluginSDK } from "./sdk-impl.js";
@@ -226,6 +227,35 @@ test("enabling a plugin that fails says why; unknown names are refused", async (
   assert.equal(t.config.isPluginDisabled("flaky"), false);
   await assert.rejects(registry.disable("ghost"), /no plugin named "ghost"; \/plugins lists them/);
   await assert.rejects(registry.enable("ghost"), /no plugin named "ghost"/);
+});
+
+test("a plugin whose stage handler failed 3 times in a row lists as degraded; reload restarts it though unchanged", async () => {
+  writePluginDir(root, "flaky");
+  launcher.behave("flaky", (opts) => {
+    opts.binding.sdk.registerStage("pre_action", () => {
+      throw new Error("backend down");
+    });
+  });
+  const registry = newRegistry();
+  await registry.startAll([builtin("cli")]);
+  const run = () =>
+    t.harness.agent.stages.run(
+      "pre_action",
+      newStageContext({ requestId: "r", source: "t", channel: "t", rawMessage: "x" }),
+    );
+  for (let i = 0; i < 3; i++) await run();
+  const degraded = info(registry, "flaky");
+  assert.equal(degraded?.state, "running");
+  assert.equal(degraded?.health, "degraded");
+  assert.match(degraded?.healthReason ?? "", /^its pre_action handler failed 3 times in a row \(last: backend down\)/);
+  assert.equal(info(registry, "cli")?.health, "ok");
+  assert.equal(info(registry, "cli")?.healthReason, undefined);
+  assert.ok(events.some((e) => e.kind === "plugin_degraded" && e.plugin === "flaky"));
+
+  assert.deepEqual((await registry.reload("flaky")).reloaded, ["flaky"], "a degraded plugin is not left alone");
+  assert.equal(launcher.count("flaky"), 2);
+  assert.equal(info(registry, "flaky")?.health, "ok");
+  assert.equal(info(registry, "flaky")?.healthReason, undefined);
 });
 
 test("reload: unchanged plugins keep running, changed ones restart, new ones start, removed ones stop", async () => {

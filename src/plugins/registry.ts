@@ -194,7 +194,10 @@ export class PluginRegistry implements PluginManagerHost {
     else report.failed.push({ name: plugin.name, error: plugin.lastError ?? "" });
   }
 
-  /** Unchanged on disk and running: left alone. Otherwise stopped and started from what is on disk now. */
+  /**
+   * Unchanged on disk and running well: left alone. Otherwise (degraded too: a reload is what lifts that)
+   * stopped and started from what is on disk now.
+   */
   private async refresh(plugin: ExternalPlugin, report: ReloadReport): Promise<void> {
     plugin.resetCrashes();
     if (this.config.isPluginDisabled(plugin.name)) {
@@ -205,7 +208,8 @@ export class PluginRegistry implements PluginManagerHost {
       (l) => `${l.entry.sha256}:${l.manifestSha256}`,
       () => undefined,
     );
-    if (plugin.state === "running" && next !== undefined && next === plugin.fingerprint) {
+    const healthy = plugin.degradedBy() === undefined;
+    if (plugin.state === "running" && healthy && next !== undefined && next === plugin.fingerprint) {
       report.unchanged.push(plugin.name);
       return;
     }

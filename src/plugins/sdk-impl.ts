@@ -23,10 +23,12 @@ import type {
 } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { EmbeddingRegistry } from "../embedding/spi.js";
+import { checkChannelClaim } from "../io/reserved-channels.js";
 import type { Agent } from "../kernel/agent.js";
 import { HomeAgentError } from "../util/errors.js";
-import { checkAllowed, type Grant, type SdkMember } from "./capabilities.js";
+import { ANY_TOOL_CALLS, checkAllowed, type Grant, type SdkMember } from "./capabilities.js";
 import { PluginStoppedError } from "./errors.js";
+import type { ForgetHooks } from "./forget-hooks.js";
 import { RegistrationQuota } from "./limits.js";
 
 /** What the memory layer offers plugins; the daemon fills it in once memory.db is open. */
@@ -63,6 +65,8 @@ export interface PluginHost {
   plugins?: PluginManagerHost;
   /** Read on every call: the knowledge base opens after the plugins start; absent until then. */
   knowledge?: KnowledgeAPI;
+  /** Where `onForget` handlers are kept for the daemon's forget to ask. */
+  forgetHooks: ForgetHooks;
 }
 
 export interface PluginBinding {
@@ -90,6 +94,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
   const log = host.logger(name);
   let autoRestart = true;
   const quota = new RegistrationQuota(name);
+  agent.stages.allowAnyToolCalls(name, grant.capabilities.includes(ANY_TOOL_CALLS));
   const plugins = (): PluginManagerHost => {
     if (host.plugins) return host.plugins;
     throw new HomeAgentError({
@@ -131,13 +136,22 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       quota.take("stageHandlers", () => agent.stages.register(name, stage, handler, scope));
     },
     registerOutputChannel: (channel, caps, description, handler, opts) => {
+      checkChannelClaim("output", channel, name, grant.builtin);
       quota.checkDescription(`output channel "${channel}" description`, description);
       quota.checkDescription(`output channel "${channel}" help`, opts?.help);
       quota.checkDescription(`output channel "${channel}" types`, opts?.types?.join(","));
       quota.take("outputChannels", () => agent.outputs.register(name, channel, caps, description, handler, opts));
     },
-    registerInputChannel: (channel, opts) =>
-      quota.take("inputChannels", () => agent.inputs.register(name, channel, opts)),
+    registerInputChannel: (channel, opts) => {
+      checkChannelClaim("input", channel, name, grant.builtin);
+      quota.take("inputChannels", () => agent.inputs.register(name, channel, opts));
+    },
+    onForget: (handler) => {
+      if (typeof handler !== "function") {
+        throw new HomeAgentError({ code: "invalid_argument", message: "onForget takes a handler function" });
+      }
+      host.forgetHooks.set(name, handler);
+    },
     registerEmbeddingProvider: (provider, factory) => {
       host.embeddings.register(provider, factory);
       embedders.push(provider);
@@ -264,9 +278,11 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       agent.tools.unregisterPlugin(name);
       if (opts.closeStages === undefined) agent.stages.unregisterPlugin(name);
       else agent.stages.closeFor(name, opts.closeStages);
+      agent.stages.allowAnyToolCalls(name, false);
       agent.outputs.unregisterPlugin(name);
       agent.inputs.unregisterPlugin(name);
       for (const provider of embedders.splice(0)) host.embeddings.unregister(provider);
+      host.forgetHooks.remove(name);
     },
   };
 }

@@ -219,6 +219,8 @@ describe("chat replies in a real browser", { skip: dashboardSkip }, () => {
       "the reply to end",
       { timeoutMs: 30_000, intervalMs: 20 },
     );
+    // The final text is put on the page in animation frames after the turn ends: sample once it is all there.
+    await turn.locator('.markdown[data-rendered="done"]').waitFor({ timeout: 15_000 });
     await sample();
     assert.ok(proxy.eventStreams() >= 2, "the page did not reconnect while the reply streamed");
     for (const shown of samples) assert.ok(reply.startsWith(shown), `the page showed a hole: ${shown.slice(-80)}`);
@@ -290,10 +292,16 @@ async function startProxy(targetPort: number): Promise<Proxy> {
   const server: Server = createServer((client) => {
     const upstream = connect(targetPort, "127.0.0.1");
     sockets.add(client).add(upstream);
+    // Chrome reuses a kept-alive connection for the next request: what a connection carries is what its
+    // latest request asked for, so a chat POST on a connection that once held a refused stream is never cut.
     client.on("data", (chunk: Buffer) => {
-      if (!streams.has(client) && chunk.includes("GET /api/v1/chat/events")) {
+      const request = /^(GET|HEAD|POST|PUT|DELETE|PATCH|OPTIONS) (\S+)/.exec(chunk.toString("latin1"));
+      if (!request) return;
+      if (request[1] === "GET" && request[2].startsWith("/api/v1/chat/events")) {
+        if (!streams.has(client)) opened += 1;
         streams.add(client);
-        opened += 1;
+      } else {
+        streams.delete(client);
       }
     });
     client.pipe(upstream);

@@ -2,12 +2,14 @@
  * The dashboard in a real Chromium against a real daemon (fake LLM), driven the way a person with a
  * keyboard or a screen reader would: by roles and accessible names, never by CSS classes. Covers the
  * login, the seven tabs as a keyboard tablist, the Overview's uptime, the Chinese UI drawn with a CJK font,
- * axe-core on every tab in both themes, the phone-sized viewport without sideways scrolling, and disabling
- * a plugin from the Plugins tab. Every test leaves a screenshot under its temp dir.
+ * axe-core on every tab in both themes, the phone-sized viewport without sideways scrolling, disabling
+ * a plugin from the Plugins tab, and a degraded plugin's reason. Every test leaves a screenshot under its
+ * temp dir.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
+import { newStageContext } from "../../src/kernel/stages.js";
 import {
   type AxeViolation,
   axeViolations,
@@ -166,6 +168,35 @@ describe("dashboard in a real browser", { skip: dashboardSkip }, () => {
     await screenshot(page, "plugin-disabled");
     await enable.click();
     await card.getByText("running", { exact: true }).waitFor();
+    assert.deepEqual(unexpectedErrors(page), []);
+  });
+
+  test("a plugin whose stage handler kept failing shows as degraded, with why, in the Plugins and Kernel tabs", async (t) => {
+    const stages = web.daemon.agent.stages;
+    stages.register("cli", "pre_action", () => {
+      throw new Error("backend down");
+    });
+    t.after(() => stages.unregisterPlugin("cli"));
+    for (let i = 0; i < 3; i++) {
+      await stages.run(
+        "pre_action",
+        newStageContext({ requestId: `r${i}`, source: "t", channel: "t", rawMessage: "x" }),
+      );
+    }
+    const page = await newPage(t);
+    await openDashboard(page, web.base, cookie);
+    await openTab(page, "Plugins");
+    const card = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "cli", exact: true }) });
+    await card.getByText("Health: degraded", { exact: true }).waitFor();
+    await card.getByText(/^its pre_action handler failed 3 times in a row \(last: backend down\)/).waitFor();
+    await openTab(page, "Kernel");
+    const row = page
+      .getByRole("region", { name: "Plugins" })
+      .getByRole("row")
+      .filter({ has: page.getByRole("rowheader", { name: "cli" }) });
+    await row.getByText("degraded", { exact: true }).waitFor();
+    await row.getByText(/pre_action handler failed 3 times in a row/).waitFor();
+    await screenshot(page, "plugin-degraded");
     assert.deepEqual(unexpectedErrors(page), []);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The Memory tab in a real Chromium against a real daemon: a fact told in Chat shows on the context
- * timeline, memory search finds it, and forgetting it (preview, then confirm) keeps it out of the next
- * prompt the LLM receives. Driven by roles and accessible names; the test saves screenshots.
+ * timeline, memory search finds it, and forgetting it (preview, then confirm, the knowledge base only when
+ * its box is ticked; the scrub followed to its end) keeps it out of the next prompt the LLM receives. Driven by roles and accessible names; the test saves screenshots.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -28,11 +28,20 @@ describe("memory in a real browser", { skip: dashboardSkip }, () => {
     await page.getByRole("list", { name: "Results" }).getByText("Biscuit").first().waitFor();
     await screenshot(page, "memory-found");
 
+    const note = await web.json("PUT", "/api/v1/knowledge/item?path=pets/biscuit", { content: "Biscuit likes tuna." });
+    assert.equal(note.status, 200);
     await page.getByLabel("What to forget", { exact: true }).fill("Biscuit");
     await page.getByRole("button", { name: "Show what matches", exact: true }).click();
+    // The knowledge base is listed, and removed only when the box is ticked.
+    await page.getByText("pets/biscuit", { exact: true }).waitFor();
+    await page.getByRole("checkbox", { name: "Also remove these knowledge-base items" }).check();
     await page.getByRole("button", { name: "Forget for good: Biscuit", exact: true }).click();
-    await page.getByRole("status").filter({ hasText: "Removed items" }).waitFor();
+    const status = page.getByRole("status").filter({ hasText: "Removed items" });
+    await status.waitFor();
+    await status.getByText("Knowledge-base items removed: 1").waitFor();
+    await status.getByText("The database files are scrubbed.").waitFor({ timeout: 15_000 });
     await screenshot(page, "memory-forgotten");
+    assert.equal((await web.json("GET", "/api/v1/knowledge/item?path=pets/biscuit")).status, 404);
 
     const before = web.llm.requests.length;
     const next = await sendChat(page, "What do you remember about my pets?");

@@ -15,12 +15,14 @@ import type {
 export type {
   ConfigDefInfo,
   ConfigEntry,
+  ForgetReport,
   LlmSourceStatus,
   LlmSourceUsage,
   LlmTestResult,
   LlmUsageToday,
   MemoryStats,
   PluginInfo,
+  ScrubStatus,
 } from "@homeagent/sdk";
 
 /** The SSE hub's counters (src/builtins/webui/context.ts SseStats). */
@@ -40,7 +42,7 @@ export interface Runtime {
   queued: number;
   processed: number;
   llm: LlmSourceStatus[];
-  plugins: Array<Pick<PluginInfo, "name" | "state" | "health">>;
+  plugins: Array<Pick<PluginInfo, "name" | "state" | "health" | "healthReason">>;
   events: KernelStatus["events"];
   sse: SseStats;
   process: { rssBytes: number; heapUsedBytes: number };

@@ -40,6 +40,18 @@ export const CAPABILITIES = [
    * documents, knowledge), so this is granted explicitly rather than with `core`.
    */
   "embedding",
+  /**
+   * Stage patches that edit the arguments of, or drop, tool calls of other plugins' and the daemon's tools
+   * (e.g. a guard that rewrites or removes risky calls). Without it a patch may add, edit or drop only calls
+   * of the plugin's own tools: otherwise any plugin could rewrite what the model stores with memory_commit.
+   * No capability lets a patch add a call of a tool that is not the plugin's own.
+   */
+  "tool_calls_any",
+  /**
+   * Being asked to forget (`onForget`): the plugin removes the user text it keeps for itself when the user
+   * forgets something. Its handler is sent the forgotten text, so this is granted explicitly.
+   */
+  "forget_hook",
 ] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];

@@ -7,7 +7,7 @@ import type { AdaptersAPI } from "./adapters.js";
 import type { AuthAPI } from "./auth.js";
 import type { EmbeddingFactory } from "./embedding.js";
 import type { KnowledgeAPI } from "./knowledge.js";
-import type { DocMemoryAPI, MemoryAPI, SocialAPI } from "./memory.js";
+import type { DocMemoryAPI, ForgetHandler, MemoryAPI, SocialAPI } from "./memory.js";
 import type { PluginMgrAPI } from "./plugins.js";
 import type { ConfigAPI, SettingsAPI } from "./settings.js";
 import type { ContextPreview, ContextReport, KernelStatus, LlmAPI } from "./status.js";
@@ -206,6 +206,8 @@ export interface OutputChannelOptions {
  * - `system`: `{kind, …}` — daemon news, e.g. `interrupt` `{source, channel}`, `context_pruned`
  *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `plugin_crashed` `{plugin, exitCode, signal,
  *   stderrTail}`, `plugin_unhealthy` `{plugin, error}` (crashed 3 times in 5 minutes; not restarted),
+ *   `plugin_degraded` `{plugin, stage, reason}` (a stage handler of it failed 3 times in a row: all its stage
+ *   handlers are skipped until it restarts or is reloaded),
  *   `started`, `tools_trimmed` `{offered, total}`
  *   (once per run: the tool definitions exceed their share of the prompt, so each request offers a core set
  *   and the model loads others with tool_search).
@@ -303,7 +305,17 @@ export interface PluginSDK {
   readonly log: Logger;
 
   registerTool(def: ToolDef, handler: ToolHandler): void;
+  /**
+   * A handler of `stage`. Of `ctx.toolCalls` it may add, edit or drop only calls of this plugin's own tools
+   * (editing and dropping any call needs "tool_calls_any"); another change there is dropped and logged. A
+   * handler that fails 3 times in a row suspends all of this plugin's handlers until it restarts.
+   */
   registerStage(stage: Stage, handler: StageHandler, scope?: StageScope): void;
+  /**
+   * A channel the model sends through (`output_send__<name>`). The built-ins' names (cli, webui, http,
+   * timer, cmd, files, mcp, agentcli, terminal, …) and the daemon's (system, self, kernel, `_…`) are refused
+   * ("channel_name_reserved"), as for registerInputChannel.
+   */
   registerOutputChannel(
     name: string,
     caps: number,
@@ -311,7 +323,10 @@ export interface PluginSDK {
     handler: OutputHandler,
     opts?: OutputChannelOptions,
   ): void;
-  /** Declares how memory treats the inputs this plugin injects on `name` (NoMemory, cleaner). */
+  /**
+   * Declares how memory treats the inputs this plugin injects on `name` (NoMemory, cleaner). A built-in's
+   * channel name or the daemon's is refused ("channel_name_reserved").
+   */
   registerInputChannel(name: string, opts?: InputChannelOptions): void;
   /** The plugin's own `plugin.<name>.*` settings. */
   settings: SettingsAPI;
@@ -322,6 +337,15 @@ export interface PluginSDK {
    * daemon reports it and uses the next tier.
    */
   registerEmbeddingProvider(name: string, factory: EmbeddingFactory): void;
+
+  /**
+   * Capability `forget_hook`. The plugin keeps user text of its own (files, caches, a database): when the
+   * user forgets something, `handler` is asked to count (the preview) and then remove the plugin's data that
+   * mentions the terms; its counts and samples appear in the forget's report. It gets the forgotten text
+   * itself, which is why the capability is granted explicitly. One handler per plugin; a later call
+   * replaces it. It must answer within 10 s.
+   */
+  onForget(handler: ForgetHandler): void;
 
   /** Capability `events`. The returned function unsubscribes (and never throws). */
   subscribe(type: EventType | "*", handler: EventHandler): () => void;
@@ -426,8 +450,12 @@ export type { KnowledgeAPI, KnowledgeEntry, KnowledgeNode, KnowledgeSearchHit } 
 export type {
   DocMemoryAPI,
   ForgetCounts,
+  ForgetHandler,
   ForgetReport,
+  ForgetRequest,
+  ForgetResult,
   HistoryEntry,
+  KnowledgeForgetReport,
   MemoryAPI,
   MemoryDoc,
   MemoryEntity,
@@ -441,6 +469,8 @@ export type {
   MemoryTriple,
   PersonInfo,
   PersonNetwork,
+  PluginForgetReport,
+  ScrubStatus,
   SocialAPI,
 } from "./memory.js";
 export type { PluginInfo, PluginKind, PluginMgrAPI, PluginState, ReloadReport } from "./plugins.js";

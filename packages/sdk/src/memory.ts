@@ -71,6 +71,8 @@ export interface MemoryStats {
   indexed: Record<MemoryKind, number>;
   /** The most mentioned entities. */
   hot: Array<{ name: string; mentions: number }>;
+  /** The scrub of the database files after the last forget. */
+  scrub: ScrubStatus;
 }
 
 /** The heartbeat loops of memory, each of which can be run on demand. */
@@ -83,10 +85,57 @@ export interface ForgetCounts {
   entities: number;
   relations: number;
   sentences: number;
+  /** Person traits whose name or value held the text. */
+  traits: number;
+  /** Entity types that held the text, set back to the default type (the entity stays). */
+  types: number;
+  /** Facts the user had removed, remembered (as keyed hashes) so distillation skips them. */
+  rejections: number;
+  /** Distillation's pending lines and merge notes. */
+  distill: number;
   textLog: number;
   indexItems: number;
   /** Pre-upgrade copies of memory.db deleted: they held the forgotten text too. */
   backups: number;
+}
+
+/** What one plugin's `onForget` handler matched (a preview) or removed, or why it could not. */
+export interface PluginForgetReport {
+  plugin: string;
+  /** By kind of data, in the plugin's words (e.g. `{uploads: 1, events: 3}`). */
+  counts: Record<string, number>;
+  /** A few names or texts that matched, for the user to check. */
+  samples: string[];
+  /** The handler failed or did not answer in time: its data may still hold the text. */
+  error?: string;
+}
+
+/** The knowledge base (the user's own notes): listed by forget, removed only when asked for. */
+export interface KnowledgeForgetReport {
+  /** Items whose path or text mentions the query. */
+  matched: number;
+  /** Up to 20 of their paths. */
+  paths: string[];
+  /** Items removed: 0 unless `knowledge: true` was given with `confirm: true`. */
+  removed: number;
+}
+
+/**
+ * The scrub that follows a confirmed forget: the databases are rewritten (VACUUM) so that the removed text
+ * leaves their free pages too, and their write-ahead logs are truncated. It runs in the background.
+ */
+export interface ScrubStatus {
+  /** "idle" before any forget; "failed" with `error` (the forget itself stands). */
+  state: "idle" | "queued" | "running" | "done" | "failed";
+  /** Databases of this run scrubbed so far, and in all. */
+  done: number;
+  total: number;
+  /** The database being scrubbed now (its file name). */
+  current?: string;
+  /** Unix ms. */
+  startedAt?: number;
+  finishedAt?: number;
+  error?: string;
 }
 
 export interface ForgetReport {
@@ -98,7 +147,28 @@ export interface ForgetReport {
   removed: ForgetCounts;
   /** A few of the matching texts, so the user can check before confirming. */
   samples: string[];
+  /** Data the running plugins keep for themselves (their `onForget` handlers). */
+  plugins: PluginForgetReport[];
+  knowledge: KnowledgeForgetReport;
+  /** Confirmed forgets only: the scrub of the database files, as it stood when the forget answered. */
+  scrub?: ScrubStatus;
 }
+
+/** What a plugin's `onForget` handler is asked. */
+export interface ForgetRequest {
+  /** Lower-case; the plugin's data that mentions every one of them (case-insensitive) is meant. */
+  terms: string[];
+  /** false: only count what would go (the preview); true: remove it. */
+  confirm: boolean;
+}
+
+/** What an `onForget` handler answers: counts by kind of data, and a few samples for the preview. */
+export interface ForgetResult {
+  counts: Record<string, number>;
+  samples?: string[];
+}
+
+export type ForgetHandler = (request: ForgetRequest) => ForgetResult | Promise<ForgetResult>;
 
 /** One page of the graph: entities as nodes, active relations among them (and to them) as edges. */
 export interface MemoryGraphPage {
@@ -182,10 +252,12 @@ export interface MemoryAPI {
   /** Capability `memory_admin`: runs one heartbeat loop now. */
   runLoop(name: MemoryLoop): Promise<{ loop: string; summary: string }>;
   /**
-   * Capability `memory_admin`: removes what matches `query` from every layer, index and the raw log.
-   * With `confirm: false` it only reports what would go.
+   * Capability `memory_admin`: removes what matches `query` from every layer, index and the raw log, and
+   * asks every running plugin's `onForget` handler to do the same with its own data; then the databases are
+   * scrubbed in the background (`ForgetReport.scrub`, `stats().scrub`). With `confirm: false` it only
+   * reports what would go. The knowledge base is listed but left alone unless `knowledge: true`.
    */
-  forget(query: string, opts: { confirm: boolean }): Promise<ForgetReport>;
+  forget(query: string, opts: { confirm: boolean; knowledge?: boolean }): Promise<ForgetReport>;
 }
 
 export interface MemoryDoc {

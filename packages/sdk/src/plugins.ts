@@ -17,7 +17,14 @@ export interface PluginInfo {
   name: string;
   kind: PluginKind;
   state: PluginState;
-  health: "ok" | "unhealthy";
+  /**
+   * "degraded": it runs, but a stage handler of it failed (timed out, errored) 3 times in a row, so all its
+   * stage handlers are skipped (a critical plugin's refuse) until it restarts or is reloaded; `healthReason`
+   * says which and why. "unhealthy": state "unhealthy" (`lastError` says why).
+   */
+  health: "ok" | "degraded" | "unhealthy";
+  /** Why it is degraded, and what brings it back; only with health "degraded". */
+  healthReason?: string;
   /** What it was granted; `core` is implied. */
   capabilities: string[];
   /** While it is not running, the stages it registered refuse instead of letting the turn through. */

@@ -22,6 +22,7 @@ import type {
   EmbeddingFactory,
   EventHandler,
   EventType,
+  ForgetHandler,
   InjectOptions,
   InputChannelOptions,
   InputReply,
@@ -118,6 +119,8 @@ export interface MockSDK extends PluginSDK {
   >;
   readonly inputChannels: Map<string, InputChannelOptions>;
   readonly embeddingProviders: Map<string, EmbeddingFactory>;
+  /** The handler the plugin gave `onForget`, if any: call it as the daemon's forget would. */
+  readonly forgetHandler: ForgetHandler | undefined;
   /** Live subscriptions: an unsubscribed handler is removed. */
   readonly subscriptions: Array<{ type: EventType | "*"; handler: EventHandler }>;
   readonly published: Array<{ type: EventType; payload: Record<string, unknown> }>;
@@ -198,6 +201,7 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
 
   const log = (level: keyof Logger) => (msg: string) => void mock.logs.push({ level, msg });
 
+  let forgetHandler: ForgetHandler | undefined;
   const mock: MockSDK = {
     pluginName: name,
     get daemonDataDir() {
@@ -215,6 +219,9 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     channels: new Map(),
     inputChannels: new Map(),
     embeddingProviders: new Map(),
+    get forgetHandler() {
+      return forgetHandler;
+    },
     subscriptions: [],
     published: [],
     inputs: [],
@@ -236,6 +243,9 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     registerInputChannel: (channel, channelOpts = {}) => {
       if (mock.inputChannels.has(channel)) throw new Error(`input channel "${channel}" is already registered`);
       mock.inputChannels.set(channel, channelOpts);
+    },
+    onForget: (handler) => {
+      forgetHandler = handler;
     },
     registerEmbeddingProvider: (provider, factory) => {
       if (mock.embeddingProviders.has(provider)) {

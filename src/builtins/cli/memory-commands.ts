@@ -1,10 +1,20 @@
 /**
  * `/memory …` over the cli socket: look into each layer (graph, documents, context), run a heartbeat loop
  * now, and forget. Forgetting is two steps on purpose: `/memory forget <query>` only shows what matches;
- * `/memory forget --yes <query>` removes it from every layer, index and the raw log.
+ * `/memory forget --yes <query>` removes it from every layer, index and the raw log, and from what plugins
+ * keep; the knowledge base (the user's own notes) is listed, and emptied of it only with `--knowledge`.
  */
 import type { FinalFrame } from "@homeagent/cli-protocol";
-import type { ForgetCounts, MemoryDoc, MemoryEvent, MemoryLoop, PluginSDK } from "@homeagent/sdk";
+import type {
+  ForgetCounts,
+  ForgetReport,
+  MemoryDoc,
+  MemoryEvent,
+  MemoryLoop,
+  PluginForgetReport,
+  PluginSDK,
+  ScrubStatus,
+} from "@homeagent/sdk";
 
 export const MEMORY_HELP = [
   "/memory query <keywords>      graph facts about the keywords",
@@ -13,6 +23,7 @@ export const MEMORY_HELP = [
   "/memory stats                 counts per layer and index",
   "/memory run <loop>            run distill | archive | merge | review now",
   "/memory forget <query>        show what matches; /memory forget --yes <query> removes it everywhere",
+  "                              (--knowledge also removes matching knowledge-base items)",
 ];
 
 const LOOPS: readonly MemoryLoop[] = ["distill", "archive", "merge", "review"];
@@ -77,21 +88,61 @@ function timeline(events: MemoryEvent[], date: DateFormat): string {
 }
 
 async function forget(sdk: PluginSDK, args: string): Promise<FinalFrame> {
-  const confirmed = /^--yes(\s|$)/.test(args);
-  const q = args.replace(/^--yes(\s+|$)/, "").trim();
-  if (!q) return usage("/memory forget <query>, then /memory forget --yes <query>");
-  const report = await sdk.memory.forget(q, { confirm: confirmed });
+  const flags = /^((?:--(?:yes|knowledge)\s*)*)(.*)$/s.exec(args.trim()) ?? ["", "", ""];
+  const confirmed = /--yes/.test(flags[1]);
+  const knowledge = /--knowledge/.test(flags[1]);
+  const q = flags[2].trim();
+  if (!q) return usage("/memory forget <query>, then /memory forget --yes [--knowledge] <query>");
+  const report = await sdk.memory.forget(q, { confirm: confirmed, knowledge });
+  const plugins = report.plugins.filter((p) => p.error || Object.values(p.counts).some((n) => n > 0)).map(pluginLine);
   if (!confirmed) {
-    if (total(report.matched) === 0) return response(`nothing in memory matches "${q}"`);
+    const found = total(report.matched) + pluginTotal(report) + report.knowledge.matched;
+    if (found === 0 && report.plugins.every((p) => !p.error)) {
+      return response(`nothing in memory matches "${q}"`);
+    }
     return response(
       [
         `matches for "${q}": ${counts(report.matched)}`,
+        ...plugins,
+        ...knowledgeLines(report.knowledge.matched, report.knowledge.paths, "matches"),
         ...report.samples.map((s) => `- ${clip(s, LINE_CHARS)}`),
-        `to remove all of it from every layer, send: /memory forget --yes ${q}`,
+        `to remove all of it from every layer, send: /memory forget --yes ${knowledge ? "--knowledge " : ""}${q}`,
       ].join("\n"),
     );
   }
-  return response(`forgot "${q}": removed ${counts(report.removed)}`);
+  const kb = report.knowledge;
+  return response(
+    [
+      `forgot "${q}": removed ${counts(report.removed)}`,
+      ...plugins,
+      ...(kb.removed > 0
+        ? [`knowledge base: removed ${kb.removed} item(s)`]
+        : knowledgeLines(kb.matched, kb.paths, "left alone")),
+      scrubLine(report.scrub),
+    ].join("\n"),
+  );
+}
+
+function pluginLine(p: PluginForgetReport): string {
+  if (p.error) return `plugin ${p.plugin}: could not forget its own data (${p.error}); it may still hold the text`;
+  const listed = Object.entries(p.counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
+  return `plugin ${p.plugin}: ${listed}${p.samples.length > 0 ? ` (${p.samples.map((s) => clip(s, 60)).join(", ")})` : ""}`;
+}
+
+function knowledgeLines(matched: number, paths: string[], how: "matches" | "left alone"): string[] {
+  if (matched === 0) return [];
+  const listed = `${paths.join(", ")}${matched > paths.length ? ", …" : ""}`;
+  return [
+    `knowledge base: ${matched} item(s) ${how === "matches" ? "match" : "match and were left alone"} (${listed}); your own notes are removed only with --knowledge`,
+  ];
+}
+
+function scrubLine(scrub: ScrubStatus | undefined): string {
+  if (scrub?.state === "failed") return `the scrub of the database files failed: ${scrub.error}`;
+  return "the database files are scrubbed in the background (VACUUM); /memory stats shows when it is done";
 }
 
 type DateFormat = (ms: number) => string;
@@ -123,14 +174,18 @@ function dateIn(zone: string | undefined): DateFormat {
   return (ms) => f.format(ms);
 }
 
+/** The layers that hold something; "nothing" when none does. */
 function counts(c: ForgetCounts): string {
-  return Object.entries(c)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(", ");
+  const held = Object.entries(c).filter(([, v]) => v > 0);
+  return held.length > 0 ? held.map(([k, v]) => `${k} ${v}`).join(", ") : "nothing";
 }
 
 function total(c: ForgetCounts): number {
   return Object.values(c).reduce((a, b) => a + b, 0);
+}
+
+function pluginTotal(report: ForgetReport): number {
+  return report.plugins.reduce((n, p) => n + Object.values(p.counts).reduce((a, b) => a + b, 0), 0);
 }
 
 function clip(text: string, max: number): string {

@@ -51,6 +51,7 @@ export function formatPlugins(plugins: PluginInfo[]): string {
         `${p.name} [${p.kind}${p.version ? ` ${p.version}` : ""}]: ${head.join(", ")}`,
         `  capabilities: ${p.capabilities.join(", ")}`,
       ];
+      if (p.healthReason) lines.push(`  ${p.health}: ${p.healthReason}`);
       if (p.lastError) lines.push(`  last error: ${p.lastError}`);
       return lines.join("\n");
     })

@@ -35,6 +35,8 @@ export interface AppOptions {
   hub: SseHub;
   /** The built dashboard (default: the package's dist/web). */
   webRoot?: string;
+  /** Runs right after auth; the connection gate learns there which connections have authenticated. */
+  afterAuth?: MiddlewareHandler<WebEnv>;
 }
 
 export interface WebServerApp {
@@ -79,6 +81,7 @@ export function createApp(deps: WebDeps, opts: AppOptions): WebServerApp {
     "*",
     authMiddleware(() => sdk.auth),
   );
+  if (opts.afterAuth) app.use("*", opts.afterAuth);
   const stops: WebServerApp["stops"] = [];
   for (const group of routeGroups(opts.hub, opts.webRoot)) {
     const stop = group(app, deps);

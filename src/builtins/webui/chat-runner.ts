@@ -45,6 +45,8 @@ interface Flight {
   settled: boolean;
   ended?: EndReason;
   result: Promise<InputReply>;
+  /** The answer, once it came: a later request with the same id is given it. */
+  reply?: InputReply;
   meta?: unknown;
 }
 
@@ -94,6 +96,16 @@ export class ChatRunner {
     return flights.length;
   }
 
+  /**
+   * Answered messages kept for a repeat of their client_msg_id whose message or reply `mentions` accepts:
+   * counted, and dropped when `remove` (forgetting). A repeat is then answered anew.
+   */
+  forget(mentions: (text: string) => boolean, remove: boolean): number {
+    const text = (message: string, f: Flight) =>
+      [message, f.reply?.content ?? "", f.reply?.reasoningContent ?? ""].join("\n");
+    return this.dedup.drop((message, flight) => mentions(text(message, flight)), remove);
+  }
+
   /** Chats in flight, and the requests waiting for them (more than one when ids were repeated). */
   load(): { inFlight: number; waiting: number } {
     let waiting = 0;
@@ -131,6 +143,7 @@ export class ChatRunner {
         timeout,
       ]);
       if (reply.error !== undefined) throw this.failure(flight, reply.error);
+      flight.reply = reply;
       return reply;
     } catch (err) {
       throw toApiError(err);

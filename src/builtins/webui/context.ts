@@ -41,6 +41,11 @@ export interface WebLimits {
   sseRing: number;
   /** A sync chat (or a non-streaming completion) that takes longer is answered 504. */
   chatTimeoutMs: number;
+  /**
+   * Connections held at once that have not yet completed an authenticated request (below MAX_CONNECTIONS,
+   * so keyed and logged-in clients always have room); over it the oldest such one is cut.
+   */
+  maxPreAuthConnections: number;
 }
 
 /** The SSE hub's counters, for `/api/v1/kernel` and `/api/v1/runtime`. */

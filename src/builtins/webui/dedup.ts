@@ -55,6 +55,17 @@ export class Dedup<T> {
     if (this.entries.get(key)?.value === value) this.entries.delete(key);
   }
 
+  /** The unpinned entries `match` accepts: counted, and removed when `remove` (forgetting). */
+  drop(match: (message: string, value: T) => boolean, remove: boolean): number {
+    let n = 0;
+    for (const [key, entry] of this.entries) {
+      if (this.pinned(entry.value) || !match(entry.message, entry.value)) continue;
+      n += 1;
+      if (remove) this.entries.delete(key);
+    }
+    return n;
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -17,6 +17,7 @@ export const DEFAULT_LIMITS: WebLimits = {
   sseRetryMs: 3000,
   sseRing: 200,
   chatTimeoutMs: 300_000,
+  maxPreAuthConnections: 256,
 };
 
 /** Knowledge items and adapter scripts travel as JSON strings: room for their own caps (1 MiB, 256 KiB) plus escaping. */
@@ -34,7 +35,10 @@ export function resolveLimits(base: WebLimits, overrides: Partial<WebLimits> = {
   return { ...base, ...Object.fromEntries(defined) };
 }
 
-/** Open TCP connections at once (SSE clients, keep-alive connections, requests in flight); more are refused. */
+/**
+ * Open TCP connections at once (SSE clients, keep-alive connections, requests in flight); more are refused.
+ * At most `maxPreAuthConnections` of them may be unauthenticated (connection-gate.ts).
+ */
 export const MAX_CONNECTIONS = 512;
 
 /** How long the server waits on a client: against slowloris, and against clients that stop reading. */
@@ -44,6 +48,11 @@ export interface ServerTimeouts {
    * one client trickling headers on 512 connections keep everybody else out.
    */
   headersMs: number;
+  /**
+   * A new connection's first request: its headers must arrive within this, so connections that send
+   * nothing give their place back sooner than `headersMs`.
+   */
+  firstHeadersMs: number;
   /** The whole request, body included (a 64 MiB upload at ~220 KB/s). */
   requestMs: number;
   /**
@@ -59,6 +68,7 @@ export interface ServerTimeouts {
 export function serverTimeouts(limits: WebLimits, overrides: Partial<ServerTimeouts> = {}): ServerTimeouts {
   const defaults: ServerTimeouts = {
     headersMs: 10_000,
+    firstHeadersMs: 5_000,
     requestMs: 300_000,
     idleMs: Math.max(limits.chatTimeoutMs, limits.sseHeartbeatMs) + 60_000,
     checkMs: 1_000,

@@ -8,13 +8,17 @@ import type { AddressInfo } from "node:net";
 import { definePlugin, type Plugin, type PluginSDK } from "@homeagent/sdk";
 import { createAdaptorServer } from "@hono/node-server";
 import { createApp } from "./app.js";
+import { chatRunner } from "./chat-runner.js";
+import { ConnectionGate } from "./connection-gate.js";
 import type { WebDeps, WebLimits } from "./context.js";
+import { webuiForget } from "./forget.js";
 import { parseAllowedHosts } from "./host-guard.js";
 import { DEFAULT_LIMITS, MAX_CONNECTIONS, resolveLimits, type ServerTimeouts, serverTimeouts } from "./limits.js";
 import { isLoopback, type ListenAddress, listen, parseListenAddress } from "./listen.js";
 import { WEBUI_SETTINGS } from "./settings-defs.js";
 import { SseHub } from "./sse-hub.js";
 import { SessionStreams } from "./sse-sessions.js";
+import { uploadsDir } from "./upload-store.js";
 
 export interface WebuiPluginOptions {
   /** Used instead of `plugin.webui.listen_addr` (tests listen on "127.0.0.1:0"). */
@@ -58,16 +62,22 @@ export function createWebuiPlugin(opts: WebuiPluginOptions = {}): WebuiPlugin {
         sseStats: () => hub.stats(),
         sessionStreams: new SessionStreams(),
       };
+      const timeouts = serverTimeouts(limits, opts.timeouts);
+      const gate = new ConnectionGate({
+        maxPreAuth: limits.maxPreAuthConnections,
+        firstHeadersMs: timeouts.firstHeadersMs,
+      });
       const web = createApp(deps, {
         listen: () => bound ?? address,
         allowedHosts: () => parseAllowedHosts(sdk.settings.get("allowed_hosts")),
         requestLog: () => sdk.settings.get("request_log") !== "false",
         hub,
         webRoot: opts.webRoot,
+        afterAuth: gate.afterAuth,
       });
       stops = web.stops;
       hub.start();
-      const timeouts = serverTimeouts(limits, opts.timeouts);
+      sdk.onForget(webuiForget({ uploadsDir: uploadsDir(sdk.daemonDataDir), hub, runner: chatRunner(deps) }));
       const node = createAdaptorServer({
         fetch: web.app.fetch,
         serverOptions: {
@@ -77,6 +87,7 @@ export function createWebuiPlugin(opts: WebuiPluginOptions = {}): WebuiPlugin {
         },
       });
       node.maxConnections = MAX_CONNECTIONS;
+      gate.attach(node);
       // Without a "timeout" listener, Node destroys a socket idle for this long.
       node.setTimeout(timeouts.idleMs);
       server = await listen(node, address);

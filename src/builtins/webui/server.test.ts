@@ -17,7 +17,7 @@ import { builtinPlugins } from "../index.js";
 import { ApiError, type WebEnv } from "./context.js";
 import { installErrorHandlers } from "./errors.js";
 import { isAllowedHost } from "./host-guard.js";
-import { DEFAULT_LIMITS, serverTimeouts } from "./limits.js";
+import { DEFAULT_LIMITS, MAX_CONNECTIONS, serverTimeouts } from "./limits.js";
 import { isLoopback, parseListenAddress } from "./listen.js";
 import { createWebuiPlugin } from "./plugin.js";
 import { isUnsafe } from "./request-log.js";
@@ -41,6 +41,31 @@ function linkOf(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+interface RawSocket {
+  socket: Socket;
+  closed: () => boolean;
+  received: () => string;
+}
+
+/** A plain TCP connection to the server that records what it gets; added to `all` for the cleanup. */
+function rawSocket(port: number, all: RawSocket[]): Promise<RawSocket> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let closed = false;
+    let received = "";
+    socket.on("data", (d) => {
+      received += d.toString("latin1");
+    });
+    socket.on("close", () => {
+      closed = true;
+    });
+    socket.on("error", () => {});
+    const raw = { socket, closed: () => closed, received: () => received };
+    all.push(raw);
+    socket.once("connect", () => resolve(raw));
+  });
 }
 
 /** The dashboard's pages carry a stricter CSP (web-assets.test.ts checks it); it starts the same way. */
@@ -372,6 +397,85 @@ describe("listening", () => {
       await waitFor(() => served() === 0, "the connection that stopped reading to be cut", { timeoutMs: 5000 });
     } finally {
       for (const s of sockets) s.destroy();
+      await daemon.stop();
+    }
+  });
+
+  test("half-open connections beyond the total cannot lock keyed clients out; they are cut before the header deadline", async () => {
+    const { headersMs, firstHeadersMs } = serverTimeouts(DEFAULT_LIMITS);
+    assert.ok(DEFAULT_LIMITS.maxPreAuthConnections < MAX_CONNECTIONS, "headroom for authenticated connections");
+    assert.ok(firstHeadersMs <= 5000 && firstHeadersMs < headersMs, "a shorter deadline for a first request");
+    const webui = builtinPlugins().find((p) => p.name === "webui");
+    assert.ok(webui);
+    // The real caps; only the first request's deadline is shrunk, and it stays well under the 10 s one.
+    const plugin = createWebuiPlugin({ listenAddr: "127.0.0.1:0", timeouts: { firstHeadersMs: 3000 } });
+    const daemon = await startDaemon({
+      dataDir: tempDir("ha-webui-halfopen-"),
+      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
+      ollamaUrl: "",
+      logWrite: () => {},
+      plugins: [{ ...webui, create: () => plugin }],
+    });
+    const port = plugin.address()?.port ?? 0;
+    const sockets: RawSocket[] = [];
+    const closed = () => sockets.filter((s) => s.closed()).length;
+    try {
+      const count = MAX_CONNECTIONS + 18;
+      // In batches, so the server accepts as they come and the kernel's accept queue never overflows.
+      for (let opened = 0; opened < count; opened += 64) {
+        await Promise.all(Array.from({ length: Math.min(64, count - opened) }, () => rawSocket(port, sockets)));
+      }
+      await waitFor(() => closed() >= count - MAX_CONNECTIONS, "the server to take in every connection");
+      const started = performance.now();
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/status`, { headers: { "X-API-Key": TEST_API_KEY } });
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+      const took = performance.now() - started;
+      assert.ok(took < 2000, `answered in ${Math.round(took)} ms`);
+      assert.ok(closed() < count, "half-open connections were still open: the keyed request had room of its own");
+      // Sooner than the ordinary header deadline would cut them.
+      await waitFor(() => closed() === count, "every half-open connection to be cut", { timeoutMs: headersMs - 1000 });
+    } finally {
+      for (const s of sockets) s.socket.destroy();
+      await daemon.stop();
+    }
+  });
+
+  test("over the pre-auth cap the oldest unauthenticated connection is cut (503); an authenticated one never; a late first request is 408", async () => {
+    const webui = builtinPlugins().find((p) => p.name === "webui");
+    assert.ok(webui);
+    const plugin = createWebuiPlugin({
+      listenAddr: "127.0.0.1:0",
+      limits: { maxPreAuthConnections: 4 },
+      timeouts: { firstHeadersMs: 1500 },
+    });
+    const daemon = await startDaemon({
+      dataDir: tempDir("ha-webui-preauth-"),
+      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
+      ollamaUrl: "",
+      logWrite: () => {},
+      plugins: [{ ...webui, create: () => plugin }],
+    });
+    const port = plugin.address()?.port ?? 0;
+    const keyed = `GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${TEST_API_KEY}\r\n\r\n`;
+    const answers = (s: RawSocket) => s.received().match(/HTTP\/1\.1 200/g)?.length ?? 0;
+    const sockets: RawSocket[] = [];
+    try {
+      const authed = await rawSocket(port, sockets);
+      authed.socket.write(keyed);
+      await waitFor(() => answers(authed) === 1, "the keyed request's answer");
+      const oldest = await rawSocket(port, sockets);
+      const rest: RawSocket[] = [];
+      for (let i = 0; i < 4; i++) rest.push(await rawSocket(port, sockets));
+      await waitFor(oldest.closed, "the oldest unauthenticated connection to make room");
+      assert.match(oldest.received(), /^HTTP\/1\.1 503 .*"too_many_connections"/s);
+      authed.socket.write(keyed);
+      await waitFor(() => answers(authed) === 2, "the authenticated connection to keep serving");
+      await waitFor(() => rest.every((s) => s.closed()), "the rest to miss their first deadline");
+      for (const s of rest) assert.match(s.received(), /^HTTP\/1\.1 408 .*"request_timeout"/s);
+      assert.equal(authed.closed(), false);
+    } finally {
+      for (const s of sockets) s.socket.destroy();
       await daemon.stop();
     }
   });

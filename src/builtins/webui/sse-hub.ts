@@ -61,6 +61,11 @@ export class SseHub {
     this.ring = new EventRing(limits.sseRing);
   }
 
+  /** Replayable events whose frame `match` accepts: counted, and removed when `remove` (forgetting). */
+  forget(match: (frame: Uint8Array) => boolean, remove: boolean): number {
+    return this.ring.drop(match, remove);
+  }
+
   /** Subscribes to the bus (once). */
   start(): void {
     if (this.unsubscribe || this.closed) return;

@@ -60,6 +60,19 @@ export class EventRing {
     return this.entries.length;
   }
 
+  /**
+   * The frames `match` accepts: counted, and with `remove` taken out (forgetting). A replay then lacks them
+   * without a gap notice: they were forgotten, not lost.
+   */
+  drop(match: (frame: Uint8Array) => boolean, remove: boolean): number {
+    const gone = this.entries.filter((e) => match(e.frame));
+    if (!remove || gone.length === 0) return gone.length;
+    const left = this.entries.filter((e) => !gone.includes(e));
+    this.entries.splice(0, this.entries.length, ...left);
+    for (const e of gone) this.bytes -= e.frame.byteLength;
+    return gone.length;
+  }
+
   /** Bytes of the frames held. */
   get byteSize(): number {
     return this.bytes;

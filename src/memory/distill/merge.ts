@@ -7,6 +7,7 @@
  * before it has faded (if it merged them, the pair no longer exists anyway).
  */
 import { errorMessage } from "../../util/errors.js";
+import { containsAll } from "../statements.js";
 import type { DB } from "../store.js";
 import { MERGE_TOOLS, mergeTask } from "./consolidation.js";
 import type { DistillLog, EntityLite, MergeGraph, NearestIndex, RunJob, SelfTask } from "./ports.js";
@@ -52,6 +53,14 @@ export class NoMergeMarkers {
 
   count(): number {
     return this.db.prepare("SELECT COUNT(*) FROM distill_no_merge").pluck().get() as number;
+  }
+
+  /** Markers naming every (lower-case) term in either name: forgetting counts them, then drops them. */
+  mentioning(terms: readonly string[], opts: { remove: boolean }): number {
+    const where = containsAll(this.db, "a || ' ' || b", terms);
+    const sql = opts.remove ? "DELETE FROM distill_no_merge" : "SELECT COUNT(*) FROM distill_no_merge";
+    const st = this.db.prepare(`${sql} WHERE ${where.sql}`);
+    return opts.remove ? st.run(...where.params).changes : (st.pluck().get(...where.params) as number);
   }
 }
 

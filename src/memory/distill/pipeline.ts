@@ -133,6 +133,7 @@ export class DistillPipeline {
   }
 
   /** Deletes the candidates whose text `match` accepts (forgetting); returns how many. */
+
   purge(match: (content: string) => boolean): number {
     const ids = this.matching(match);
     if (ids.length > 0) {

@@ -2,12 +2,15 @@
  * The daemon's side of a subprocess plugin's `core.*` calls. Every call goes through the plugin's own gated
  * PluginSDK (createPluginSDK), so capabilities and revocation are enforced exactly as for an in-process
  * plugin, with the same messages. Functions cannot cross the wire, so what a plugin registers (tools,
- * stages, channels, cleaners, subscriptions) gets a stand-in here that calls back into the plugin:
- * `tool.invoke`, `stage.invoke`, `output.invoke`, `cleaner.invoke`, `event.deliver`.
+ * stages, channels, cleaners, subscriptions, the forget handler) gets a stand-in here that calls back into
+ * the plugin: `tool.invoke`, `stage.invoke`, `output.invoke`, `cleaner.invoke`, `forget.invoke`,
+ * `event.deliver`.
  */
 import {
   type AgentEvent,
   EVENT_TYPES,
+  type ForgetRequest,
+  type ForgetResult,
   type InjectOptions,
   type InputChannelOptions,
   type Logger,
@@ -32,6 +35,7 @@ import { CLEANER_TIMEOUT_MS } from "../../kernel/turn-events.js";
 import { checkNesting } from "../../util/json-depth.js";
 import { isObject } from "../../util/object.js";
 import { CapabilityDeniedError } from "../errors.js";
+import { FORGET_HANDLER_TIMEOUT_MS } from "../forget-hooks.js";
 import type { PluginBinding } from "../sdk-impl.js";
 import { PluginCallError } from "./errors.js";
 import { clipLogMessage, type LogRate } from "./log-rate.js";
@@ -106,6 +110,9 @@ export class PluginBridge {
         return this.registerInput(method, args as [string, Record<string, unknown> | undefined]);
       case "subscribe":
         return this.subscribe(args as [string, string | number]);
+      case "onForget":
+        this.opts.binding.sdk.onForget((request) => this.invokeForget(request));
+        return null;
       case "log.debug":
       case "log.info":
       case "log.warn":
@@ -251,6 +258,14 @@ export class PluginBridge {
         throw this.badAnswer("cleaner.invoke", "{text}", answer);
       return answer.text;
     };
+  }
+
+  /** The daemon's forget asks the plugin; ForgetHooks bounds the time and checks the answer's shape. */
+  private async invokeForget(request: ForgetRequest): Promise<ForgetResult> {
+    const params = { ...request, deadlineMs: FORGET_HANDLER_TIMEOUT_MS };
+    const answer = await this.call("forget.invoke", params, { timeoutMs: FORGET_HANDLER_TIMEOUT_MS });
+    if (!isObject(answer) || !isObject(answer.counts)) throw this.badAnswer("forget.invoke", "{counts}", answer);
+    return answer as unknown as ForgetResult;
   }
 
   private subscribe([type, id]: [string, string | number]): null {

@@ -1,6 +1,7 @@
 /**
  * The proc host with real child processes (the hand-written protocol fixtures) and a real Agent: launch,
- * each way a launch fails, crashes and exits (also hidden behind a grandchild holding stdout), stop with
+ * each way a launch fails, crashes and exits (also hidden behind a grandchild holding stdout; grandchildren
+ * that left its process group die with it), stop with
  * its grace period, and children dying with a daemon killed by SIGKILL.
  */
 import assert from "node:assert/strict";
@@ -9,6 +10,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { ToolContext } from "@homeagent/sdk";
+import { testPluginHost } from "../../../test/fixtures/plugin-host.js";
 import { FIXTURE_PLUGINS, fixtureRun, launchFixture, processAlive } from "../../../test/fixtures/proc-plugins.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
 import { PluginLaunchError } from "./errors.js";
@@ -165,6 +167,44 @@ test("a grandchild holding stdout open does not hide the exit; it is killed with
     assert.ok(grandchild > 0, `the grandchild's pid in ${JSON.stringify(run.exits[0].stderrTail)}`);
     await waitFor(() => !processAlive(grandchild), "the grandchild to be killed");
   } finally {
+    await run.close(run.proc);
+  }
+});
+
+test("a grandchild that left the process group (setsid) dies at its plugin's crash; another plugin's lives", {
+  skip: process.platform !== "linux",
+}, async () => {
+  const run = await launchFixture("grandchild");
+  // Another plugin of the same name on the same data directory: only the crashed run's own tree may go.
+  const otherHost = testPluginHost();
+  otherHost.host.dataDir = run.host.host.dataDir;
+  const other = await launchFixture("grandchild", { host: otherHost });
+  let kept = 0;
+  let escaped = 0;
+  try {
+    const forked = await other.host.harness.agent.tools.execute(
+      { id: "f1", name: "fork", arguments: { session: true } },
+      toolContext(),
+    );
+    kept = Number(forked.content);
+    assert.ok(kept > 0, `the other plugin's grandchild pid, got ${forked.content}`);
+    const out = await run.host.harness.agent.tools.execute({ id: "c1", name: "escape", arguments: {} }, toolContext());
+    assert.match(out.content, /plugin "grandchild" exited \(code 6\)/);
+    await waitFor(() => run.exits.length === 1, "onExit");
+    escaped = Number(/escaped (\d+)/.exec(run.exits[0].stderrTail)?.[1]);
+    assert.ok(escaped > 0, `the escaped grandchild's pid in ${JSON.stringify(run.exits[0].stderrTail)}`);
+    await waitFor(() => !processAlive(escaped), "the setsid grandchild to be killed");
+    assert.ok(
+      run.logs.some((l) => l.includes(`outside its process group (pids ${escaped})`)),
+      run.logs.join("\n"),
+    );
+    assert.ok(processAlive(kept), "the other plugin's grandchild lives");
+    assert.ok(processAlive(other.proc.pid), "the other plugin lives");
+    assert.ok(processAlive(process.pid));
+  } finally {
+    for (const pid of [kept, escaped]) if (pid > 0 && processAlive(pid)) process.kill(pid, "SIGKILL");
+    await other.close(other.proc);
+    await otherHost.close();
     await run.close(run.proc);
   }
 });

@@ -5,6 +5,7 @@
  * exit is watched on the process itself (a grandchild may hold stdout open long after), and at the exit
  * every call waiting on the plugin fails at once instead of waiting out its deadline.
  */
+import { randomUUID } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Capability, Logger } from "@homeagent/sdk";
@@ -24,6 +25,7 @@ import type { PluginBinding } from "../sdk-impl.js";
 import { PluginBridge } from "./bridge.js";
 import { type LaunchErrorCode, type LaunchStep, PluginLaunchError } from "./errors.js";
 import { LogRate } from "./log-rate.js";
+import { killPluginTree } from "./orphans.js";
 import { ProtocolLog } from "./protocol-log.js";
 import { killGroup, type PluginChild, spawnPlugin } from "./spawn.js";
 import { StderrLog } from "./stderr-log.js";
@@ -89,6 +91,8 @@ export class PluginProcess {
   private offSettings: (() => void) | undefined;
   /** The SDK version the plugin reported in its handshake. */
   sdkVersion = "";
+  /** This launch's marker in the environment of everything the plugin forks (PLUGIN_RUN_ENV). */
+  private readonly runId = randomUUID();
   private readonly child: PluginChild;
   private readonly peer: RpcPeer;
   private readonly bridge: PluginBridge;
@@ -102,7 +106,7 @@ export class PluginProcess {
 
   private constructor(private readonly opts: LaunchOptions) {
     const { name, log } = opts;
-    this.child = spawnPlugin({ ...opts, dataDir: opts.binding.sdk.daemonDataDir });
+    this.child = spawnPlugin({ ...opts, dataDir: opts.binding.sdk.daemonDataDir, runId: this.runId });
     this.pid = this.child.pid ?? -1;
     // core.log messages and stderr lines share one budget: a plugin cannot flood the log by either.
     const logRate = new LogRate(name, log);
@@ -291,7 +295,7 @@ export class PluginProcess {
     this.offSettings?.();
     this.bridge.close();
     if (this.pid > 0) killGroup(this.pid);
-    await drained(this.child, STDERR_DRAIN_MS);
+    await Promise.all([drained(this.child, STDERR_DRAIN_MS), this.killEscaped()]);
     this.stderr.end();
     this.logRate.close();
     this.protocolLog.close();
@@ -306,6 +310,21 @@ export class PluginProcess {
       this.opts.onExit({ code, signal, stderrTail: this.stderr.tail(), expected: this.stopping !== undefined });
     } catch (err) {
       this.opts.log.error(`handling the exit of plugin "${name}" failed: ${errorMessage(err)}`);
+    }
+  }
+
+  /** What the plugin forked out of its process group (setsid) would outlive it: found by its marker, killed. */
+  private async killEscaped(): Promise<void> {
+    const { name, log } = this.opts;
+    try {
+      const pids = await killPluginTree(this.runId);
+      if (pids.length > 0) {
+        log.warn(
+          `killed ${pids.length} process(es) plugin "${name}" left running outside its process group (pids ${pids.join(", ")})`,
+        );
+      }
+    } catch (err) {
+      log.warn(`cannot look for processes plugin "${name}" left running: ${errorMessage(err)}`);
     }
   }
 }

@@ -37,6 +37,11 @@ export const PLUGIN_DATA_ENV = "HOMEAGENT_PLUGIN_DATA";
  * process whose daemon still runs is not an orphan, so a second homed on a data dir in use kills nothing.
  */
 export const PLUGIN_DAEMON_ENV = "HOMEAGENT_PLUGIN_DAEMON";
+/**
+ * One plugin run (a random id per launch), inherited by whatever the plugin forks: at the plugin's exit,
+ * what still carries it is killed (orphans.ts), also what left the plugin's process group.
+ */
+export const PLUGIN_RUN_ENV = "HOMEAGENT_PLUGIN_RUN";
 
 /** "<pid>:<start time in clock ticks since boot>" of a live process (Linux); undefined where /proc is not. */
 export function processIdentity(pid: number): string | undefined {
@@ -112,11 +117,13 @@ export interface SpawnOptions {
   args: string[];
   /** The daemon's data directory (HOMEAGENT_PLUGIN_DATA). */
   dataDir: string;
+  /** This launch's id (HOMEAGENT_PLUGIN_RUN). */
+  runId: string;
 }
 
 /**
- * Starts the plugin with piped stdio, cwd = its directory, HOMEAGENT_PLUGIN = its name and
- * HOMEAGENT_PLUGIN_DATA = the daemon's data directory.
+ * Starts the plugin with piped stdio, cwd = its directory, HOMEAGENT_PLUGIN = its name,
+ * HOMEAGENT_PLUGIN_DATA = the daemon's data directory and HOMEAGENT_PLUGIN_RUN = this launch's id.
  */
 export function spawnPlugin(opts: SpawnOptions): PluginChild {
   const wrapper = setprivPath();
@@ -132,6 +139,7 @@ export function spawnPlugin(opts: SpawnOptions): PluginChild {
       [PLUGIN_NAME_ENV]: opts.name,
       [PLUGIN_DATA_ENV]: resolve(opts.dataDir),
       [PLUGIN_DAEMON_ENV]: processIdentity(process.pid) ?? String(process.pid),
+      [PLUGIN_RUN_ENV]: opts.runId,
       ...(wrapper ? { [PARENT_DEATH_ENV]: "KILL" } : {}),
     },
     detached: true,

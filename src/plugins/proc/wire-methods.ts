@@ -33,6 +33,7 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   "settings.set": { args: ["string", "string"] },
   "settings.list": { args: [] },
   "settings.define": { args: ["array"] },
+  onForget: { args: [] },
   registerEmbeddingProvider: {
     unavailable: "an embedding provider cannot be offered over the plugin protocol (it runs inside the daemon)",
   },

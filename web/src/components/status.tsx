@@ -15,6 +15,11 @@ export function Loading() {
   return <p aria-busy="true">{t.loading}</p>;
 }
 
+/** The tone of a plugin's health: degraded still runs (its stage handlers are skipped), unhealthy does not. */
+export function healthTone(health: string): "ok" | "warn" | "bad" {
+  return health === "ok" ? "ok" : health === "degraded" ? "warn" : "bad";
+}
+
 /** A state word with a colour class; the word carries the meaning, the colour only repeats it. */
 export function Badge({ tone, children }: { tone: "ok" | "warn" | "bad" | "muted"; children: string }) {
   return <span class={`badge badge-${tone}`}>{children}</span>;

@@ -7,7 +7,7 @@ import { Facts } from "../components/facts";
 import { MemorySizes } from "../components/memory-sizes";
 import { ScrollBox } from "../components/scroll-box";
 import { SourcesTable } from "../components/sources-table";
-import { Badge, ErrorLine, Loading } from "../components/status";
+import { Badge, ErrorLine, healthTone, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
 import { duration } from "../format";
 import { useT } from "../i18n";
@@ -78,9 +78,9 @@ export function KernelTab() {
                       <th scope="row">{p.name}</th>
                       <td>{p.state}</td>
                       <td>
-                        <Badge tone={p.health === "ok" ? "ok" : "bad"}>{p.health}</Badge>
+                        <Badge tone={healthTone(p.health)}>{p.health}</Badge>
                       </td>
-                      <td class="wrap">{p.lastError ?? ""}</td>
+                      <td class="wrap">{[p.healthReason, p.lastError].filter(Boolean).join(" · ")}</td>
                     </tr>
                   ))}
                 </tbody>

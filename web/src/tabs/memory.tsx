@@ -6,7 +6,7 @@
  * record of what was said and stay read-only (as in the original); Forget removes words from them. Long
  * lists show a page of rows at a time and say how much is not drawn.
  */
-import { useCallback, useState } from "preact/hooks";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, get } from "../api";
 import { type Fact, FactList } from "../components/fact-list";
 import { GraphView } from "../components/graph-view";
@@ -15,6 +15,7 @@ import { ShowMore, useShown } from "../components/show-more";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
 import { fill, useT } from "../i18n";
+import type { ForgetReport, MemoryStats, ScrubStatus } from "../types";
 
 interface Item {
   id: string;
@@ -27,13 +28,6 @@ interface Preview {
   query: string;
   budget: number;
   sections: Array<{ name: string; tokens: number; budget: number; text: string }>;
-}
-interface ForgetReport {
-  query: string;
-  confirmed: boolean;
-  matched: Record<string, number>;
-  removed: Record<string, number>;
-  samples: string[];
 }
 interface Graph {
   nodes: Array<{ name: string; type: string; mentions: number }>;
@@ -56,6 +50,9 @@ interface TimelineEvent {
 const date = (ms: number) => new Date(ms).toLocaleString();
 /** Entities the graph view draws: the most mentioned; the line under it says how many there are in all. */
 const GRAPH_NODES = 100;
+/** How often, and how many times, the forget's scrub is asked about until it ends. */
+const SCRUB_POLL_MS = 1000;
+const SCRUB_POLLS = 120;
 
 export function MemoryTab() {
   const t = useT();
@@ -219,21 +216,30 @@ function Timeline({ events }: { events: TimelineEvent[] }) {
   );
 }
 
-/** Forget in two steps: the preview shows what matches; only the second button removes it. */
+/**
+ * Forget in two steps: the preview shows what matches (in memory, in what plugins keep, in the knowledge
+ * base); only the second button removes it, and the knowledge base only when its box is ticked. After the
+ * removal the scrub of the database files runs in the background; its state is polled until it ends.
+ */
 function ForgetSection({ onForgotten }: { onForgotten: () => Promise<void> }) {
   const t = useT();
   const [report, setReport] = useState<ForgetReport | null>(null);
+  const [knowledge, setKnowledge] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const scrub = useScrub(report?.scrub);
   const forget = async (query: string, confirm: boolean) => {
     setError(null);
     try {
-      setReport(await api<ForgetReport>("DELETE", "/api/v1/memory", { query, confirm }));
+      setReport(
+        await api<ForgetReport>("DELETE", "/api/v1/memory", { query, confirm, knowledge: confirm && knowledge }),
+      );
+      if (!confirm) setKnowledge(false);
       if (confirm) await onForgotten();
     } catch (err) {
       setError((err as Error).message);
     }
   };
-  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  const found = report ? total(report.matched) + pluginTotal(report) + report.knowledge.matched : 0;
   return (
     <section class="card stack" aria-labelledby="mem-forget">
       <h2 id="mem-forget">{t.memForget}</h2>
@@ -249,7 +255,28 @@ function ForgetSection({ onForgotten }: { onForgotten: () => Promise<void> }) {
               </li>
             ))}
           </ul>
-          {total(report.matched) > 0 && (
+          <PluginLines report={report} />
+          {report.knowledge.matched > 0 && (
+            <div class="stack">
+              <p>{`${t.forgetKnowledge}: ${report.knowledge.matched}`}</p>
+              <ul>
+                {report.knowledge.paths.map((p) => (
+                  <li key={p} class="plain">
+                    {p}
+                  </li>
+                ))}
+              </ul>
+              <label class="row">
+                <input
+                  type="checkbox"
+                  checked={knowledge}
+                  onChange={(e) => setKnowledge((e.target as HTMLInputElement).checked)}
+                />
+                {t.forgetKnowledgeToo}
+              </label>
+            </div>
+          )}
+          {found > 0 && (
             <div class="row">
               <button type="button" class="danger" onClick={() => forget(report.query, true)}>
                 {`${t.forgetConfirm}: ${report.query}`}
@@ -261,7 +288,66 @@ function ForgetSection({ onForgotten }: { onForgotten: () => Promise<void> }) {
           )}
         </div>
       )}
-      {report?.confirmed && <p role="status">{`${t.forgotten}: ${total(report.removed)}`}</p>}
+      {report?.confirmed && (
+        <div class="stack" role="status">
+          <p>{`${t.forgotten}: ${total(report.removed) + pluginTotal(report)}`}</p>
+          <PluginLines report={report} />
+          {report.knowledge.removed > 0 && <p>{`${t.forgetKnowledgeRemoved}: ${report.knowledge.removed}`}</p>}
+          {scrub && <ScrubLine scrub={scrub} />}
+        </div>
+      )}
     </section>
   );
 }
+
+function PluginLines({ report }: { report: ForgetReport }) {
+  const t = useT();
+  const shown = report.plugins.filter((p) => p.error || Object.values(p.counts).some((n) => n > 0));
+  return (
+    <>
+      {shown.map((p) => (
+        <p key={p.plugin}>
+          {p.error
+            ? fill(t.forgetPluginError, { name: p.plugin, error: p.error })
+            : `${fill(t.forgetPlugin, { name: p.plugin })}: ${Object.entries(p.counts)
+                .filter(([, n]) => n > 0)
+                .map(([k, n]) => `${k} ${n}`)
+                .join(", ")}${p.samples.length > 0 ? ` (${p.samples.join(", ")})` : ""}`}
+        </p>
+      ))}
+    </>
+  );
+}
+
+function ScrubLine({ scrub }: { scrub: ScrubStatus }) {
+  const t = useT();
+  if (scrub.state === "failed") return <p>{fill(t.scrubFailed, { error: scrub.error ?? "" })}</p>;
+  return <p>{scrub.state === "done" ? t.scrubDone : t.scrubRunning}</p>;
+}
+
+/** The scrub's state, from the forget's answer and then from the kernel status until it has ended. */
+function useScrub(initial: ScrubStatus | undefined): ScrubStatus | undefined {
+  const [scrub, setScrub] = useState(initial);
+  useEffect(() => {
+    setScrub(initial);
+    if (!initial || initial.state === "done" || initial.state === "failed") return;
+    let stopped = false;
+    const poll = async () => {
+      for (let i = 0; i < SCRUB_POLLS && !stopped; i++) {
+        await new Promise((r) => setTimeout(r, SCRUB_POLL_MS));
+        const k = await get<{ memory: MemoryStats | { unavailable: string } }>("/api/v1/kernel").catch(() => null);
+        if (stopped || !k || "unavailable" in k.memory) continue;
+        setScrub(k.memory.scrub);
+        if (k.memory.scrub.state === "done" || k.memory.scrub.state === "failed") return;
+      }
+    };
+    void poll();
+    return () => {
+      stopped = true;
+    };
+  }, [initial]);
+  return scrub;
+}
+
+const total = (counts: object) => Object.values(counts).reduce((a: number, b) => a + (b as number), 0);
+const pluginTotal = (report: ForgetReport) => report.plugins.reduce((n, p) => n + total(p.counts), 0);

@@ -4,7 +4,7 @@
  */
 import { useState } from "preact/hooks";
 import { post } from "../api";
-import { Badge, ErrorLine, Loading } from "../components/status";
+import { Badge, ErrorLine, healthTone, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
 import { useT } from "../i18n";
 import type { PluginInfo } from "../types";
@@ -54,7 +54,7 @@ export function PluginsTab() {
               <div class="row">
                 <h2 id={`plugin-${p.name}`}>{p.name}</h2>
                 <Badge tone={RUNNING.has(p.state) ? "ok" : p.state === "failed" ? "bad" : "muted"}>{p.state}</Badge>
-                <Badge tone={p.health === "ok" ? "ok" : "bad"}>{`${t.health}: ${p.health}`}</Badge>
+                <Badge tone={healthTone(p.health)}>{`${t.health}: ${p.health}`}</Badge>
               </div>
               {p.description && <p>{p.description}</p>}
               <dl class="facts">
@@ -66,6 +66,12 @@ export function PluginsTab() {
                   <dt>{t.capabilities}</dt>
                   <dd class="wrap">{p.capabilities.length ? p.capabilities.join(", ") : t.none}</dd>
                 </div>
+                {p.healthReason && (
+                  <div>
+                    <dt>{t.healthReason}</dt>
+                    <dd class="wrap">{p.healthReason}</dd>
+                  </div>
+                )}
                 <div>
                   <dt>{t.lastError}</dt>
                   <dd class="wrap">{p.lastError ?? t.none}</dd>

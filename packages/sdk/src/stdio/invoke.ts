@@ -1,10 +1,10 @@
 /**
  * The daemon's calls into a subprocess plugin's handlers: tools, stage handlers, output channels,
- * cleaners and event deliveries. Each runs with an AbortSignal that the daemon's `$/cancel` or the call's
+ * cleaners, the forget handler and event deliveries. Each runs with an AbortSignal that the daemon's `$/cancel` or the call's
  * `deadlineMs` aborts, and the answer goes out when either happens even if the handler ignores its signal,
  * so a stuck handler never holds an answer past the daemon's deadline.
  */
-import type { AgentEvent, OutputMessage, StageContext, ToolContext } from "../index.js";
+import type { AgentEvent, ForgetResult, OutputMessage, StageContext, ToolContext } from "../index.js";
 import { type RequestContext, RPC_DEADLINE, RPC_FAILED, RPC_INVALID_PARAMS, RpcError } from "../protocol/peer.js";
 import { copyPlain, diffStage, type StagePatch, type StageSnapshot } from "../protocol/stage-patch.js";
 import type { PluginHandlers } from "./sdk-proxy.js";
@@ -84,6 +84,25 @@ export function invokeCleaner(handlers: PluginHandlers, raw: unknown): { text: s
   if (typeof text !== "string")
     throw new RpcError(RPC_FAILED, `the cleaner of ${p.scope} ${p.name} returned no string`);
   return { text };
+}
+
+export async function invokeForget(
+  handlers: PluginHandlers,
+  raw: unknown,
+  cancel: Pick<RequestContext, "onCancel">,
+): Promise<ForgetResult> {
+  const p = params(raw);
+  const handler = handlers.forget;
+  if (!handler) throw invalid("this plugin registered no forget handler (onForget)");
+  if (!Array.isArray(p.terms) || !p.terms.every((t) => typeof t === "string") || typeof p.confirm !== "boolean") {
+    throw invalid("forget.invoke needs `terms` (an array of strings) and `confirm` (a boolean)");
+  }
+  const request = { terms: p.terms as string[], confirm: p.confirm };
+  const result = await withDeadline("the forget handler", p.deadlineMs, cancel, () => handler(request));
+  if (typeof result !== "object" || result === null || typeof result.counts !== "object") {
+    throw new RpcError(RPC_FAILED, "the forget handler returned no {counts}");
+  }
+  return result;
 }
 
 /** A notification: nobody waits for the handler, so its failure is reported through `report`. */

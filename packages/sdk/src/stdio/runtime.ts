@@ -1,6 +1,6 @@
 /**
  * The plugin side of the subprocess protocol (docs/plugin-protocol.md): answers the daemon's handshake,
- * init, start and stop, hands tool/stage/output/cleaner calls and events to what the plugin registered,
+ * init, start and stop, hands tool/stage/output/cleaner/forget calls and events to what the plugin registered,
  * and ends the process when the daemon says stop, closes stdin, or dies. The plugin itself is the same
  * object definePlugin makes for an in-process plugin.
  */
@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import type { Plugin } from "../index.js";
 import { PROTOCOL_VERSION } from "../protocol/index.js";
 import { RPC_INVALID_PARAMS, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RpcError, RpcPeer } from "../protocol/peer.js";
-import { deliverEvent, invokeCleaner, invokeOutput, invokeStage, invokeTool } from "./invoke.js";
+import { deliverEvent, invokeCleaner, invokeForget, invokeOutput, invokeStage, invokeTool } from "./invoke.js";
 import { createProxySdk, type InitParams, type ProxySession } from "./sdk-proxy.js";
 import { guardStdout } from "./stdout-guard.js";
 import { startParentWatchdog } from "./watchdog.js";
@@ -111,6 +111,8 @@ export function runStdioPlugin(
           return invokeOutput(need(method).handlers, params, ctx);
         case "cleaner.invoke":
           return invokeCleaner(need(method).handlers, params);
+        case "forget.invoke":
+          return invokeForget(need(method).handlers, params, ctx);
         default:
           throw new RpcError(RPC_METHOD_NOT_FOUND, `plugin "${plugin.name}" does not serve ${method}`);
       }

@@ -11,6 +11,7 @@
  */
 import type {
   EventHandler,
+  ForgetHandler,
   InjectOptions,
   OutputHandler,
   PluginSDK,
@@ -41,6 +42,8 @@ export interface PluginHandlers {
   cleaners: Map<string, (text: string) => string>;
   /** By subscription id. */
   subscriptions: Map<string, EventHandler>;
+  /** The onForget handler, if the plugin set one. */
+  forget?: ForgetHandler;
 }
 
 export interface ProxySession {
@@ -173,6 +176,13 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       },
     },
 
+    onForget: (handler) => {
+      const before = handlers.forget;
+      handlers.forget = handler;
+      register("onForget", [], () => {
+        if (handlers.forget === handler) handlers.forget = before;
+      });
+    },
     registerEmbeddingProvider: () => {
       throw new SubprocessUnsupportedError(
         "registerEmbeddingProvider",

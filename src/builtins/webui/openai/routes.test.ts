@@ -25,6 +25,7 @@ const LIMITS: WebLimits = {
   sseRetryMs: 3000,
   sseRing: 200,
   chatTimeoutMs: 300_000,
+  maxPreAuthConnections: 256,
 };
 
 interface Served {

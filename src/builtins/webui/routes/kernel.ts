@@ -29,7 +29,7 @@ export const kernelRoutes: RouteGroup = (app, { sdk, sseStats }) => {
       queued: s.queued,
       processed: s.processed,
       llm: s.llm.sources,
-      plugins: s.plugins.map((p) => ({ name: p.name, state: p.state, health: p.health })),
+      plugins: s.plugins.map((p) => ({ name: p.name, state: p.state, health: p.health, healthReason: p.healthReason })),
       events: s.events,
       sse: sseStats(),
       process: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },

@@ -49,6 +49,10 @@ function report(query: string, confirmed: boolean): ForgetReport {
     entities: 0,
     relations: 0,
     sentences: 0,
+    traits: 0,
+    types: 0,
+    rejections: 0,
+    distill: 0,
     textLog: 0,
     indexItems: 0,
     backups: 0,
@@ -59,6 +63,8 @@ function report(query: string, confirmed: boolean): ForgetReport {
     matched: { ...zero, context: 1 },
     removed: confirmed ? { ...zero, context: 1 } : zero,
     samples: [],
+    plugins: [],
+    knowledge: { matched: 0, paths: [], removed: 0 },
   };
 }
 

@@ -41,7 +41,8 @@ export const memoryRoutes: RouteGroup = (app, deps) => {
     const body = await readJson(c, deps.limits.maxJsonBytes);
     const query = requiredText(body, "query", MAX_QUERY_CHARS, "name what to forget in a few words");
     const confirm = optionalBoolean(body, "confirm") ?? false;
-    return c.json(await sdkCall(() => sdk.memory.forget(query, { confirm })));
+    const knowledge = optionalBoolean(body, "knowledge") ?? false;
+    return c.json(await sdkCall(() => sdk.memory.forget(query, { confirm, knowledge })));
   });
 
   app.put("/api/v1/memory/facts/:id", async (c) => {

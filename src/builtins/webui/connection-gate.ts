@@ -1,0 +1,110 @@
+/**
+ * Headroom for authenticated clients. The server holds at most MAX_CONNECTIONS at once; without this, anyone
+ * who can reach the port could hold all of them with connections that send nothing, and lock the dashboard
+ * and every API client out until the header deadline. So a connection counts as pre-auth until one of its
+ * requests passes auth (API key or session), and pre-auth ones are held to a cap below the total: over it the
+ * oldest is cut (an idle one first). A connection that has sent no complete request yet must also send one
+ * sooner than the server's ordinary header deadline.
+ */
+import type { Server } from "node:http";
+import type { Socket } from "node:net";
+import type { HttpBindings, ServerType } from "@hono/node-server";
+import type { MiddlewareHandler } from "hono";
+import type { WebEnv } from "./context.js";
+
+export interface GateLimits {
+  /** Pre-auth connections held at once. */
+  maxPreAuth: number;
+  /** How long a new connection may take to send its first request's headers. */
+  firstHeadersMs: number;
+}
+
+interface PreAuth {
+  /** Set until the first request's headers are in. */
+  timer: NodeJS.Timeout | undefined;
+  /** Requests on it being answered now. */
+  inFlight: number;
+}
+
+/** Answers for a connection cut before it sent a whole request: it then learns why, like Node's own 408. */
+const TOO_MANY = answer(
+  "503 Service Unavailable",
+  "too_many_connections",
+  "too many connections are waiting to authenticate and this was the oldest; retry",
+);
+const TOO_SLOW = answer(
+  "408 Request Timeout",
+  "request_timeout",
+  "the request headers did not arrive in time; send the whole request at once",
+);
+
+export class ConnectionGate {
+  /** In arrival order, so the first entry is the oldest. */
+  private readonly preAuth = new Map<Socket, PreAuth>();
+
+  constructor(private readonly limits: GateLimits) {}
+
+  attach(server: ServerType): void {
+    const http = server as Server;
+    http.on("connection", (socket: Socket) => this.admit(socket));
+    http.on("request", (req, res) => {
+      const state = this.preAuth.get(req.socket);
+      if (!state) return;
+      clearTimeout(state.timer);
+      state.timer = undefined;
+      state.inFlight++;
+      res.once("close", () => state.inFlight--);
+    });
+  }
+
+  /** Runs after auth: a request that passed it frees its connection from the cap and the first deadline. */
+  readonly afterAuth: MiddlewareHandler<WebEnv> = async (c, next) => {
+    const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
+    if (socket && c.get("authKind") !== "none") this.release(socket);
+    await next();
+  };
+
+  private admit(socket: Socket): void {
+    if (this.preAuth.size >= this.limits.maxPreAuth) this.evictOne();
+    const timer = setTimeout(() => cut(socket, TOO_SLOW), this.limits.firstHeadersMs);
+    timer.unref();
+    this.preAuth.set(socket, { timer, inFlight: 0 });
+    socket.once("close", () => this.release(socket));
+  }
+
+  /** Takes the connection off the pre-auth list: it is authenticated, cut or gone. */
+  private release(socket: Socket): void {
+    clearTimeout(this.preAuth.get(socket)?.timer);
+    this.preAuth.delete(socket);
+  }
+
+  /** The oldest pre-auth connection with no request being answered, else the oldest of all. */
+  private evictOne(): void {
+    let victim: [Socket, PreAuth] | undefined;
+    for (const entry of this.preAuth) {
+      victim ??= entry;
+      if (entry[1].inFlight === 0) {
+        victim = entry;
+        break;
+      }
+    }
+    if (!victim) return;
+    const [socket, state] = victim;
+    this.release(socket);
+    // Only one that has sent nothing whole is owed an answer; an idle keep-alive one just closes, as usual.
+    if (state.timer !== undefined) cut(socket, TOO_MANY);
+    else socket.destroy();
+  }
+}
+
+function cut(socket: Socket, text: string): void {
+  if (socket.writable) socket.write(text);
+  socket.destroy();
+}
+
+/** A whole HTTP answer in the server's one error shape, `{error: {code, message}}`. */
+function answer(status: string, code: string, message: string): string {
+  const body = JSON.stringify({ error: { code, message } });
+  const head = `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}`;
+  return `${head}\r\n\r\n${body}`;
+}

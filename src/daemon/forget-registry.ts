@@ -1,0 +1,150 @@
+/**
+ * Which database column under the data dir can hold the user's words, and who forgets them. Every TEXT,
+ * BLOB or untyped column of every table of every SQLite file the daemon keeps is declared here, either
+ * forgotten by a named component or exempt with the reason. A test opens the databases of a daemon that has
+ * run and fails on any column that is not declared (forget-registry.test.ts), so a table added later —
+ * timers, an inbox, approvals, transcripts — cannot be forgotten by mistake: its author has to decide here.
+ *
+ * Plugins keep their own files under `plugin_data/<name>/`: those are theirs to forget (`sdk.onForget`),
+ * and are not walked.
+ */
+
+export type ColumnRule = { forgottenBy: string } | { exempt: string };
+
+export interface DatabaseRules {
+  /** The file, relative to the data dir. */
+  file: string;
+  tables: Readonly<Record<string, Readonly<Record<string, ColumnRule>>>>;
+  /** Tables named by a pattern (one per vector space), with the same columns each. */
+  patterns?: ReadonlyArray<{ name: RegExp; columns: Readonly<Record<string, ColumnRule>> }>;
+}
+
+const forgotten = (by: string): ColumnRule => ({ forgottenBy: by });
+const exempt = (reason: string): ColumnRule => ({ exempt: reason });
+
+const CONTEXT = forgotten("memory: the context window (forget.ts, the event's row)");
+const DOCUMENTS = forgotten("memory: documents and archived turns (DocStore.forget)");
+const GRAPH = forgotten("memory: the graph (graph-forget.ts)");
+const DISTILL = forgotten("memory: distillation (pipeline candidates, merge notes)");
+const INDEX = forgotten("retrieval: removed with the item its layer forgets; forget sweeps what is left");
+const KNOWLEDGE = forgotten("knowledge base: only when asked (--knowledge), knowledge/forget.ts");
+const CHANNEL = exempt("the plugin and channel names a turn came through, not what was said");
+const SQLITE = { name: exempt("SQLite's own bookkeeping: table names"), seq: exempt("the last id given out") };
+
+/** The search index's tables, in memory.db and in the knowledge base's own file. */
+function searchTables(text: ColumnRule) {
+  return {
+    tables: {
+      search_items: {
+        id: exempt("item ids (ctx:12, turn:7, ent:3, a knowledge path) name rows, not what they say"),
+        kind: exempt("the item's kind: turn, entity, document, knowledge"),
+        text,
+        terms: text,
+        meta: text,
+      },
+      search_spaces: { fingerprint: exempt("the embedding provider's fingerprint") },
+    },
+    patterns: [{ name: /^search_vec_\d+_q$/, columns: { q: text } }],
+  };
+}
+
+const memory = searchTables(INDEX);
+const knowledge = searchTables(KNOWLEDGE);
+
+export const FORGET_REGISTRY: readonly DatabaseRules[] = [
+  {
+    file: "memory.db",
+    tables: {
+      ...memory.tables,
+      sqlite_sequence: SQLITE,
+      schema_versions: { layer: exempt("the names of memory's layers, for migrations") },
+      memory_keys: {
+        name: exempt("the purpose of a key"),
+        key: exempt("a random key for keyed hashes (keyed-hash.ts)"),
+      },
+      context_window: {
+        kind: exempt("user, agent or cold_storage"),
+        source: CHANNEL,
+        channel: CHANNEL,
+        input: CONTEXT,
+        response: CONTEXT,
+        tools_used: CONTEXT,
+        tool_results: CONTEXT,
+        clean_input: CONTEXT,
+        unanswered: CONTEXT,
+      },
+      documents: {
+        id: exempt("a random document id"),
+        summary: DOCUMENTS,
+        content: DOCUMENTS,
+        tags: DOCUMENTS,
+        entities: DOCUMENTS,
+        source: exempt("context_archived, manual, graph or context"),
+        meta: DOCUMENTS,
+        content_hash: exempt("a hash of the content, replaced when the content is rewritten"),
+      },
+      doc_turns: {
+        doc_id: exempt("a random document id"),
+        source: CHANNEL,
+        channel: CHANNEL,
+        input: DOCUMENTS,
+        response: DOCUMENTS,
+      },
+      entities: { name: GRAPH, type: GRAPH },
+      sentences: { text: GRAPH },
+      relations: {
+        relation_type: GRAPH,
+        status: exempt("active, deleted or archived"),
+        session_id: exempt("the id of the session a fact was stored in"),
+        date_bucket: exempt("a date (YYYY-MM-DD)"),
+      },
+      person_traits: { trait: GRAPH, value: GRAPH },
+      fact_rejections: {
+        fact_key: exempt("a keyed hash of a removed fact; no text (fact-rejections.ts)"),
+        name_keys: GRAPH,
+      },
+      distill_candidates: {
+        session: exempt("the id of the session a line was said in"),
+        role: exempt("user or assistant"),
+        content: DISTILL,
+      },
+      distill_no_merge: { a: DISTILL, b: DISTILL },
+      distill_archive_progress: { doc_id: exempt("a random document id") },
+    },
+    patterns: memory.patterns,
+  },
+  {
+    file: "config.db",
+    tables: {
+      config: {
+        key: exempt("setting names"),
+        value: exempt("setting values: what the user configured, not what was said (secrets are masked)"),
+      },
+      disabled_plugins: { name: exempt("plugin names"), disabled_by: exempt("who disabled a plugin") },
+      auth_credentials: {
+        user: exempt("the login name"),
+        password_hash: exempt("an scrypt hash"),
+        api_key_hash: exempt("a SHA-256 hash"),
+      },
+    },
+  },
+  {
+    file: "knowledge/.index.db",
+    tables: {
+      ...knowledge.tables,
+      knowledge_files: { path: KNOWLEDGE, stamp: exempt("a file's mtime and size") },
+    },
+    patterns: knowledge.patterns,
+  },
+];
+
+/** The rule for one column, or undefined when it is not declared. */
+export function ruleFor(rules: DatabaseRules, table: string, column: string): ColumnRule | undefined {
+  const declared = rules.tables[table] ?? rules.patterns?.find((p) => p.name.test(table))?.columns;
+  return declared?.[column];
+}
+
+/** Whether a column of this declared SQLite type can hold text or bytes (TEXT, BLOB, or no type at all). */
+export function holdsText(declaredType: string): boolean {
+  return declaredType === "" || /CHAR|CLOB|TEXT|BLOB/i.test(declaredType);
+}

@@ -1,0 +1,70 @@
+/**
+ * The channel names of the daemon's own parts are theirs: a core-only plugin registered input channel
+ * "cli" as NoMemory and every cli turn was then kept out of long-term memory. Through the SDK (what every
+ * plugin, built-in or subprocess, registers with), only the built-in that owns such a name may take it.
+ */
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, test } from "node:test";
+import { CapText } from "@homeagent/sdk";
+import { type TestPluginHost, testPluginHost } from "../../test/fixtures/plugin-host.js";
+import { createPluginSDK } from "../plugins/sdk-impl.js";
+import { HomeAgentError } from "../util/errors.js";
+
+let t: TestPluginHost;
+beforeEach(() => {
+  t = testPluginHost();
+});
+afterEach(() => t.close());
+
+const sdkOf = (name: string, builtin: boolean) => createPluginSDK(name, t.host, { capabilities: [], builtin }).sdk;
+
+const reserved = (channel: string, owner: RegExp) => (err: unknown) => {
+  assert.ok(err instanceof HomeAgentError, String(err));
+  assert.equal(err.code, "channel_name_reserved");
+  assert.ok(err.message.includes(`"${channel}"`), err.message);
+  assert.match(err.message, owner);
+  return true;
+};
+
+test("an external plugin may not take a built-in's input or output channel name", () => {
+  const squatter = sdkOf("squatter", false);
+  assert.throws(() => squatter.registerInputChannel("cli", { noMemory: true }), reserved("cli", /built-in "cli"/));
+  assert.throws(() => squatter.registerInputChannel("webui"), reserved("webui", /built-in "webui"/));
+  assert.throws(() => squatter.registerInputChannel("http"), reserved("http", /built-in "webui"/));
+  assert.throws(() => squatter.registerInputChannel("terminal"), reserved("terminal", /built-in "agentcli"/));
+  assert.throws(() => squatter.registerOutputChannel("timer", CapText, "x", () => {}), reserved("timer", /"timer"/));
+  assert.throws(() => squatter.registerOutputChannel("CLI", CapText, "x", () => {}), reserved("CLI", /"cli"/));
+  assert.equal(t.harness.agent.inputs.get("cli"), undefined);
+  assert.deepEqual(t.harness.agent.outputs.names(), []);
+});
+
+test("an external plugin named like a built-in still may not: the name belongs to the built-in", () => {
+  const impostor = sdkOf("timer", false);
+  assert.throws(() => impostor.registerInputChannel("timer"), reserved("timer", /built-in "timer"/));
+});
+
+test("the daemon's own channels (system, self, kernel, _…) are nobody's", () => {
+  const cli = sdkOf("cli", true);
+  for (const channel of ["system", "self", "kernel", "_consolidation_", "_mine"]) {
+    assert.throws(() => cli.registerInputChannel(channel), reserved(channel, /the daemon's own/));
+  }
+});
+
+test("the built-in owning a name registers it; another built-in may not", () => {
+  sdkOf("webui", true).registerInputChannel("http", { noMemory: true });
+  assert.equal(t.harness.agent.inputs.get("http")?.noMemory, true);
+  assert.throws(
+    () => sdkOf("cli", true).registerOutputChannel("webui", CapText, "x", () => {}),
+    reserved("webui", /"webui"/),
+  );
+  sdkOf("cli", true).registerOutputChannel("cli", CapText, "terminal", () => {});
+  assert.deepEqual(t.harness.agent.outputs.names(), ["cli"]);
+});
+
+test("other names stay open to every plugin", () => {
+  const p = sdkOf("weather", false);
+  p.registerInputChannel("qq", { noMemory: true });
+  p.registerOutputChannel("lamp", CapText, "the desk lamp", () => {});
+  assert.equal(t.harness.agent.inputs.get("qq")?.owner, "weather");
+  assert.deepEqual(t.harness.agent.outputs.names(), ["lamp"]);
+});

@@ -1,0 +1,205 @@
+/**
+ * Hostile review, finding 4: progress in a stream is content, not bytes on the wire. A server that keeps its
+ * connection busy with keep-alives (SSE comments, empty deltas, pings, empty NDJSON messages) but never says
+ * anything fails over after core.llm.first_content_timeout, and once content has begun, keep-alives do not
+ * reset core.llm.stream_idle_timeout. Real HTTP against the fake LLM, in every wire format.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, beforeEach, describe, test } from "node:test";
+import { type FakeLLM, type FakeStep, startFakeLLM } from "../../test/fixtures/fake-llm.js";
+import { waitFor } from "../../test/fixtures/wait.js";
+import { LuaVM } from "../lua/vm.js";
+import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
+import { ProviderManager } from "./manager.js";
+import { type CompletionRequest, ProviderTimeoutError, type StreamChunk } from "./provider.js";
+
+const adapter = (name: string) => readFileSync(new URL(`./adapters/${name}.lua`, import.meta.url), "utf8");
+const FORMATS = {
+  openai: { adapterName: "openai", adapterSource: adapter("openai") },
+  anthropic: { adapterName: "anthropic", adapterSource: adapter("anthropic") },
+  gemini: { adapterName: "gemini", adapterSource: adapter("gemini") },
+  ollama: { adapterName: "ollama", adapterSource: adapter("ollama") },
+};
+type Format = keyof typeof FORMATS;
+
+let fake: FakeLLM;
+let vm: LuaVM;
+
+before(async () => {
+  fake = await startFakeLLM();
+  vm = await LuaVM.create({ kind: "adapter" });
+});
+after(async () => {
+  await fake.close();
+  await vm.close();
+});
+beforeEach(() => {
+  fake.requests.length = 0;
+});
+
+/** Small limits, except the call deadline: without the content limits these cases run into it (or the test's). */
+const LIMITS = { firstByteTimeoutMs: 2000, firstContentTimeoutMs: 300, idleTimeoutMs: 300, callTimeoutMs: 60_000 };
+const ENDS = { timeout: 15_000 };
+const KEEP_ALIVE_MS = 10;
+
+/** A provider of `format`, warmed up by one good stream so that the limits measure only the server. */
+async function provider(format: Format, over: Partial<LuaAdaptedProviderOptions> = {}): Promise<LuaAdaptedProvider> {
+  const p = new LuaAdaptedProvider({
+    sourceName: "main",
+    ...FORMATS[format],
+    baseUrl: format === "openai" ? fake.url : fake.origin,
+    model: "fake-model",
+    vm,
+    ...LIMITS,
+    ...over,
+  });
+  fake.enqueue({ text: "warm" });
+  assert.equal(text((await drain(p.chatStream(request))).chunks), "warm");
+  fake.requests.length = 0;
+  return p;
+}
+
+const request: CompletionRequest = { model: "", messages: [{ role: "user", content: "hi" }] };
+
+async function drain(stream: AsyncIterable<StreamChunk>): Promise<{ chunks: StreamChunk[]; error?: unknown }> {
+  const chunks: StreamChunk[] = [];
+  try {
+    for await (const chunk of stream) chunks.push(chunk);
+    return { chunks };
+  } catch (error) {
+    return { chunks, error };
+  }
+}
+
+const text = (chunks: StreamChunk[]) => chunks.map((c) => c.content).join("");
+
+async function closedByClient(i = 0): Promise<void> {
+  await waitFor(() => fake.requests[i]?.aborted, `the server to see request ${i} aborted by the client`);
+}
+
+/** Only keep-alives from the start, never a word. */
+const keepAliveOnly = (keepAlive: FakeStep["keepAlive"]): FakeStep => ({
+  text: "never",
+  keepAliveMs: KEEP_ALIVE_MS,
+  keepAlive,
+});
+
+/** "hello", then only keep-alives. */
+const helloThenKeepAlive = (keepAlive: FakeStep["keepAlive"]): FakeStep => ({
+  text: "hello world",
+  pieceChars: 5,
+  stallAfterChars: 5,
+  keepAliveMs: KEEP_ALIVE_MS,
+  keepAlive,
+});
+
+function assertTimeout(error: unknown, limit: ProviderTimeoutError["limit"]): asserts error is ProviderTimeoutError {
+  assert.ok(error instanceof ProviderTimeoutError, `expected a timeout, got ${error}`);
+  assert.equal(error.limit, limit, error.message);
+  assert.equal(error.kind, "transient");
+}
+
+describe("keep-alives before any content end at core.llm.first_content_timeout", () => {
+  const cases: Array<[string, Format, FakeStep["keepAlive"]]> = [
+    ["OpenAI-compatible `: keepalive` comments", "openai", "comment"],
+    ["OpenAI-compatible empty deltas", "openai", "empty"],
+    ["Anthropic pings", "anthropic", "empty"],
+    ["Anthropic SSE comments", "anthropic", "comment"],
+    ["Gemini events with an empty text part", "gemini", "empty"],
+    ["Ollama NDJSON messages with empty content", "ollama", "empty"],
+    ["Ollama blank NDJSON lines", "ollama", "comment"],
+  ];
+  for (const [what, format, keepAlive] of cases) {
+    test(what, ENDS, async () => {
+      const p = await provider(format);
+      fake.enqueue(keepAliveOnly(keepAlive));
+      const { chunks, error } = await drain(p.chatStream(request));
+      assertTimeout(error, "first_content");
+      assert.equal(error.code, "llm_first_content_timeout");
+      assert.equal(
+        error.message,
+        "main sent no text, reasoning or tool call within 300 ms of the request; keep-alives and empty chunks do not count (core.llm.first_content_timeout)",
+      );
+      assert.equal(text(chunks), "");
+      await closedByClient();
+    });
+  }
+
+  test(
+    "reasoning is content: a model that thinks longer than the limit before its answer completes",
+    ENDS,
+    async () => {
+      const p = await provider("openai");
+      fake.enqueue({ reasoning: "thinking ".repeat(4), pieceChars: 3, text: "answer", frameIntervalMs: 40 });
+      const { chunks, error } = await drain(p.chatStream(request));
+      assert.equal(error, undefined);
+      assert.equal(text(chunks), "answer");
+    },
+  );
+});
+
+describe("after content, keep-alives do not reset core.llm.stream_idle_timeout", () => {
+  const cases: Array<[string, Format, FakeStep["keepAlive"]]> = [
+    ["OpenAI-compatible `: keepalive` comments", "openai", "comment"],
+    ["OpenAI-compatible empty deltas", "openai", "empty"],
+    ["Anthropic pings", "anthropic", "empty"],
+    ["Gemini events with an empty text part", "gemini", "empty"],
+    ["Ollama NDJSON messages with empty content", "ollama", "empty"],
+  ];
+  for (const [what, format, keepAlive] of cases) {
+    test(what, ENDS, async () => {
+      const p = await provider(format);
+      fake.enqueue(helloThenKeepAlive(keepAlive));
+      const { chunks, error } = await drain(p.chatStream(request));
+      assertTimeout(error, "idle");
+      assert.equal(
+        error.message,
+        "main sent no new content for 300 ms in the middle of its reply, at most keep-alives (core.llm.stream_idle_timeout)",
+      );
+      assert.equal(text(chunks), "hello");
+      await closedByClient();
+    });
+  }
+
+  test("a steady stream slower than the idle limit in total completes: each piece restarts it", ENDS, async () => {
+    const p = await provider("openai");
+    fake.enqueue({ text: "one two three four five six", pieceChars: 4, frameIntervalMs: 60 });
+    const { chunks, error } = await drain(p.chatStream(request));
+    assert.equal(error, undefined);
+    assert.equal(text(chunks), "one two three four five six");
+  });
+});
+
+describe("ProviderManager and the content limits", () => {
+  function manager(...providers: LuaAdaptedProvider[]): ProviderManager {
+    const llm = new ProviderManager({ retryDelayMs: 10 });
+    llm.setSources(providers.map((p, i) => ({ name: p.name, provider: p, priority: i })));
+    return llm;
+  }
+
+  test("a source that only keeps alive fails over to the next one, like a hung source", ENDS, async () => {
+    const llm = manager(await provider("openai", { sourceName: "a" }), await provider("openai", { sourceName: "b" }));
+    fake.enqueue(keepAliveOnly("comment"), { text: "from b" });
+    const reply = await llm.stream(request);
+    assert.equal(reply.content, "from b");
+    assert.equal(reply.source, "b");
+    assert.equal(fake.requests.length, 2, "a is asked neither again nor without streaming");
+    const [a] = llm.sources();
+    assert.equal(a.state, "cooling_down");
+    assert.match(a.lastError ?? "", /core\.llm\.first_content_timeout/);
+    await closedByClient(0);
+  });
+
+  test("content followed by keep-alives is kept, with a note naming the limit", ENDS, async () => {
+    const llm = manager(await provider("openai", { sourceName: "a" }), await provider("openai", { sourceName: "b" }));
+    fake.enqueue(helloThenKeepAlive("empty"));
+    const reply = await llm.stream(request);
+    assert.equal(
+      reply.content,
+      "hello\n\n[reply cut: a sent no new content for 300 ms in the middle of its reply, at most keep-alives (core.llm.stream_idle_timeout)]",
+    );
+    assert.equal(reply.finish_reason, "interrupted");
+    assert.equal(fake.requests.length, 1, "the partial reply is kept, not asked again elsewhere");
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * The scrub after a forget. Deleting rows (with secure_delete on) zeroes what SQLite frees, but not the stale
+ * copies of cells a b-tree page keeps in its unused space after rebalancing, nor the old pages in the
+ * write-ahead log: a forgotten sentence could still be read off the disk. So a confirmed forget queues a
+ * scrub of the databases it touched: VACUUM (in a worker thread with its own connection, scrub-worker.js),
+ * then the log truncated to zero bytes.
+ *
+ * It runs as one job on the kernel's job lane, so no turn writes while a database is rewritten (a turn that
+ * arrives waits for it, like for any job step); the daemon's event loop stays free (reads, HTTP, streams).
+ * Before each database the free disk space is checked (the log grows to about the database's size). A failed
+ * scrub is reported — status, log, the next forget's answer — and never undoes the forget.
+ *
+ * Crash-safe: the databases to scrub are written to a marker file first and removed from it when done. VACUUM
+ * is one transaction: a kill -9 at any point leaves the old database or the new one, and the next start
+ * scrubs again what the marker still lists.
+ */
+import { existsSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname } from "node:path";
+import { Worker } from "node:worker_threads";
+import type { Logger, ScrubStatus } from "@homeagent/sdk";
+import type { Job } from "../kernel/jobs.js";
+import { formatBytes } from "../util/bytes.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { writePrivateFile } from "../util/private-file.js";
+
+const WORKER_URL = new URL("./scrub-worker.js", import.meta.url);
+/** Up to this size the copy VACUUM builds is kept in memory; a larger one goes to a temporary file. */
+const IN_MEMORY_BYTES = 256 * 1024 * 1024;
+/** Room kept free on the disk besides what the scrub needs. */
+const DISK_MARGIN_BYTES = 16 * 1024 * 1024;
+/** A write of the daemon's that is in progress when VACUUM starts: waited for this long. */
+const BUSY_MS = 30_000;
+
+export class ScrubError extends HomeAgentError {}
+
+export interface ScrubOptions {
+  /** The file listing databases still to scrub (survives a crash). */
+  marker: string;
+  runJob: (job: Job) => Promise<void>;
+  log: Logger;
+  /** Free bytes on the file system holding `dir` (tests pass their own). */
+  freeBytes?: (dir: string) => number;
+  now?: () => number;
+}
+
+/** Bytes a scrub of `path` needs free beside it: about the database, for the log VACUUM writes. */
+export function scrubNeeds(path: string): number {
+  return fileSize(path) + fileSize(`${path}-wal`) + DISK_MARGIN_BYTES;
+}
+
+export class Scrubber {
+  private current: ScrubStatus = { state: "idle", done: 0, total: 0 };
+  /** Databases waiting, in order; a path requested again while it waits is not added twice. */
+  private readonly waiting: string[] = [];
+  private queued = false;
+  private readonly freeBytes: (dir: string) => number;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: ScrubOptions) {
+    this.freeBytes = opts.freeBytes ?? diskFree;
+    this.now = opts.now ?? Date.now;
+  }
+
+  status(): ScrubStatus {
+    return { ...this.current };
+  }
+
+  /**
+   * Queues these databases for a scrub and returns the status as it is now: "queued", or "failed" at once
+   * when the disk has no room for it (the forget stands; a later forget tries again).
+   */
+  request(paths: readonly string[]): ScrubStatus {
+    const fresh = paths.filter((p) => !this.waiting.includes(p) && existsSync(p));
+    const short = fresh.find((p) => this.freeBytes(dirname(p)) < scrubNeeds(p));
+    if (short) {
+      this.fail(
+        new ScrubError({
+          code: "scrub_disk_full",
+          message: `not enough free disk space to scrub ${basename(short)}: it needs about ${formatBytes(scrubNeeds(short))}; free some space, then forget again (the text is already removed from memory, but may linger in free space of the file)`,
+        }),
+      );
+      return this.status();
+    }
+    this.waiting.push(...fresh);
+    this.saveMarker();
+    if (this.waiting.length === 0) return this.status();
+    if (this.queued) this.current.total = this.current.done + this.waiting.length;
+    else this.current = { state: "queued", done: 0, total: this.waiting.length, startedAt: this.now() };
+    this.queue();
+    return this.status();
+  }
+
+  /** A start after a crash: scrub what the marker still lists. */
+  resume(): void {
+    const listed = readMarker(this.opts.marker, this.opts.log);
+    if (listed.length > 0) {
+      this.opts.log.info(`memory: resuming the scrub of ${listed.map((p) => basename(p)).join(", ")}`);
+      this.request(listed);
+    }
+  }
+
+  private queue(): void {
+    if (this.queued) return;
+    this.queued = true;
+    const job: Job = {
+      name: "forget-scrub",
+      stepBudgetMs: 60_000,
+      step: async (signal) => {
+        const path = this.waiting[0];
+        if (path === undefined) return false;
+        await this.scrubOne(path, signal);
+        return this.waiting.length > 0;
+      },
+    };
+    this.opts
+      .runJob(job)
+      .catch((err) => this.fail(err))
+      .finally(() => {
+        this.queued = false;
+        if (this.current.state !== "failed") this.finish();
+      });
+  }
+
+  private async scrubOne(path: string, signal: AbortSignal): Promise<void> {
+    this.current = { ...this.current, state: "running", current: basename(path) };
+    if (!existsSync(path)) {
+      this.done(path);
+      return;
+    }
+    const needs = scrubNeeds(path);
+    if (this.freeBytes(dirname(path)) < needs) {
+      throw new ScrubError({
+        code: "scrub_disk_full",
+        message: `not enough free disk space to scrub ${basename(path)}: it needs about ${formatBytes(needs)}; free some space, then forget again`,
+      });
+    }
+    const inMemory = fileSize(path) <= IN_MEMORY_BYTES;
+    if (!inMemory && this.freeBytes(tmpdir()) < fileSize(path)) {
+      throw new ScrubError({
+        code: "scrub_disk_full",
+        message: `not enough free space in ${tmpdir()} for the copy VACUUM makes of ${basename(path)} (${formatBytes(fileSize(path))}); free some, then forget again`,
+      });
+    }
+    const result = await runWorker(path, inMemory ? "memory" : "file", signal);
+    if (!result.truncated) {
+      this.opts.log.warn(
+        `memory: scrubbed ${basename(path)}, but its write-ahead log could not be truncated (a reader held it); it is cut at the next scrub`,
+      );
+    }
+    this.opts.log.info(`memory: scrubbed ${basename(path)} in ${Math.round(result.vacuumMs)} ms`);
+    this.done(path);
+  }
+
+  private done(path: string): void {
+    this.waiting.splice(this.waiting.indexOf(path), 1);
+    this.saveMarker();
+    this.current = { ...this.current, done: this.current.done + 1 };
+  }
+
+  private finish(): void {
+    const { current: _, ...rest } = this.current;
+    this.current = { ...rest, state: "done", finishedAt: this.now() };
+  }
+
+  private fail(err: unknown): void {
+    const { current: _, ...rest } = this.current;
+    this.current = { ...rest, state: "failed", finishedAt: this.now(), error: errorMessage(err) };
+    this.opts.log.warn(`memory: the scrub after forgetting failed: ${errorMessage(err)}`);
+  }
+
+  private saveMarker(): void {
+    try {
+      if (this.waiting.length === 0) rmSync(this.opts.marker, { force: true });
+      else writePrivateFile(this.opts.marker, JSON.stringify(this.waiting));
+    } catch (err) {
+      this.opts.log.warn(`memory: cannot write ${this.opts.marker}: ${errorMessage(err)}`);
+    }
+  }
+}
+
+interface WorkerResult {
+  vacuumMs: number;
+  truncated: boolean;
+}
+
+/** One VACUUM in a worker thread; the daemon stopping (signal) ends the worker, which rolls it back. */
+function runWorker(path: string, tempStore: "memory" | "file", signal: AbortSignal): Promise<WorkerResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_URL, {
+      // The parent's flags would load tsx into the worker: slower, and not needed by plain JS.
+      execArgv: [],
+      workerData: { path, tempStore, busyMs: BUSY_MS, truncateTries: 100, truncatePauseMs: 50 },
+    });
+    const stop = () => void worker.terminate();
+    signal.addEventListener("abort", stop, { once: true });
+    const settle = () => signal.removeEventListener("abort", stop);
+    worker.once("message", (m: { ok: boolean; message?: string } & WorkerResult) => {
+      settle();
+      if (m.ok) resolve(m);
+      else
+        reject(
+          new ScrubError({
+            code: "scrub_failed",
+            message: `VACUUM of ${basename(path)} failed: ${m.message}; the forget stands, the next forget scrubs again`,
+          }),
+        );
+    });
+    worker.once("error", (err) => {
+      settle();
+      reject(new ScrubError({ code: "scrub_failed", message: `the scrub of ${basename(path)} crashed`, cause: err }));
+    });
+    worker.once("exit", (code) => {
+      settle();
+      reject(
+        new ScrubError({ code: "scrub_stopped", message: `the scrub of ${basename(path)} stopped (exit ${code})` }),
+      );
+    });
+  });
+}
+
+function readMarker(marker: string, log: Logger): string[] {
+  if (!existsSync(marker)) return [];
+  try {
+    const list: unknown = JSON.parse(readFileSync(marker, "utf8"));
+    if (Array.isArray(list) && list.every((p) => typeof p === "string")) return list;
+  } catch {
+    // A marker that does not parse is worthless: it is replaced at the next request.
+  }
+  log.warn(`memory: ${marker} is not a list of databases to scrub; ignoring it`);
+  return [];
+}
+
+function fileSize(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+}
+
+function diskFree(dir: string): number {
+  const s = statfsSync(dir);
+  return s.bavail * s.bsize;
+}
