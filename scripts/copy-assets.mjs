@@ -1,8 +1,11 @@
-// Copies non-TypeScript runtime assets next to the compiled code: the bundled Lua adapters, and the Lua
-// worker thread's entry file (plain JavaScript, so that it runs without a loader from src/ and from dist/).
+// Copies non-TypeScript runtime assets next to the compiled code: the bundled Lua adapters, and the entry
+// files of the Lua and the scrub worker threads (plain JavaScript, so that they run without a loader from
+// src/ and from dist/).
 import { copyFileSync, cpSync, mkdirSync } from "node:fs";
 
 mkdirSync("dist/llm/adapters", { recursive: true });
 cpSync("src/llm/adapters", "dist/llm/adapters", { recursive: true, filter: (p) => !p.endsWith(".ts") });
 mkdirSync("dist/lua", { recursive: true });
 copyFileSync("src/lua/lua-worker.js", "dist/lua/lua-worker.js");
+mkdirSync("dist/memory", { recursive: true });
+copyFileSync("src/memory/scrub-worker.js", "dist/memory/scrub-worker.js");

@@ -128,3 +128,45 @@ test("an index item no layer owns that still holds the text is swept out by forg
     assert.equal(report.removed.indexItems, 1);
     assert.equal(h.memory.index.get("stray:1"), null);
   }));
+
+test("a secret with quotes and a backslash is forgotten where it is stored as JSON: tags, tool results, the index", () =>
+  withMemory(async (h) => {
+    const secret = 'pw"9931\\quux';
+    h.llm.enqueue(
+      {
+        toolCalls: [
+          { name: "doc_commit", arguments: { content: "my router notes", summary: "router", tags: [secret] } },
+        ],
+      },
+      { text: "Saved." },
+    );
+    await h.say("keep a note of the router password");
+    await h.memory.index.flush();
+    const holding = () =>
+      rows(
+        h,
+        `SELECT 'documents' AS t FROM documents WHERE instr(tags, ?) > 0
+         UNION ALL SELECT 'window' FROM context_window WHERE instr(tool_results, ?) > 0
+         UNION ALL SELECT 'index' FROM search_items WHERE instr(text, ?) > 0`,
+        ...Array(3).fill(JSON.stringify(secret).slice(1, -1)),
+      );
+    assert.ok(holding().length >= 2, JSON.stringify(holding()));
+    const report = await h.memory.apis().memory.forget(secret, { confirm: true });
+    assert.ok(report.removed.documents >= 1, JSON.stringify(report.removed));
+    assert.deepEqual(holding(), []);
+  }));
+
+test("full-width letters and extra spaces in what is forgotten match the names the graph normalised", () =>
+  withMemory(async (h) => {
+    await h.tool("memory_commit", {
+      triples: [
+        { subject: "ZORG77", relation: "works at", object: "Acme" },
+        { subject: "Alice Smith", relation: "knows", object: "Bob" },
+      ],
+    });
+    await h.memory.apis().memory.forget("ＺＯＲＧ７７", { confirm: true });
+    await h.memory.apis().memory.forget("alice   smith", { confirm: true });
+    assert.equal(h.memory.graph.entity("ZORG77"), null);
+    assert.equal(h.memory.graph.entity("Alice Smith"), null);
+    assert.ok(h.memory.graph.entity("Acme") === null, "left with nothing, it goes too");
+  }));

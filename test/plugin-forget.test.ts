@@ -37,7 +37,7 @@ after(async () => {
 });
 
 async function note(text: string): Promise<void> {
-  web.llm.enqueue({ toolCalls: [{ name: "note_add", arguments: { text } }] }, { text: "Noted." });
+  web.llm.enqueue({ toolCalls: [{ name: "notebook_add", arguments: { text } }] }, { text: "Noted." });
   assert.equal((await web.json("POST", "/api/v1/chat", { message: "take a note" })).status, 200);
 }
 

@@ -1,13 +1,12 @@
-/** waiter's history file: where it lives, what it never keeps, its permissions, and forgetting. */
+/** waiter's history: where it lives, readline's list from the file, and which lines forget what. */
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
-import { forgetInHistory, forgetQuery, loadHistory, resolveHistoryPath, saveHistory } from "./waiter-history.js";
-
-const mode = (path: string) => statSync(path).mode & 0o777;
+import { HISTORY_MAX } from "../daemon/input-history.js";
+import { forgetInHistory, forgetQuery, loadHistory, resolveHistoryPath } from "./waiter-history.js";
 
 describe("waiter history", () => {
   it("lives in the data dir of the daemon waiter talks to", () => {
@@ -19,29 +18,21 @@ describe("waiter history", () => {
     assert.equal(resolveHistoryPath("/run/homed.sock", { HOMEAGENT_DATA: "/data" }), "/data/waiter_history");
   });
 
-  it("keeps no /auth, /settings set or /memory forget line, in the file or when loading an old one", () => {
+  it("loads newest first, and trims the file to HISTORY_MAX lines as it loads it", () => {
     const file = join(tempDir("ha-history-"), "waiter_history");
-    saveHistory(file, ["/memory forget --yes pineapple", "/memory  forget pineapple", "/auth k3y", "hello"]);
-    assert.equal(readFileSync(file, "utf8"), "hello\n");
-    writeFileSync(file, "/memory forget --yes old secret\nhi\n");
-    assert.deepEqual(loadHistory(file), ["hi"]);
-  });
-
-  it("is 0600 in a 0700 folder, also when the file was left wider", () => {
-    const dir = join(tempDir("ha-history-"), "data");
-    const file = join(dir, "waiter_history");
-    saveHistory(file, ["hello"]);
-    assert.equal(mode(dir), 0o700);
-    assert.equal(mode(file), 0o600);
-    chmodSync(file, 0o644);
-    saveHistory(file, ["hello", "again"]);
-    assert.equal(mode(file), 0o600);
+    const lines = Array.from({ length: HISTORY_MAX + 5 }, (_, i) => `line ${i}`);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const entries = loadHistory(file);
+    assert.equal(entries.length, HISTORY_MAX);
+    assert.equal(entries[0], `line ${HISTORY_MAX + 4}`);
+    assert.equal(entries.at(-1), "line 5");
+    assert.equal(readFileSync(file, "utf8"), `${lines.slice(5).join("\n")}\n`);
   });
 
   it("forgetting drops every line holding the query, case-insensitively, from the file and from memory", () => {
     const file = join(tempDir("ha-history-"), "waiter_history");
+    writeFileSync(file, "hello\nmy card pin is pineapple-42\n我的密码是 菠萝\n");
     const entries = ["/memory forget --yes PineApple", "my card pin is pineapple-42", "我的密码是 菠萝", "hello"];
-    saveHistory(file, entries);
     forgetInHistory(file, "PineApple", entries);
     assert.deepEqual(entries, ["我的密码是 菠萝", "hello"]);
     assert.equal(readFileSync(file, "utf8"), "hello\n我的密码是 菠萝\n");
@@ -51,15 +42,23 @@ describe("waiter history", () => {
 
   it("forgetting without a history file creates none", () => {
     const dir = join(tempDir("ha-history-"), "absent");
-    forgetInHistory(join(dir, "waiter_history"), "x");
+    forgetInHistory(join(dir, "waiter_history"), "x", ["x"]);
     assert.equal(existsSync(dir), false);
   });
 
-  it("only a confirmed forget names a query", () => {
+  it("only a confirmed forget names a query, its flags read as the cli plugin reads them", () => {
     assert.equal(forgetQuery("/memory forget --yes  my secret "), "my secret");
     assert.equal(forgetQuery("/memory   forget --yes 菠萝"), "菠萝");
+    assert.equal(forgetQuery("/memory forget --yes --knowledge q"), "q");
+    assert.equal(forgetQuery("/memory forget --knowledge --yes q"), "q");
+    assert.equal(forgetQuery("/memory forget --knowledge --yes 我的密码"), "我的密码");
+    assert.equal(forgetQuery("/memory forget --yesterday's notes"), undefined, "a preview");
+    assert.equal(forgetQuery("/memory forget --yes --yesterday's notes"), "--yesterday's notes");
+    assert.equal(forgetQuery("/memory forget --knowledge q"), undefined);
     assert.equal(forgetQuery("/memory forget my secret"), undefined);
     assert.equal(forgetQuery("/memory forget --yes"), undefined);
+    assert.equal(forgetQuery("/memory forget --yes --knowledge"), undefined);
+    assert.equal(forgetQuery("/memory forgetful --yes x"), undefined);
     assert.equal(forgetQuery("please /memory forget --yes x"), undefined);
   });
 });

@@ -1,22 +1,16 @@
 /**
- * Interactive history, kept in a plain file, oldest entry first. It lives in the data dir of the daemon
- * waiter talks to (private like the rest of it), keeps no line that carries a secret or names what the user
- * forgets, and forgets with the daemon: `/memory forget --yes <query>` drops every line holding the query.
+ * waiter's side of its input history: which file, readline's newest-first list, and forgetting with the
+ * daemon — `/memory forget --yes <query>` drops every line holding the query, from the list and the file.
+ * The file itself (src/daemon/input-history.ts) is shared with the daemon, which purges it too.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
-import { CLI_SOCKET_NAME } from "@homeagent/cli-protocol";
+import { basename, dirname, resolve } from "node:path";
+import { CLI_SOCKET_NAME, parseForgetArgs } from "@homeagent/cli-protocol";
+import { forgetMatcher } from "@homeagent/sdk";
+import { forgetInHistoryFile, historyFile, trimHistoryFile } from "../daemon/input-history.js";
 import { resolveDataDir } from "../daemon/paths.js";
-import { writePrivateFile } from "../util/private-file.js";
 
-export const HISTORY_MAX = 1000;
-const HISTORY_NAME = "waiter_history";
-
-/** Lines that carry secrets, or name what is being forgotten, never reach the history file. */
-const SECRET_LINE = /^\/(auth|settings\s+set|memory\s+forget)\b/;
-
-/** Parses the line the way the cli plugin does (`/memory forget --yes <query>`). */
-const CONFIRMED_FORGET = /^\/memory\s+forget\s+--yes\s+(\S.*)$/s;
+/** The arguments of a `/memory forget` line, read as the cli plugin reads them. */
+const FORGET_LINE = /^\/memory\s+forget(?:\s(.*))?$/s;
 
 type Env = Record<string, string | undefined>;
 
@@ -28,49 +22,31 @@ export function resolveHistoryPath(socketFlag: string | undefined, env: Env): st
   const socket = socketFlag || env.HOMEAGENT_SOCKET;
   const dataDir =
     socket && basename(socket) === CLI_SOCKET_NAME ? dirname(resolve(socket)) : resolveDataDir(undefined, env);
-  return join(dataDir, HISTORY_NAME);
+  return historyFile(dataDir);
 }
 
-/** Returns entries newest first, as readline's `history` option expects. */
+/** Trims the file at start and returns its entries newest first, as readline's `history` option expects. */
 export function loadHistory(file: string): string[] {
-  try {
-    return readFileSync(file, "utf8")
-      .split("\n")
-      .filter((line) => line !== "" && !SECRET_LINE.test(line))
-      .reverse()
-      .slice(0, HISTORY_MAX);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw err;
-  }
-}
-
-/** `entries` newest first, as readline's `history` event delivers them. */
-export function saveHistory(file: string, entries: string[]): void {
-  const kept = entries
-    .filter((line) => !SECRET_LINE.test(line))
-    .slice(0, HISTORY_MAX)
-    .reverse();
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  // Replaced whole, so a file left wider than 0600 (or a symlink put in its place) does not survive.
-  writePrivateFile(file, kept.length ? `${kept.join("\n")}\n` : "");
+  return trimHistoryFile(file).reverse();
 }
 
 /** The query of a confirmed `/memory forget --yes <query>` line; undefined for any other line. */
 export function forgetQuery(line: string): string | undefined {
-  return CONFIRMED_FORGET.exec(line.trim())?.[1].trim();
+  const forget = FORGET_LINE.exec(line.trim());
+  if (!forget) return undefined;
+  const { confirm, query } = parseForgetArgs(forget[1] ?? "");
+  return confirm && query ? query : undefined;
 }
 
 /**
  * Drops the lines holding `query` (case-insensitive) from the file, and from `entries` in place when given
- * (readline's own array, so the arrow keys no longer bring them back). Without `entries` and without a file
- * there is nothing to drop, and nothing is created.
+ * (readline's own array, so the arrow keys no longer bring them back). Without a file nothing is created.
  */
 export function forgetInHistory(file: string, query: string, entries?: string[]): void {
-  if (entries === undefined && !existsSync(file)) return;
-  const held = entries ?? loadHistory(file);
-  const needle = query.toLowerCase();
-  const kept = held.filter((line) => !line.toLowerCase().includes(needle));
-  held.splice(0, held.length, ...kept);
-  saveHistory(file, kept);
+  if (entries) {
+    const mentions = forgetMatcher([query]);
+    const kept = entries.filter((line) => !mentions(line));
+    entries.splice(0, entries.length, ...kept);
+  }
+  forgetInHistoryFile(file, [query], true);
 }

@@ -1,8 +1,9 @@
 /** The three ways `waiter` talks: one message (-c), piped lines, an interactive prompt. Each returns an exit code. */
 import { createInterface, type Interface } from "node:readline";
+import { appendHistoryLine, HISTORY_MAX } from "../daemon/input-history.js";
 import { errorMessage } from "../util/errors.js";
 import { CancelledError, ConnectionClosedError, type WaiterClient } from "./waiter-client.js";
-import { forgetInHistory, forgetQuery, HISTORY_MAX, loadHistory, saveHistory } from "./waiter-history.js";
+import { forgetInHistory, forgetQuery, loadHistory } from "./waiter-history.js";
 import { ReplyPrinter } from "./waiter-output.js";
 
 const useColor = (): boolean => !process.env.NO_COLOR;
@@ -67,8 +68,20 @@ function stopOnIdleLoss(client: WaiterClient, rl: Interface): () => boolean {
 
 export async function runInteractive(client: WaiterClient, historyFile: string): Promise<number> {
   const printer = new ReplyPrinter(process.stdout, process.stderr, true, useColor());
+  let historyBroken = false;
+  const keepHistory = (work: () => void) => {
+    try {
+      work();
+    } catch (err) {
+      if (!historyBroken) process.stderr.write(`cannot keep history in ${historyFile}: ${errorMessage(err)}\n`);
+      historyBroken = true;
+    }
+  };
   // readline keeps this array as its history (the "history" event hands it back): forgetting edits it in place.
-  let entries = loadHistory(historyFile);
+  let entries: string[] = [];
+  keepHistory(() => {
+    entries = loadHistory(historyFile);
+  });
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,
@@ -78,18 +91,13 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
     removeHistoryDuplicates: true,
   });
   const lost = stopOnIdleLoss(client, rl);
-  let historyBroken = false;
-  const keepHistory = (write: () => void) => {
-    try {
-      write();
-    } catch (err) {
-      if (!historyBroken) process.stderr.write(`cannot save history to ${historyFile}: ${errorMessage(err)}\n`);
-      historyBroken = true;
-    }
-  };
+  // Only the line just entered goes to the file: writing the whole list would bring back what the daemon
+  // purged from the file meanwhile. readline reports a repeat of its newest entry too, without adding it.
+  let newest = entries[0];
   rl.on("history", (latest: string[]) => {
     entries = latest;
-    keepHistory(() => saveHistory(historyFile, latest));
+    if (latest[0] !== newest) keepHistory(() => appendHistoryLine(historyFile, latest[0]));
+    newest = latest[0];
   });
   // Ctrl-C while a reply is on its way cancels it (homed stops working on it); at the prompt it leaves.
   rl.on("SIGINT", () => (client.busy ? client.cancel() : rl.close()));
@@ -100,7 +108,10 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
       const line = raw.trim();
       if (line === "/quit" || line === "/exit") break;
       const forgotten = forgetQuery(line);
-      if (forgotten !== undefined) keepHistory(() => forgetInHistory(historyFile, forgotten, entries));
+      if (forgotten !== undefined) {
+        keepHistory(() => forgetInHistory(historyFile, forgotten, entries));
+        newest = entries[0];
+      }
       if (line !== "") printer.final(await client.request(line, printer.progress));
       rl.prompt();
     }

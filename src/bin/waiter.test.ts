@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { cliSocketPath } from "@homeagent/cli-protocol";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { nextEvent, waitFor } from "../../test/fixtures/wait.js";
+import { forgetInHistoryFile } from "../daemon/input-history.js";
 import { resolveSocketPath } from "./waiter-options.js";
 
 const WAITER = fileURLToPath(new URL("./waiter.ts", import.meta.url));
@@ -196,8 +197,11 @@ describe("waiter", () => {
     await until(() => daemon.abandoned === 1, "the daemon to see the connection dropped");
   });
 
-  it("keeps its history in the daemon's data dir (0600) and forgets with /memory forget --yes", async () => {
-    const data = tempDir("hawt-history-");
+  /**
+   * An interactive waiter on a terminal (through `script`) for the daemon of `data`; `send` types keys and
+   * waits for the daemon to receive `expected`, `quit` leaves with /quit and returns the exit code.
+   */
+  async function interactive(data: string) {
     const own = new FakeDaemon(cliSocketPath(data));
     await own.listen();
     const command = `${process.execPath} --conditions=development --import tsx ${WAITER}`;
@@ -212,27 +216,77 @@ describe("waiter", () => {
       waitFor(cond, what, { timeoutMs: 15_000 }).catch((cause) => {
         throw new Error(`${cause.message}; screen so far: ${out}`, { cause });
       });
-    const send = async (keys: string, expected: string) => {
-      child.stdin.write(keys);
-      await until(() => own.received.at(-1) === expected, `the daemon to receive ${JSON.stringify(expected)}`);
+    const stop = async () => {
+      child.kill("SIGKILL");
+      await own.close();
     };
     try {
       await until(() => out.includes("> "), "the prompt");
-      await send("hello\r", "hello");
-      await send("my secret is pineapple\r", "my secret is pineapple");
-      await send("/memory forget --yes PineApple\r", "/memory forget --yes PineApple");
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+    return {
+      send: async (keys: string, expected: string) => {
+        child.stdin.write(keys);
+        await until(() => own.received.at(-1) === expected, `the daemon to receive ${JSON.stringify(expected)}`);
+      },
+      quit: () => {
+        child.stdin.write("/quit\r");
+        return nextEvent<number | null>(child, "close", 15_000);
+      },
+      stop,
+    };
+  }
+
+  it("keeps its history in the daemon's data dir (0600) and forgets with /memory forget --yes", async () => {
+    const data = tempDir("hawt-history-");
+    const waiter = await interactive(data);
+    try {
+      await waiter.send("hello\r", "hello");
+      await waiter.send("my secret is pineapple\r", "my secret is pineapple");
+      await waiter.send("/memory forget --yes PineApple\r", "/memory forget --yes PineApple");
       // The arrow key brings back the newest line left: neither the secret nor the forget line.
-      await send("\x1b[A\r", "hello");
-      child.stdin.write("/quit\r");
-      assert.equal(await nextEvent<number | null>(child, "close", 15_000), 0);
+      await waiter.send("\x1b[A\r", "hello");
+      assert.equal(await waiter.quit(), 0);
     } finally {
-      child.kill("SIGKILL");
-      await own.close();
+      await waiter.stop();
     }
     const file = join(data, "waiter_history");
     assert.equal(readFileSync(file, "utf8"), "hello\n/quit\n");
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.equal(existsSync(join(home, ".homeagent", "waiter_history")), false, "nothing under ~/.homeagent");
+  });
+
+  it("appends to its history, so what the daemon purged from the file meanwhile stays purged", async () => {
+    const data = tempDir("hawt-history-");
+    const file = join(data, "waiter_history");
+    const waiter = await interactive(data);
+    try {
+      await waiter.send("hello\r", "hello");
+      await waiter.send("my pin is 4711\r", "my pin is 4711");
+      // A forget from the dashboard: the daemon purges the file while waiter still holds the line in memory.
+      assert.equal(forgetInHistoryFile(file, ["4711"], true), 1);
+      await waiter.send("later\r", "later");
+      assert.equal(await waiter.quit(), 0);
+    } finally {
+      await waiter.stop();
+    }
+    assert.equal(readFileSync(file, "utf8"), "hello\nlater\n/quit\n");
+  });
+
+  it("forgets from the history with the flags in either order, and confirms nothing on --yesterday", async () => {
+    const file = join(dir, "waiter_history");
+    for (const flags of ["--knowledge --yes", "--yes --knowledge"]) {
+      writeFileSync(file, "my secret is Mango\nkeep me\n");
+      const run = await runWaiter(["-c", `/memory forget ${flags} mango`], { env: { HOMEAGENT_DATA: dir } });
+      assert.equal(run.code, 0);
+      assert.equal(readFileSync(file, "utf8"), "keep me\n", flags);
+    }
+    writeFileSync(file, "terday's notes\n");
+    const run = await runWaiter(["-c", "/memory forget --yesterday's notes"], { env: { HOMEAGENT_DATA: dir } });
+    assert.equal(run.code, 0);
+    assert.equal(readFileSync(file, "utf8"), "terday's notes\n", "a preview drops nothing");
   });
 
   it("-c /memory forget --yes drops the matching lines from the history file", async () => {

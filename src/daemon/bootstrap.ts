@@ -23,6 +23,7 @@ import { userZone } from "../util/time-zone.js";
 import { VERSION } from "../version.js";
 import { Auth } from "./auth.js";
 import { authHost } from "./auth-host.js";
+import { forgetInHistoryFile, historyFile } from "./input-history.js";
 import { startLlmSources } from "./llm-sources.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
@@ -181,6 +182,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   memory.forgetting.setReach({
     plugins: (request) => host.forgetHooks.run(request),
     knowledge: (terms, remove) => ready.forgetKnowledge(terms, remove),
+    history: (terms, remove) => forgetInHistoryFile(historyFile(paths.root), terms, remove),
   });
   // After the plugins, so that settings they declared are checked too.
   reportConfig(config, log, announce);

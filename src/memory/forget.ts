@@ -6,11 +6,12 @@
  * forgets it, is declared in forget-registry.ts; a test holds the live schema to it. The bytes the rows
  * leave behind in the database files are scrubbed afterwards (scrub.ts).
  *
- * Matching is plain case-insensitive substring: a user who says "forget Alice" means every trace of the
- * word, not what an embedding finds similar.
+ * Matching is substring, as forgetMatcher (@homeagent/sdk) does it for every store: case-insensitive in any
+ * script, NFKC, JSON-escaped forms too. A user who says "forget Alice" means every trace of the word, not
+ * what an embedding finds similar.
  */
 import { rmSync } from "node:fs";
-import type { ForgetCounts } from "@homeagent/sdk";
+import { type ForgetCounts, foldForForget, forgetMatcher } from "@homeagent/sdk";
 import type { ContextEvent } from "../kernel/types.js";
 import type { SearchIndex } from "../retrieval/search.js";
 import { HomeAgentError } from "../util/errors.js";
@@ -22,7 +23,7 @@ import type { DocStore } from "./documents.js";
 import type { GraphDB } from "./graph.js";
 import { containsAll } from "./statements.js";
 import { type DB, upgradeBackups } from "./store.js";
-import { mentioning, rawMentioning, type TextLog } from "./textlog.js";
+import { mentioning, type TextLog } from "./textlog.js";
 
 export interface ForgetDeps {
   db: DB;
@@ -60,12 +61,13 @@ export function zeroCounts(): ForgetCounts {
     textLog: 0,
     indexItems: 0,
     backups: 0,
+    history: 0,
   };
 }
 
-/** The terms, trimmed and lower-cased; refused when empty or too short to mean anything. */
+/** The terms as forgetting compares them (foldForForget); refused when empty or too short to mean anything. */
 export function checkTerms(terms: readonly string[]): string[] {
-  const clean = terms.map((t) => t.trim().toLowerCase()).filter(Boolean);
+  const clean = terms.map((t) => foldForForget(t).trim()).filter(Boolean);
   if (clean.length === 0 || clean.some((t) => [...t].length < MIN_TERM_CHARS)) {
     throw new HomeAgentError({
       code: "forget_too_short",
@@ -93,9 +95,7 @@ export class Forgetter {
       ...g,
       context: m.events.length,
       documents: m.docs.length,
-      distill:
-        this.deps.pipeline.matches((content) => mentionsAll(content, needle)) +
-        this.markers.mentioning(needle, { remove: false }),
+      distill: this.deps.pipeline.matches(forgetMatcher(needle)) + this.markers.mentioning(needle, { remove: false }),
       textLog: log.total,
       indexItems: m.events.length + this.deps.docs.itemsOf(m.turns) + g.entities,
     };
@@ -128,12 +128,8 @@ export class Forgetter {
       context: removedEvents,
       documents: rewritten.documents,
     };
-    counts.distill =
-      pipeline.purge((content) => mentionsAll(content, needle)) + this.markers.mentioning(needle, { remove: true });
-    counts.textLog = await textlog.purge(
-      (e) => needle.every((t) => mentioning(t)(e)),
-      (line) => needle.every((t) => rawMentioning(t)(line)),
-    );
+    counts.distill = pipeline.purge(forgetMatcher(needle)) + this.markers.mentioning(needle, { remove: true });
+    counts.textLog = await textlog.purge(mentioning(...needle), forgetMatcher(needle));
     counts.indexItems = counts.context + rewritten.items + counts.entities + this.sweepIndex(needle);
     // A pre-upgrade copy of memory.db holds the old text too; it is only kept for a failed upgrade.
     for (const path of upgradeBackups(db)) {
@@ -142,6 +138,29 @@ export class Forgetter {
     }
     db.pragma("wal_checkpoint(TRUNCATE)");
     return counts;
+  }
+
+  /** The running turns' inputs that mention the terms: what `remove` with `keepPending` leaves alone. */
+  heldBack(terms: readonly string[]): number[] {
+    const mentions = forgetMatcher(checkTerms(terms));
+    return this.deps.context
+      .events()
+      .filter((e) => awaitingReply(e) && mentions(eventText(e)))
+      .map((e) => e.id);
+  }
+
+  /**
+   * Forgets these events of the window whole, with their raw-log lines and distill candidates, without
+   * knowing what they mentioned: after a crash, the turns a forget had to leave running (forget-service.ts).
+   */
+  async removeEvents(ids: readonly number[]): Promise<number> {
+    const { context, pipeline, textlog } = this.deps;
+    const events = ids.map((id) => context.event(id)).filter((e): e is ContextEvent => e !== null);
+    if (events.length === 0) return 0;
+    const same = (ts: number, input: string) => events.some((e) => e.ts === ts && e.input === input);
+    await textlog.purge((line) => same(line.ts, line.input));
+    pipeline.purge((content) => content !== "" && events.some((e) => e.input.startsWith(content)));
+    return context.remove(events.map((e) => e.id));
   }
 
   /**
@@ -165,9 +184,8 @@ export class Forgetter {
 
   private find(terms: readonly string[], keepPending = false) {
     const { context, docs } = this.deps;
-    const events = context
-      .events()
-      .filter((e) => mentionsAll(eventText(e), terms) && !(keepPending && awaitingReply(e)));
+    const mentions = forgetMatcher(terms);
+    const events = context.events().filter((e) => mentions(eventText(e)) && !(keepPending && awaitingReply(e)));
     const turns: DocTurn[] = docs.mentioning(terms);
     const docIds = new Set(turns.map((t) => t.docId));
     return { events, turns, docs: [...docIds] };
@@ -189,9 +207,4 @@ function eventText(e: ContextEvent): string {
     ...e.toolsUsed,
     ...e.toolResults.flatMap((r) => [r.name, r.content, r.clean ?? ""]),
   ].join("\n");
-}
-
-function mentionsAll(text: string, terms: readonly string[]): boolean {
-  const lower = text.toLowerCase();
-  return terms.every((t) => lower.includes(t));
 }

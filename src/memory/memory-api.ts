@@ -64,9 +64,19 @@ export function memoryApis(m: MemorySystem): MemoryApis {
     },
     graph: async (opts) => graphPage(m.db, opts),
     history: async (opts) => conversationHistory(m.db, opts),
-    commit: async (triples, opts) => commitFacts(m.graph, triples, opts),
-    editFact: async (id, change) => editFactById(m.graph, id, change),
-    deleteFact: async (id) => deleteFactById(m.graph, id),
+    // Writes from outside the job lane wait for a scrub in progress (Scrubber.idle says why).
+    commit: async (triples, opts) => {
+      await m.scrubber.idle();
+      return commitFacts(m.graph, triples, opts);
+    },
+    editFact: async (id, change) => {
+      await m.scrubber.idle();
+      return editFactById(m.graph, id, change);
+    },
+    deleteFact: async (id) => {
+      await m.scrubber.idle();
+      return deleteFactById(m.graph, id);
+    },
     runLoop: async (name) => {
       if (!LOOPS.includes(name as LoopName)) {
         throw new HomeAgentError({ code: "memory_bad_loop", message: `no loop "${name}": use ${LOOPS.join(", ")}` });

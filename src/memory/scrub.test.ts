@@ -16,6 +16,7 @@ import Database from "better-sqlite3";
 import { directJobs } from "../../test/fixtures/distill-fakes.js";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../test/fixtures/wait.js";
+import type { Job } from "../kernel/jobs.js";
 import { Scrubber } from "./scrub.js";
 import { openMemoryStore } from "./store.js";
 
@@ -151,4 +152,38 @@ test("kill -9 in the middle of a VACUUM leaves the old database or the new one, 
     assert.deepEqual(rowsAndIntegrity(path), { rows: 20_000, integrity: "ok" }, `round ${round}`);
   }
   assert.ok(killedMidway > 0, "at least one VACUUM was killed while it ran");
+});
+
+test("asked again while it rewrites the database, it rewrites it once more; writes can wait until it is idle", async () => {
+  const path = store(20_000);
+  const done: string[] = [];
+  const log = { ...quiet, info: (m: string) => void done.push(m) };
+  const scrubber = new Scrubber({ marker: join(tempDir("scrub-marker-"), "m.json"), runJob: directJobs(), log });
+  scrubber.request([path]);
+  await waitFor(() => scrubber.status().state === "running", "the scrub to run", { timeoutMs: 20_000, intervalMs: 1 });
+  // A forget that lands now may delete rows the VACUUM has already copied: its scrub must not be skipped.
+  scrubber.request([path]);
+  await scrubber.idle();
+  await waitFor(() => scrubber.status().state === "done", "both passes", { timeoutMs: 20_000 });
+  assert.equal(done.filter((m) => m.startsWith("memory: scrubbed memory.db")).length, 2);
+  assert.equal(scrubber.status().total, 2);
+});
+
+test("the daemon stopping does not wait for a VACUUM: the scrub is let go and left for the next start", async () => {
+  const path = store(20_000);
+  const marker = join(tempDir("scrub-marker-"), "m.json");
+  const stopping = new AbortController();
+  let ended: Promise<void> = Promise.resolve();
+  const runJob = (job: Job) => {
+    ended = job.step(stopping.signal).then(() => undefined);
+    return ended;
+  };
+  const scrubber = new Scrubber({ marker, runJob, log: quiet });
+  scrubber.request([path]);
+  stopping.abort();
+  await assert.rejects(ended, (err: Error & { code?: string }) => err.code === "scrub_stopped");
+  await waitFor(() => scrubber.status().state === "failed", "the stop to be reported");
+  assert.match(scrubber.status().error ?? "", /runs again at the next start/);
+  assert.deepEqual(JSON.parse(readFileSync(marker, "utf8")), [path], "still listed for the next start");
+  assert.deepEqual(rowsAndIntegrity(path), { rows: 20_000, integrity: "ok" });
 });

@@ -54,6 +54,8 @@ export class Scrubber {
   /** Databases waiting, in order; a path requested again while it waits is not added twice. */
   private readonly waiting: string[] = [];
   private queued = false;
+  /** The database being rewritten now, and whether it was asked for again meanwhile (scrub it once more). */
+  private running: { path: string; again: boolean; done: Promise<void> } | null = null;
   private readonly freeBytes: (dir: string) => number;
   private readonly now: () => number;
 
@@ -67,10 +69,21 @@ export class Scrubber {
   }
 
   /**
+   * Resolves when no database is being rewritten. A write to it meanwhile would wait for the VACUUM's lock
+   * with the event loop stopped (better-sqlite3 waits synchronously), so writes outside the job lane (the
+   * memory API's) await this first.
+   */
+  async idle(): Promise<void> {
+    while (this.running) await this.running.done;
+  }
+
+  /**
    * Queues these databases for a scrub and returns the status as it is now: "queued", or "failed" at once
    * when the disk has no room for it (the forget stands; a later forget tries again).
    */
   request(paths: readonly string[]): ScrubStatus {
+    // The database being rewritten now may already have read past what this forget removes: once more.
+    if (this.running && paths.includes(this.running.path)) this.running.again = true;
     const fresh = paths.filter((p) => !this.waiting.includes(p) && existsSync(p));
     const short = fresh.find((p) => this.freeBytes(dirname(p)) < scrubNeeds(p));
     if (short) {
@@ -142,14 +155,35 @@ export class Scrubber {
         message: `not enough free space in ${tmpdir()} for the copy VACUUM makes of ${basename(path)} (${formatBytes(fileSize(path))}); free some, then forget again`,
       });
     }
-    const result = await runWorker(path, inMemory ? "memory" : "file", signal);
-    if (!result.truncated) {
-      this.opts.log.warn(
-        `memory: scrubbed ${basename(path)}, but its write-ahead log could not be truncated (a reader held it); it is cut at the next scrub`,
-      );
+    if (await this.vacuum(path, inMemory ? "memory" : "file", signal)) this.requeue(path);
+    else this.done(path);
+  }
+
+  /** One VACUUM of `path`; true when it was asked for again while it ran (it needs one more pass). */
+  private async vacuum(path: string, tempStore: "memory" | "file", signal: AbortSignal): Promise<boolean> {
+    let finished = () => {};
+    const running = { path, again: false, done: new Promise<void>((resolve) => (finished = resolve)) };
+    this.running = running;
+    try {
+      const result = await runWorker(path, tempStore, signal);
+      if (!result.truncated) {
+        this.opts.log.warn(
+          `memory: scrubbed ${basename(path)}, but its write-ahead log could not be truncated (a reader held it); it is cut at the next scrub`,
+        );
+      }
+      this.opts.log.info(`memory: scrubbed ${basename(path)} in ${Math.round(result.vacuumMs)} ms`);
+      return running.again;
+    } finally {
+      this.running = null;
+      finished();
     }
-    this.opts.log.info(`memory: scrubbed ${basename(path)} in ${Math.round(result.vacuumMs)} ms`);
-    this.done(path);
+  }
+
+  /** `path` goes to the back of the queue again (asked for while it was being rewritten). */
+  private requeue(path: string): void {
+    this.waiting.splice(this.waiting.indexOf(path), 1);
+    this.waiting.push(path);
+    this.current = { ...this.current, total: this.current.total + 1 };
   }
 
   private done(path: string): void {
@@ -184,7 +218,12 @@ interface WorkerResult {
   truncated: boolean;
 }
 
-/** One VACUUM in a worker thread; the daemon stopping (signal) ends the worker, which rolls it back. */
+/**
+ * One VACUUM in a worker thread. A VACUUM in progress cannot be interrupted (it is one native call), so when
+ * the daemon stops (signal) the worker is let go instead of waited for: unref'd, it ends with the process,
+ * and whatever it had not committed is rolled back by SQLite at the next open; the marker still lists the
+ * database, so the next start scrubs it again.
+ */
 function runWorker(path: string, tempStore: "memory" | "file", signal: AbortSignal): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_URL, {
@@ -192,30 +231,33 @@ function runWorker(path: string, tempStore: "memory" | "file", signal: AbortSign
       execArgv: [],
       workerData: { path, tempStore, busyMs: BUSY_MS, truncateTries: 100, truncatePauseMs: 50 },
     });
-    const stop = () => void worker.terminate();
+    const fail = (code: string, message: string, cause?: unknown) => {
+      settle();
+      reject(new ScrubError({ code, message, cause }));
+    };
+    const stop = () => {
+      worker.unref();
+      void worker.terminate();
+      fail(
+        "scrub_stopped",
+        `the scrub of ${basename(path)} was stopped with the daemon; it runs again at the next start`,
+      );
+    };
     signal.addEventListener("abort", stop, { once: true });
     const settle = () => signal.removeEventListener("abort", stop);
     worker.once("message", (m: { ok: boolean; message?: string } & WorkerResult) => {
       settle();
       if (m.ok) resolve(m);
       else
-        reject(
-          new ScrubError({
-            code: "scrub_failed",
-            message: `VACUUM of ${basename(path)} failed: ${m.message}; the forget stands, the next forget scrubs again`,
-          }),
+        fail(
+          "scrub_failed",
+          `VACUUM of ${basename(path)} failed: ${m.message}; the forget stands, the next forget scrubs again`,
         );
     });
-    worker.once("error", (err) => {
-      settle();
-      reject(new ScrubError({ code: "scrub_failed", message: `the scrub of ${basename(path)} crashed`, cause: err }));
-    });
-    worker.once("exit", (code) => {
-      settle();
-      reject(
-        new ScrubError({ code: "scrub_stopped", message: `the scrub of ${basename(path)} stopped (exit ${code})` }),
-      );
-    });
+    worker.once("error", (err) =>
+      fail("scrub_failed", `the scrub of ${basename(path)} crashed: ${errorMessage(err)}`, err),
+    );
+    worker.once("exit", (code) => fail("scrub_stopped", `the scrub of ${basename(path)} stopped (exit ${code})`));
   });
 }
 

@@ -3,6 +3,7 @@
  * running a small indexed query — and memory runs several small queries per turn, so each SQL text is
  * prepared once per connection.
  */
+import { forgetMatcher } from "@homeagent/sdk";
 import type { Statement } from "better-sqlite3";
 import type { DB } from "./store.js";
 
@@ -25,18 +26,22 @@ export function cachedStatement<P extends unknown[] | object = unknown[], R = un
   return st as unknown as Statement<P, R>;
 }
 
-const folding = new WeakSet<DB>();
+const matching = new WeakSet<DB>();
 
 /**
- * `WHERE` text matching every term, case-insensitively for every script: SQLite's lower() and LIKE fold
- * ASCII only, so "émile" would never match "Émile". Terms must already be lower-case (JS toLowerCase).
+ * `WHERE` text true for rows whose `expr` mentions every term as forgetting matches (forgetMatcher of
+ * @homeagent/sdk: case-insensitive in every script, NFKC, JSON-escaped forms), so the SQL and the JS sides
+ * of a forget can never disagree. SQLite's own lower() and LIKE fold ASCII only.
  */
 export function containsAll(db: DB, expr: string, terms: readonly string[]): { sql: string; params: string[] } {
-  if (!folding.has(db)) {
-    db.function("ha_fold", { deterministic: true }, (s: unknown) => (typeof s === "string" ? s.toLowerCase() : s));
-    folding.add(db);
+  if (!matching.has(db)) {
+    let last: { key: string; test: (text: string) => boolean } | undefined;
+    db.function("ha_mentions", { deterministic: true }, (text: unknown, key: unknown) => {
+      if (typeof text !== "string" || typeof key !== "string") return 0;
+      if (last?.key !== key) last = { key, test: forgetMatcher(JSON.parse(key) as string[]) };
+      return last.test(text) ? 1 : 0;
+    });
+    matching.add(db);
   }
-  const params = terms.map((t) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  const sql = params.map(() => `ha_fold(${expr}) LIKE ? ESCAPE '\\'`).join(" AND ");
-  return { sql: `(${sql})`, params };
+  return { sql: `ha_mentions(${expr}, ?)`, params: [JSON.stringify(terms)] };
 }

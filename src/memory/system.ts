@@ -118,6 +118,7 @@ export class MemorySystem {
       forgetter: this.forgetter,
       scrubber: this.scrubber,
       memoryDb: db.name,
+      heldFile: join(opts.dataDir, "memory", "forget-held.json"),
       runJob,
       log,
     });
@@ -141,7 +142,11 @@ export class MemorySystem {
   attach(kernel: KernelPort): void {
     this.kernel = kernel;
     this.heartbeat.start();
-    if (!this.opts.db.memory) this.scrubber.resume();
+    if (this.opts.db.memory) return;
+    this.scrubber.resume();
+    this.forgetting
+      .recoverHeld()
+      .catch((err) => this.opts.log.warn(`memory: finishing an interrupted forget failed: ${errorMessage(err)}`));
   }
 
   /** Called when the daemon is up: a start that got this far no longer needs the pre-upgrade copy. */
@@ -195,6 +200,7 @@ export class MemorySystem {
   }
 
   async close(): Promise<void> {
+    await this.forgetting.flush();
     try {
       await this.heartbeat.stop();
     } catch (err) {

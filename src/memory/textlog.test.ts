@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { forgetMatcher } from "@homeagent/sdk";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
-import { mentioning, rawMentioning, TextLog, type TextLogEvent } from "./textlog.js";
+import { mentioning, TextLog, type TextLogEvent } from "./textlog.js";
 
 const turn = (i: number, input = `hello ${i}`, response = `reply ${i}`): TextLogEvent => ({
   ts: 1_700_000_000_000 + i,
@@ -119,7 +120,7 @@ test("a line cut by a crash that holds the text goes too, in either spelling; ot
   writeFileSync(file, `${readFileSync(file, "utf8")}${cut}\n{not json\n`);
   const again = new TextLog(dir);
   assert.equal((await again.search('"7391-zebra-quartz"')).total, 2, "the preview counts the cut line");
-  assert.equal(await again.purge(mentioning('"7391-zebra-quartz"'), rawMentioning('"7391-zebra-quartz"')), 2);
+  assert.equal(await again.purge(mentioning('"7391-zebra-quartz"'), forgetMatcher(['"7391-zebra-quartz"'])), 2);
   assert.equal(readFileSync(file, "utf8"), "{not json\n");
 });
 

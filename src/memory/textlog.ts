@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Logger } from "@homeagent/sdk";
+import { forgetMatcher, type Logger } from "@homeagent/sdk";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 
 export interface TextLogEvent {
@@ -108,12 +108,12 @@ export class TextLog {
   }
 
   /**
-   * Lines whose input, response or tools contain `text` (case-insensitive), newest first, for previews; a
-   * line that does not parse counts when its raw text holds `text`.
+   * Lines whose input, response or tools mention `text` (as forgetting matches), newest first, for previews;
+   * a line that does not parse counts when its raw text does.
    */
   async search(text: string, limit = 20): Promise<{ total: number; events: TextLogEvent[] }> {
     const match = mentioning(text);
-    const raw = rawMentioning(text);
+    const raw = forgetMatcher([text]);
     const events: TextLogEvent[] = [];
     let total = 0;
     for (const seq of this.sequences().sort((a, b) => b - a)) {
@@ -303,21 +303,10 @@ export class TextLog {
   }
 }
 
-/** A matcher for lines whose input, response or tools contain `text` (case-insensitive). */
-export function mentioning(text: string): (e: TextLogEvent) => boolean {
-  const needle = text.toLowerCase();
-  return (e) =>
-    needle !== "" && [e.input, e.response, ...e.toolsUsed].some((field) => field.toLowerCase().includes(needle));
-}
-
-/** A matcher for a line's raw JSON text holding `text` (case-insensitive), as written or JSON-escaped. */
-export function rawMentioning(text: string): (line: string) => boolean {
-  const needle = text.toLowerCase();
-  const escaped = JSON.stringify(needle).slice(1, -1);
-  return (line) => {
-    const lower = line.toLowerCase();
-    return needle !== "" && (lower.includes(needle) || lower.includes(escaped));
-  };
+/** A matcher for lines whose input, response or tools mention every term, as forgetting matches. */
+export function mentioning(...terms: string[]): (e: TextLogEvent) => boolean {
+  const test = forgetMatcher(terms);
+  return (e) => test([e.input, e.response, ...e.toolsUsed].join("\n"));
 }
 
 function parse(line: string): TextLogEvent | null {

@@ -156,6 +156,7 @@ test("memory reads need memory (documents doc_memory, people social), runLoop an
         textLog: 0,
         indexItems: 0,
         backups: 0,
+        history: 0,
       };
       return {
         query: q,

@@ -58,6 +58,8 @@ export class SearchIndex {
       this.db = new Database(db);
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
+      // A removed item's text is overwritten, not left in free pages (forgetting; the scrub does the rest).
+      this.db.pragma("secure_delete = ON");
       this.ownsDb = true;
     } else {
       this.db = db;

@@ -1,4 +1,6 @@
 /** @homeagent/cli-protocol: the line protocol of homed's cli socket, spoken by the cli plugin and `waiter`. */
+
+export { type ForgetArgs, parseForgetArgs } from "./forget-args.js";
 export {
   encodeFrame,
   type FinalFrame,

@@ -79,6 +79,8 @@ test("@homeagent/sdk exports exactly the checked-in names and constants", () => 
       "after_output",
     ],
     definePlugin: "function",
+    foldForForget: "function",
+    forgetMatcher: "function",
     textInput: "function",
   });
 });

@@ -446,6 +446,7 @@ export {
   type Modality,
   textInput,
 } from "./embedding.js";
+export { foldForForget, forgetMatcher } from "./forget.js";
 export type { KnowledgeAPI, KnowledgeEntry, KnowledgeNode, KnowledgeSearchHit } from "./knowledge.js";
 export type {
   DocMemoryAPI,

@@ -97,6 +97,8 @@ export interface ForgetCounts {
   indexItems: number;
   /** Pre-upgrade copies of memory.db deleted: they held the forgotten text too. */
   backups: number;
+  /** Lines of waiter's input history (`<data>/waiter_history`). */
+  history: number;
 }
 
 /** What one plugin's `onForget` handler matched (a preview) or removed, or why it could not. */
@@ -156,7 +158,11 @@ export interface ForgetReport {
 
 /** What a plugin's `onForget` handler is asked. */
 export interface ForgetRequest {
-  /** Lower-case; the plugin's data that mentions every one of them (case-insensitive) is meant. */
+  /**
+   * The plugin's data that mentions every one of them is meant, matched as `forgetMatcher(terms)` matches
+   * (case-insensitive, NFKC, JSON-escaped forms too). They are the text the user wants gone: never log or
+   * keep them.
+   */
   terms: string[];
   /** false: only count what would go (the preview); true: remove it. */
   confirm: boolean;

@@ -115,6 +115,23 @@ describe("/memory over the cli socket of a real daemon", () => {
     assert.match(await cli.text("/memory run review"), /^review: 3 facts reviewed/);
   });
 
+  test("forget reads a word that only starts like a flag as the query, and flags in any order", async () => {
+    assert.equal(
+      await cli.text("/memory forget --yesterday's notes"),
+      `nothing in memory matches "--yesterday's notes"`,
+    );
+    assert.equal(
+      await cli.text("/memory forget --knowledgeable friend"),
+      'nothing in memory matches "--knowledgeable friend"',
+    );
+    assert.equal(await cli.text("/memory forget 我的菠萝"), 'nothing in memory matches "我的菠萝"');
+    for (const flags of ["--knowledge --yes", "--yes --knowledge"]) {
+      const done = (await cli.text(`/memory forget ${flags} Kyoto`)).split("\n");
+      assert.match(done[0], /^forgot "Kyoto": removed /, flags);
+    }
+    assert.equal(await cli.text("/memory forget Kyoto"), 'nothing in memory matches "Kyoto"');
+  });
+
   test("forget shows what matches, and --yes removes it from every layer", async () => {
     const preview = (await cli.text("/memory forget Lyon")).split("\n");
     assert.match(preview[0], /^matches for "Lyon": documents 1, entities 1, relations 1, .*textLog 1/);

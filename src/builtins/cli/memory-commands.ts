@@ -4,7 +4,7 @@
  * `/memory forget --yes <query>` removes it from every layer, index and the raw log, and from what plugins
  * keep; the knowledge base (the user's own notes) is listed, and emptied of it only with `--knowledge`.
  */
-import type { FinalFrame } from "@homeagent/cli-protocol";
+import { type FinalFrame, parseForgetArgs } from "@homeagent/cli-protocol";
 import type {
   ForgetCounts,
   ForgetReport,
@@ -88,14 +88,11 @@ function timeline(events: MemoryEvent[], date: DateFormat): string {
 }
 
 async function forget(sdk: PluginSDK, args: string): Promise<FinalFrame> {
-  const flags = /^((?:--(?:yes|knowledge)\s*)*)(.*)$/s.exec(args.trim()) ?? ["", "", ""];
-  const confirmed = /--yes/.test(flags[1]);
-  const knowledge = /--knowledge/.test(flags[1]);
-  const q = flags[2].trim();
+  const { confirm, knowledge, query: q } = parseForgetArgs(args);
   if (!q) return usage("/memory forget <query>, then /memory forget --yes [--knowledge] <query>");
-  const report = await sdk.memory.forget(q, { confirm: confirmed, knowledge });
+  const report = await sdk.memory.forget(q, { confirm, knowledge });
   const plugins = report.plugins.filter((p) => p.error || Object.values(p.counts).some((n) => n > 0)).map(pluginLine);
-  if (!confirmed) {
+  if (!confirm) {
     const found = total(report.matched) + pluginTotal(report) + report.knowledge.matched;
     if (found === 0 && report.plugins.every((p) => !p.error)) {
       return response(`nothing in memory matches "${q}"`);

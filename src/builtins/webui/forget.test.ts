@@ -30,7 +30,12 @@ function setup() {
     "pin-7391-ZEBRA-quartz.txt": "nothing inside",
     "notes.md": `${"x".repeat(MIB - 5)}7391-Zebra-Quartz and more`,
     "笔记.txt": "暗号是青鸟七三九一",
-    "photo.png": Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]), Buffer.from("7391-zebra-quartz")]),
+    "photo.png": Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]), Buffer.from("no text here")]),
+    "data.bin": Buffer.concat([
+      Buffer.from([0, 1, 2, 0]),
+      Buffer.from("7391-ZEBRA-quartz", "utf16le"),
+      Buffer.alloc(9),
+    ]),
     ".part-0123": "7391-zebra-quartz arriving",
     "plain.txt": "nothing to see",
   };
@@ -39,16 +44,16 @@ function setup() {
   return { sdk, hub, runner, uploadsDir, outside, forget: webuiForget({ uploadsDir, hub, runner }) };
 }
 
-test("uploads: by name or text, across a chunk border, case-folded, in Chinese; never binaries' bytes, links or parts", async () => {
+test("uploads: by name, text or bytes (a binary's UTF-16 too), across a chunk border, in any case, in Chinese; never links or parts", async () => {
   const { uploadsDir, outside, forget } = setup();
   const preview = await forget({ terms: ["7391-zebra-quartz"], confirm: false });
-  assert.equal(preview.counts.uploads, 2);
-  assert.deepEqual(preview.samples, ["notes.md", "pin-7391-ZEBRA-quartz.txt"]);
-  assert.equal(readdirSync(uploadsDir).length, 7, "a preview removes nothing");
+  assert.equal(preview.counts.uploads, 3);
+  assert.deepEqual(preview.samples, ["data.bin", "notes.md", "pin-7391-ZEBRA-quartz.txt"]);
+  assert.equal(readdirSync(uploadsDir).length, 8, "a preview removes nothing");
   assert.deepEqual((await forget({ terms: ["青鸟七三九一"], confirm: false })).samples, ["笔记.txt"]);
 
   const done = await forget({ terms: ["7391-zebra-quartz"], confirm: true });
-  assert.equal(done.counts.uploads, 2);
+  assert.equal(done.counts.uploads, 3);
   assert.deepEqual(
     readdirSync(uploadsDir).sort(),
     [".part-0123", "link-7391-zebra-quartz.txt", "photo.png", "plain.txt", "笔记.txt"].sort(),
@@ -60,15 +65,17 @@ test("the replay ring and the cached chat replies give up what mentions the term
   const { sdk, hub, runner, forget } = setup();
   sdk.emit("agent_output", { requestId: "r1", content: 'My PIN is "7391-zebra-quartz"' });
   sdk.emit("agent_output", { requestId: "r2", content: "unrelated" });
+  // A tool's result is a JSON string inside the event's JSON: the term is escaped twice there.
+  sdk.emit("tool_call", { phase: "end", requestId: "r3", result: JSON.stringify({ note: 'pin "7391-zebra-quartz"' }) });
   const reply = await runner.chat({ source: "webui", text: "remember 7391-zebra-quartz", clientMsgId: "m1" });
   assert.match(reply.reply.content, /7391-zebra-quartz/);
   await runner.chat({ source: "webui", text: "hello", clientMsgId: "m2" });
 
   const preview = await forget({ terms: ['"7391-zebra-quartz"'], confirm: false });
-  assert.equal(preview.counts.events, 1, "a quoted term is found in the event's JSON, where it is escaped");
+  assert.equal(preview.counts.events, 2, "a quoted term is found in the events' JSON, escaped once and twice");
   const terms = ["7391-zebra-quartz"];
-  assert.deepEqual((await forget({ terms, confirm: false })).counts, { uploads: 2, events: 1, replies: 1 });
-  assert.deepEqual((await forget({ terms, confirm: true })).counts, { uploads: 2, events: 1, replies: 1 });
+  assert.deepEqual((await forget({ terms, confirm: false })).counts, { uploads: 3, events: 2, replies: 1 });
+  assert.deepEqual((await forget({ terms, confirm: true })).counts, { uploads: 3, events: 2, replies: 1 });
   assert.deepEqual((await forget({ terms, confirm: false })).counts, { uploads: 0, events: 0, replies: 0 });
   assert.equal(hub.stats().ring, 1, "the unrelated event stays");
   const again = await runner.chat({ source: "webui", text: "remember 7391-zebra-quartz", clientMsgId: "m1" });

@@ -7,7 +7,7 @@
  */
 import { open, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { ForgetHandler } from "@homeagent/sdk";
+import { type ForgetHandler, foldForForget, forgetMatcher } from "@homeagent/sdk";
 import type { ChatRunner } from "./chat-runner.js";
 import type { SseHub } from "./sse-hub.js";
 
@@ -18,31 +18,21 @@ export interface WebuiForgetDeps {
 }
 
 const CHUNK_BYTES = 1024 * 1024;
-/** A NUL in the first bytes: a binary file, matched by its name only (its text cannot be read as such). */
-const SNIFF_BYTES = 8192;
+/** Text carried from one chunk to the next: longer than any term a forget takes (its query is bounded). */
+const KEEP_CHARS = 64 * 1024;
 const SAMPLES = 8;
 const TEMP_PREFIX = ".part-";
 
 export function webuiForget(deps: WebuiForgetDeps): ForgetHandler {
   return async ({ terms, confirm }) => {
-    const lower = terms.map((t) => t.toLowerCase());
-    const mentions = (text: string) => {
-      const folded = text.toLowerCase();
-      return lower.every((t) => folded.includes(t));
-    };
+    const mentions = forgetMatcher(terms);
     const decoder = new TextDecoder();
-    // Frames are JSON: a term with quotes or backslashes is in them escaped.
-    const escaped = lower.map((t) => JSON.stringify(t).slice(1, -1));
-    const inFrame = (frame: Uint8Array) => {
-      const text = decoder.decode(frame).toLowerCase();
-      return lower.every((t, i) => text.includes(t) || text.includes(escaped[i]));
-    };
-    const uploads = await matchingUploads(deps.uploadsDir, lower);
+    const uploads = await matchingUploads(deps.uploadsDir, terms);
     if (confirm) for (const name of uploads) await unlink(join(deps.uploadsDir, name)).catch(() => {});
     return {
       counts: {
         uploads: uploads.length,
-        events: deps.hub.forget(inFrame, confirm),
+        events: deps.hub.forget((frame) => mentions(decoder.decode(frame)), confirm),
         replies: deps.runner.forget(mentions, confirm),
       },
       samples: uploads.slice(0, SAMPLES),
@@ -50,7 +40,7 @@ export function webuiForget(deps: WebuiForgetDeps): ForgetHandler {
   };
 }
 
-/** Uploaded files whose name, or whose text, mentions every term. */
+/** Uploaded files whose name, or whose content, mentions every term. */
 async function matchingUploads(dir: string, terms: readonly string[]): Promise<string[]> {
   let names: string[];
   try {
@@ -64,39 +54,51 @@ async function matchingUploads(dir: string, terms: readonly string[]): Promise<s
   }
   const found: string[] = [];
   for (const name of names) {
-    const folded = name.toLowerCase();
-    const left = terms.filter((t) => !folded.includes(t));
-    if (left.length === 0 || (await textMentions(join(dir, name), left))) found.push(name);
+    const left = terms.filter((t) => !forgetMatcher([t])(name));
+    if (left.length === 0 || (await contentMentions(join(dir, name), left))) found.push(name);
   }
   return found;
 }
 
 /**
- * Whether the file's text holds every term, read a chunk at a time (an upload may be 64 MB); the end of
- * each chunk is carried over so a term cut by a chunk border is still found.
+ * Whether the file holds every term, read a chunk at a time (an upload may be 64 MB), the end of each chunk
+ * carried over so a term cut by a chunk border is still found. Looked for as text (any script, any case)
+ * and as bytes — UTF-8 and UTF-16, ASCII letters in any case — so the readable parts of a binary file (a
+ * PDF's, a spreadsheet's) count too.
  */
-async function textMentions(path: string, terms: readonly string[]): Promise<boolean> {
+async function contentMentions(path: string, terms: readonly string[]): Promise<boolean> {
   const handle = await open(path, "r").catch(() => null);
   if (!handle) return false;
   try {
     const decoder = new TextDecoder();
+    const byteForms = terms.map((t) => {
+      const lower = foldForForget(t).trim();
+      return [Buffer.from(lower, "utf8"), Buffer.from(lower, "utf16le")];
+    });
+    const keepBytes = Math.max(...byteForms.flat().map((b) => b.length)) - 1;
+    const missing = new Set(terms.keys());
     const buf = Buffer.alloc(CHUNK_BYTES);
-    const keep = Math.max(...terms.map((t) => t.length)) - 1;
-    const missing = new Set(terms);
-    let carry = "";
-    let first = true;
+    let text = "";
+    let bytes: Buffer = Buffer.alloc(0);
     for (;;) {
       const { bytesRead } = await handle.read(buf, 0, CHUNK_BYTES, null);
       if (bytesRead === 0) return false;
-      const bytes = buf.subarray(0, bytesRead);
-      if (first && bytes.subarray(0, SNIFF_BYTES).includes(0)) return false;
-      first = false;
-      const text = carry + decoder.decode(bytes, { stream: true }).toLowerCase();
-      for (const t of missing) if (text.includes(t)) missing.delete(t);
+      const chunk = buf.subarray(0, bytesRead);
+      text = text.slice(-KEEP_CHARS) + decoder.decode(chunk, { stream: true });
+      bytes = asciiLower(Buffer.concat([bytes.subarray(Math.max(0, bytes.length - keepBytes)), chunk]));
+      for (const i of missing) {
+        if (forgetMatcher([terms[i]])(text) || byteForms[i].some((form) => bytes.includes(form))) missing.delete(i);
+      }
       if (missing.size === 0) return true;
-      carry = keep > 0 ? text.slice(-keep) : "";
     }
   } finally {
     await handle.close();
   }
+}
+
+/** A copy with the ASCII capitals made small (the bytes of other letters are left as they are). */
+function asciiLower(buf: Buffer): Buffer {
+  const out = Buffer.from(buf);
+  for (let i = 0; i < out.length; i++) if (out[i] >= 0x41 && out[i] <= 0x5a) out[i] |= 0x20;
+  return out;
 }

@@ -133,7 +133,6 @@ export class DistillPipeline {
   }
 
   /** Deletes the candidates whose text `match` accepts (forgetting); returns how many. */
-
   purge(match: (content: string) => boolean): number {
     const ids = this.matching(match);
     if (ids.length > 0) {

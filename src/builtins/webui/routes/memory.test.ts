@@ -56,6 +56,7 @@ function report(query: string, confirmed: boolean): ForgetReport {
     textLog: 0,
     indexItems: 0,
     backups: 0,
+    history: 0,
   };
   return {
     query,
