@@ -21,10 +21,11 @@ describe("input history file", () => {
     assert.equal(historyFile("/data"), "/data/waiter_history");
   });
 
-  it("appends line by line, 0600 in a 0700 folder, and keeps no /auth, /settings set or /memory forget line", () => {
+  it("appends line by line, 0600 in a 0700 folder, and keeps no /auth, /settings set or /memory forget line, indented or not", () => {
     const dir = join(tempDir("ha-input-history-"), "data");
     const file = historyFile(dir);
-    for (const line of ["hello", "/memory forget --yes pineapple", "/memory  forget pineapple", "/auth k3y", "bye"]) {
+    const secret = ["/memory forget --yes pineapple", "/memory  forget pineapple", "/auth k3y", "  /auth k3y"];
+    for (const line of ["hello", ...secret, " /settings set core.llm.sources.a.api_key sk-1", "bye"]) {
       appendHistoryLine(file, line);
     }
     assert.equal(readFileSync(file, "utf8"), "hello\nbye\n");

@@ -12,8 +12,11 @@ import { writePrivateFile } from "../util/private-file.js";
 export const HISTORY_FILE_NAME = "waiter_history";
 export const HISTORY_MAX = 1000;
 
-/** Lines that carry secrets, or name what is being forgotten, never reach the file. */
-const SECRET_LINE = /^\/(auth|settings\s+set|memory\s+forget)\b/;
+/**
+ * Lines that carry secrets, or name what is being forgotten, never reach the file. Leading white space does
+ * not hide one: waiter trims a line before it sends it, so "  /auth …" is an /auth line.
+ */
+const SECRET_LINE = /^\s*\/(auth|settings\s+set|memory\s+forget)\b/;
 
 const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 

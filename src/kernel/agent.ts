@@ -101,7 +101,7 @@ export class Agent {
         ),
       onRefusedOp: (plugin, stage, why) =>
         log.warn(
-          `stage handler of plugin "${plugin}" in ${stage}: ${why}; that operation was dropped and the rest of the patch applied — declare "tool_calls_any" in the plugin's capabilities if it must change other tools' calls`,
+          `stage handler of plugin "${plugin}" in ${stage}: ${why}; that operation was dropped and the rest of the patch applied — declare "tool_calls_any" in the plugin's capabilities if it must change other tools' calls or results`,
         ),
       onSuspend: ({ plugin, stage, reason }) => {
         log.warn(`plugin "${plugin}" is degraded: ${reason}`);

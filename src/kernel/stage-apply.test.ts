@@ -138,6 +138,8 @@ test("extra merges by key (null deletes), tool results are replaced by id", asyn
   const { host, conflicts } = setup();
   const ctx = context();
   ctx.extra = { old: 1, shared: "x" };
+  // Results of a tool that is not theirs: that needs tool_calls_any.
+  for (const p of ["a", "b"]) host.allowAnyToolCalls(p, true);
   host.register("a", "after_toolcall", (c) => {
     c.extra.a = { n: 1 };
     c.extra.shared = "from a";
@@ -156,6 +158,29 @@ test("extra merges by key (null deletes), tool results are replaced by id", asyn
     conflicts.map((c) => `${c.field} ${c.winner}>${c.loser}`),
     ["toolResults[c1] b>a", "extra.shared b>a"],
   );
+});
+
+test("a critical plugin's refusal stands against later non-critical handlers, also after one that agreed", async () => {
+  const { host, conflicts } = setup();
+  const set = (value: string | null): StagePatch => [{ op: "set", field: "response", value }];
+  host.setCritical("guard", true);
+  host.registerRemote("guard", "pre_action", async () => set("no"));
+  host.registerRemote("agree", "pre_action", async () => set("no"));
+  host.registerRemote("undo", "pre_action", async () => set(null));
+  host.registerRemote("other", "pre_action", async () => set("a different refusal"));
+  const ctx = context();
+  await host.run("pre_action", ctx);
+  assert.equal(ctx.response, "no");
+  assert.deepEqual(
+    conflicts.map((c) => `${c.field} ${c.winner}>${c.loser}`),
+    ["response guard>undo", "response guard>other"],
+  );
+  // Another critical plugin's handler may change it: the later registration wins, as for any field.
+  host.setCritical("judge", true);
+  host.registerRemote("judge", "pre_action", async () => set(null));
+  const again = context();
+  await host.run("pre_action", again);
+  assert.equal(again.response, null);
 });
 
 test("a handler that threw or timed out contributes nothing, also what it wrote before", async () => {
@@ -265,4 +290,16 @@ test("a remote handler gets a JSON-safe snapshot, not the live context", async (
   await host.run("on_input", ctx);
   assert.deepEqual(snap?.extra, { live: {} });
   assert.equal(ctx.toolCalls[0].arguments.x, 1);
+});
+
+test("a replaced tool result takes the content and status, nothing else a remote patch carries", async () => {
+  const { host } = setup();
+  host.allowAnyToolCalls("rewriter", true);
+  const result = { content: "two", status: "ok", name: "memory_commit", toolCallId: "c9" } as never;
+  host.registerRemote("rewriter", "after_toolcall", async () => [
+    { op: "replaceToolResult", toolCallId: "c1", result },
+  ]);
+  const ctx = context();
+  await host.run("after_toolcall", ctx);
+  assert.deepEqual(ctx.toolResults, [{ toolCallId: "c1", name: "echo", content: "two", status: "ok" }]);
 });

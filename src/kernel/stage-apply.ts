@@ -3,8 +3,10 @@
  * handler has settled or been given up on. Appends to `contextMsgs` all survive (also across a handler that
  * replaced the whole list); edits by tool call id and `extra` keys merge; when two handlers give one thing
  * different values the later registration wins and the conflict is reported. A dropped tool call stays
- * dropped, and a fail-closed refusal (a "locked" patch) cannot be overridden. A patch that would take the
- * context over its bounds (stage-limits.ts) is refused whole, before any of it is applied.
+ * dropped, and a fail-closed refusal (a "locked" patch) cannot be overridden; nor can a refusal a critical
+ * plugin's handler gave, by a later handler of a plugin that is not critical (else any plugin could undo a
+ * guard's refusal by setting `response` back to null). A patch that would take the context over its bounds
+ * (stage-limits.ts) is refused whole, before any of it is applied.
  */
 import type { ContextMessage, Stage, ToolCall } from "@homeagent/sdk";
 import { jsonEqual, type StageOp, type StagePatch, setOwn } from "@homeagent/sdk/protocol";
@@ -20,6 +22,8 @@ export interface PatchEntry {
   patch: StagePatch;
   /** Its `response` wins over any other handler's (a closed critical handler's refusal). */
   locked?: boolean;
+  /** Of a critical plugin: a refusal (a `response` other than null) in it wins over later non-critical ones. */
+  critical?: boolean;
   /** Applied, locked, in place of a refused `patch`: a critical plugin's refusal, given why. */
   fallback?: (why: string) => StagePatch;
   /** The handler that gave it (the caller's key), handed back with a refusal. */
@@ -40,7 +44,13 @@ interface Claim {
   plugin: string;
   value: unknown;
   locked: boolean;
+  /** A critical plugin's refusal: only another critical plugin's handler may change it. */
+  refusal: boolean;
 }
+
+/** Whether `prev` stands against a change by `e`. */
+const holds = (prev: Claim, e: PatchEntry): boolean =>
+  prev.locked || prev.value === DROPPED || (prev.refusal && e.critical !== true);
 
 /** One apply run: what each field was last given, and by whom. */
 class Applier {
@@ -63,14 +73,17 @@ class Applier {
    */
   claim(field: string, entry: number, e: PatchEntry, value: unknown): boolean {
     const prev = this.claims.get(field);
-    if (prev && prev.entry !== entry && !jsonEqual(prev.value, value)) {
-      if (prev.locked || prev.value === DROPPED) {
-        this.onConflict?.(field, prev.plugin, e.plugin, this.stage);
-        return false;
+    if (prev && prev.entry !== entry) {
+      const same = jsonEqual(prev.value, value);
+      if (holds(prev, e)) {
+        // The same value changes nothing, and the standing claim must stay the one that holds.
+        if (!same) this.onConflict?.(field, prev.plugin, e.plugin, this.stage);
+        return same;
       }
-      this.onConflict?.(field, e.plugin, prev.plugin, this.stage);
+      if (!same) this.onConflict?.(field, e.plugin, prev.plugin, this.stage);
     }
-    this.claims.set(field, { entry, plugin: e.plugin, value, locked: e.locked === true });
+    const refusal = e.critical === true && field === "response" && value !== null;
+    this.claims.set(field, { entry, plugin: e.plugin, value, locked: e.locked === true, refusal });
     return true;
   }
 
@@ -103,7 +116,9 @@ class Applier {
       case "replaceToolResult": {
         const i = ctx.toolResults.findIndex((r) => r.toolCallId === op.toolCallId);
         if (i < 0 || !this.claim(`toolResults[${op.toolCallId}]`, entry, e, op.result)) return;
-        ctx.toolResults[i] = { ...ctx.toolResults[i], ...op.result };
+        // Only what the operation is about: a subprocess's patch may carry other keys (name, toolCallId).
+        const { content, status } = op.result;
+        ctx.toolResults[i] = { ...ctx.toolResults[i], content, ...(status !== undefined ? { status } : {}) };
         return;
       }
       case "mergeExtra":
@@ -164,7 +179,12 @@ export function applyPatches(
     });
     refused.push({ plugin: e.plugin, error, by: e.by });
     if (!e.fallback) return;
-    const stand: PatchEntry = { plugin: e.plugin, patch: e.fallback(error.message), locked: true };
+    const stand: PatchEntry = {
+      plugin: e.plugin,
+      patch: e.fallback(error.message),
+      locked: true,
+      critical: e.critical,
+    };
     for (const op of stand.patch) applier.apply(op, entry, stand);
   });
   return refused;

@@ -6,9 +6,10 @@
  * the kernel run any tool, one it has no capability for (memory_purge). A patch that fails a check counts
  * as that handler's error, so the handler contributes nothing, as if it had thrown. Editing or dropping a
  * call of another plugin's tool needs "tool_calls_any" (a plugin rewrote the model's memory_commit to store
- * what it liked): such an operation alone is left out, and the caller says so.
+ * what it liked), and so does replacing its result (a plugin forged memory_recall's answer, which the model
+ * read and memory stored): such an operation alone is left out, and the caller says so.
  */
-import type { ContextMessage, ToolCall } from "@homeagent/sdk";
+import type { ContextMessage, ToolCall, ToolResult } from "@homeagent/sdk";
 import { STAGE_SET_FIELDS, type StageOp, type StagePatch, type StageSetField } from "@homeagent/sdk/protocol";
 import { HomeAgentError } from "../util/errors.js";
 import { isObject } from "../util/object.js";
@@ -100,45 +101,55 @@ export function checkBounds(patch: StagePatch): StagePatch {
   return patch;
 }
 
-/** What a handler may do to the calls of the context it saw. */
+/** What a handler may do to the calls and results of the context it saw. */
 export interface CallAccess {
   plugin: string;
   calls: readonly ToolCall[];
+  results: readonly ToolResult[];
   toolOwner: ((name: string) => string | undefined) | undefined;
-  /** It holds "tool_calls_any": it may edit and drop calls of any tool. */
+  /** It holds "tool_calls_any": it may edit and drop calls of any tool, and replace their results. */
   any: boolean;
 }
 
-type CallOp = Extract<StageOp, { op: "addToolCall" | "editToolCall" | "dropToolCall" }>;
+type CallOp = Extract<StageOp, { op: "addToolCall" | "editToolCall" | "dropToolCall" | "replaceToolResult" }>;
 
 const isCallOp = (op: StageOp): op is CallOp =>
-  op.op === "addToolCall" || op.op === "editToolCall" || op.op === "dropToolCall";
+  op.op === "addToolCall" || op.op === "editToolCall" || op.op === "dropToolCall" || op.op === "replaceToolResult";
+
+/** The call `op` is about, and the name of its tool, if it is in the context. */
+function target(op: CallOp, access: CallAccess): { id: string; tool: string | undefined } {
+  if (op.op === "replaceToolResult") {
+    return { id: op.toolCallId, tool: access.results.find((r) => r.toolCallId === op.toolCallId)?.name };
+  }
+  const id = op.op === "addToolCall" ? op.call.id : op.id;
+  return { id, tool: access.calls.find((c) => c.id === id)?.name };
+}
 
 /**
- * `patch` as `access.plugin` may apply it: `kept` leaves out each edit, drop or replacement of a call of
- * a tool the plugin does not own (unless `access.any`), and `refused` says why each was left out. Adding a
- * call of a tool the plugin does not own is refused by no capability: it throws a StagePatchError. Adding
- * back a call that is there (same id and tool, e.g. its raw arguments changed) is an edit of it; an edit
- * or drop of a call that is not there is left out, as it would change nothing.
+ * `patch` as `access.plugin` may apply it: `kept` leaves out each edit, drop or replacement of a call, and
+ * each replacement of a result, of a tool the plugin does not own (unless `access.any`), and `refused` says
+ * why each was left out. Adding a call of a tool the plugin does not own is refused by no capability: it
+ * throws a StagePatchError. Adding back a call that is there (same id and tool, e.g. its raw arguments
+ * changed) is an edit of it; an edit or drop of a call that is not there, or a replacement of a result that
+ * is not, is left out, as it would change nothing.
  */
 export function checkToolCalls(patch: StagePatch, access: CallAccess): { kept: StagePatch; refused: string[] } {
   const refusals: string[] = [];
   const owner = (name: string) => access.toolOwner?.(name);
   const kept = patch.filter((op, i) => {
     if (!isCallOp(op)) return true;
-    const id = op.op === "addToolCall" ? op.call.id : op.id;
-    const there = access.calls.find((c) => c.id === id);
-    if (op.op === "addToolCall" && owner(op.call.name) !== access.plugin && there?.name !== op.call.name) {
+    const { id, tool } = target(op, access);
+    if (op.op === "addToolCall" && owner(op.call.name) !== access.plugin && tool !== op.call.name) {
       throw refused(
         i,
         op,
         `a stage handler may add calls only of its own plugin's tools, and "${op.call.name}" is ${whose(owner(op.call.name))}; edit or drop the calls that are there instead`,
       );
     }
-    if (!there) return op.op === "addToolCall";
-    if (access.any || owner(there.name) === access.plugin) return true;
+    if (tool === undefined) return op.op === "addToolCall";
+    if (access.any || owner(tool) === access.plugin) return true;
     refusals.push(
-      `${op.op} of call "${id}" of tool "${there.name}" (${whose(owner(there.name))}) needs the "tool_calls_any" capability: without it a plugin may add, edit or drop only calls of its own tools`,
+      `${op.op} of call "${id}" of tool "${tool}" (${whose(owner(tool))}) needs the "tool_calls_any" capability: without it a plugin may add, edit or drop only calls of its own tools, and replace only their results`,
     );
     return false;
   });

@@ -1,15 +1,19 @@
 /**
  * Suspending the stage handlers of a plugin that keeps failing. Every handler has a deadline, but a plugin
  * whose handlers stopped answering still made every stage of every turn wait that deadline for it, forever
- * (seven stages of 5 s: a tool turn took 40 s), while nothing said so. So each handler's failures in a row
- * are counted (a success starts the count over); at MAX_FAILURES_IN_A_ROW its plugin is suspended, and
- * StageHost skips all of that plugin's handlers until the plugin registers anew (it restarted or was
- * reloaded). A suspension is reported once, with its reason, for the plugin's status and a `system` event.
+ * (seven stages of 5 s: a tool turn took 40 s), while nothing said so. Counting failures in a row was not
+ * enough: a handler that timed out twice and answered once, forever, was never suspended and cost 2 of 3
+ * stage runs the full deadline. So the rule is: when FAILURES_TO_SUSPEND of a handler's last RECENT_RUNS runs
+ * failed, its plugin is suspended, and StageHost skips all of that plugin's handlers until the plugin
+ * registers anew (it restarted or was reloaded). A handler that fails now and then (1 run in 3) never is.
+ * A suspension is reported once, with its reason, for the plugin's status and a `system` event.
  */
 import type { Stage } from "@homeagent/sdk";
 
-/** Failures in a row (timeouts, errors, refused patches) of one handler that suspend its plugin. */
-export const MAX_FAILURES_IN_A_ROW = 3;
+/** Failures (timeouts, errors, refused patches) among a handler's last RECENT_RUNS runs that suspend its plugin. */
+export const FAILURES_TO_SUSPEND = 3;
+/** How many of a handler's latest runs count. */
+export const RECENT_RUNS = 5;
 
 export interface Suspension {
   plugin: string;
@@ -19,14 +23,14 @@ export interface Suspension {
   reason: string;
 }
 
-export class HandlerStreaks {
-  /** Failures in a row, by handler (a registration object; a new registration starts from 0). */
-  private readonly streaks = new WeakMap<object, number>();
+export class HandlerRecords {
+  /** The outcomes of each handler's latest runs, oldest first, true = failed (a new registration has none). */
+  private readonly recent = new WeakMap<object, boolean[]>();
   private readonly suspended = new Map<string, Suspension>();
 
-  /** `handler` did its job: its run of failures ends. */
+  /** `handler` did its job. */
   succeeded(handler: object): void {
-    this.streaks.delete(handler);
+    this.record(handler, false);
   }
 
   /**
@@ -34,13 +38,13 @@ export class HandlerStreaks {
    * it caused one (once per suspension).
    */
   failed(handler: object, plugin: string, stage: Stage, message: string): Suspension | undefined {
-    const streak = (this.streaks.get(handler) ?? 0) + 1;
-    this.streaks.set(handler, streak);
-    if (streak < MAX_FAILURES_IN_A_ROW || this.suspended.has(plugin)) return undefined;
+    const runs = this.record(handler, true);
+    const failures = runs.filter((failed) => failed).length;
+    if (failures < FAILURES_TO_SUSPEND || this.suspended.has(plugin)) return undefined;
     const suspension: Suspension = {
       plugin,
       stage,
-      reason: `its ${stage} handler failed ${streak} times in a row (last: ${message}); all its stage handlers are skipped until it restarts or is reloaded (/plugins reload ${plugin}; a built-in: /plugins disable ${plugin}, then /plugins enable ${plugin})`,
+      reason: `its ${stage} handler failed ${failures} of its last ${runs.length} runs (last: ${message}); all its stage handlers are skipped until it restarts or is reloaded (/plugins reload ${plugin}; a built-in: /plugins disable ${plugin}, then /plugins enable ${plugin})`,
     };
     this.suspended.set(plugin, suspension);
     return suspension;
@@ -53,5 +57,12 @@ export class HandlerStreaks {
   /** The plugin registers anew: its handlers run again. */
   lift(plugin: string): void {
     this.suspended.delete(plugin);
+  }
+
+  /** `handler`'s latest runs, `failed` the newest. */
+  private record(handler: object, failed: boolean): boolean[] {
+    const runs = [...(this.recent.get(handler) ?? []), failed].slice(-RECENT_RUNS);
+    this.recent.set(handler, runs);
+    return runs;
   }
 }

@@ -116,7 +116,7 @@ test("before_toolcall can refuse a call: the tool does not run and the model rea
 });
 
 test("before_toolcall can edit arguments and after_toolcall can rewrite the result", async () => {
-  h.agent.stages.allowAnyToolCalls("edit", true);
+  for (const plugin of ["edit", "redact"]) h.agent.stages.allowAnyToolCalls(plugin, true);
   h.agent.stages.register("edit", "before_toolcall", (ctx) => {
     ctx.toolCalls[0].arguments = { secret: "edited" };
   });

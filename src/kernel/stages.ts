@@ -8,23 +8,27 @@
  * on without it and its `ctx.signal` is aborted; either way it contributes nothing. A stopped turn
  * (cancel, shutdown) ends the stage at once, so no handler can hold up input or `stop()`.
  *
- * A handler that fails 3 times in a row suspends its plugin (stage-suspend.ts): all its handlers are skipped,
- * so a plugin that stopped answering no longer costs every stage its deadline, until it registers anew.
+ * A handler that failed 3 of its last 5 runs suspends its plugin (stage-suspend.ts): all its handlers are
+ * skipped, so a plugin that stopped answering no longer costs every stage its deadline, until it registers
+ * anew. A run of a handler that was unregistered meanwhile (its plugin was disabled, then enabled) counts
+ * for nothing: it must not suspend the plugin's fresh registration.
  *
  * A critical plugin fails closed: while it is not running, `closeFor` puts stand-ins in its handlers' places
  * that answer every run with a refusal in `response`; while it runs, a handler of it that fails (throws,
  * times out, answers with a bad patch, cannot be sent the context) gives that refusal in its place, and so
- * does every handler of it while it is suspended.
+ * does every handler of it while it is suspended. A refusal its handler sets in `response` stands against
+ * later handlers of plugins that are not critical (stage-apply.ts).
  *
- * A patch may add, edit or drop only calls of its own plugin's tools, unless the plugin holds
- * "tool_calls_any" (allowAnyToolCalls) to edit and drop any call: another operation on a call is dropped and
- * reported, the rest of the patch applies (a critical plugin's handler refuses instead).
+ * A patch may add, edit or drop only calls of its own plugin's tools, and replace only their results, unless
+ * the plugin holds "tool_calls_any" (allowAnyToolCalls) to edit, drop and replace for any call: another
+ * operation on a call is dropped and reported, the rest of the patch applies (a critical plugin's handler
+ * refuses instead).
  *
  * The order that decides conflicts is registration order, or with a `rank` (lower first) the plugins' ranks
  * and, within a plugin, its registration order: then a plugin that registers again after a restart keeps
  * its place among the others.
  */
-import type { Stage, StageHandler, StageScope, ToolCall } from "@homeagent/sdk";
+import type { Stage, StageHandler, StageScope } from "@homeagent/sdk";
 import { STAGES } from "@homeagent/sdk";
 import type { StagePatch, StageSnapshot } from "@homeagent/sdk/protocol";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
@@ -35,7 +39,7 @@ import { abortRun, beginRun, runSnapshot } from "./stage-context.js";
 import { type PluginRank, sortByRank } from "./stage-order.js";
 import { checkBounds, checkPatch, checkToolCalls, StagePatchError } from "./stage-patch-check.js";
 import { realTimers, type StageTimers, settleWithin } from "./stage-settle.js";
-import { HandlerStreaks, type Suspension } from "./stage-suspend.js";
+import { HandlerRecords, type Suspension } from "./stage-suspend.js";
 import { handlerView, type LateWriteReport, type StageGate } from "./stage-view.js";
 import type { MutableStageContext } from "./types.js";
 
@@ -81,10 +85,11 @@ export interface StageHostOptions {
   onConflict?: ConflictReport;
   /**
    * The plugin that owns a tool, if any: a handler's patch may add, edit or drop calls only of its own
-   * plugin's tools (see allowAnyToolCalls). Without it no patch may touch a call.
+   * plugin's tools, and replace only their results (see allowAnyToolCalls). Without it no patch may touch
+   * a call or a result.
    */
   toolOwner?: (name: string) => string | undefined;
-  /** An operation of `plugin`'s patch on a tool call was dropped, `why`; the rest of the patch applied. */
+  /** An operation of `plugin`'s patch on a tool call or result was dropped, `why`; the rest of it applied. */
   onRefusedOp?: (plugin: string, stage: Stage, why: string) => void;
   /** A plugin's handlers are suspended from now on (stage-suspend.ts); once per suspension. */
   onSuspend?: (suspension: Suspension) => void;
@@ -133,9 +138,9 @@ export class StageHost {
   private rank: PluginRank | undefined;
   /** Plugins whose handlers fail closed (setCritical). */
   private readonly critical = new Set<string>();
-  /** Plugins that may edit and drop calls of any tool (allowAnyToolCalls). */
+  /** Plugins that may edit, drop and replace the results of calls of any tool (allowAnyToolCalls). */
   private readonly anyCalls = new Set<string>();
-  private readonly streaks = new HandlerStreaks();
+  private readonly records = new HandlerRecords();
 
   constructor(private readonly opts: StageHostOptions) {
     this.rank = opts.rank;
@@ -152,8 +157,8 @@ export class StageHost {
   }
 
   /**
-   * Lets `plugin`'s patches edit and drop calls of any tool, not only of its own (capability
-   * "tool_calls_any"), or no longer. It stays so until set again.
+   * Lets `plugin`'s patches edit and drop calls of any tool, and replace their results, not only of its own
+   * (capability "tool_calls_any"), or no longer. It stays so until set again.
    */
   allowAnyToolCalls(plugin: string, on: boolean): void {
     if (on) this.anyCalls.add(plugin);
@@ -162,7 +167,7 @@ export class StageHost {
 
   /** Why `plugin`'s handlers are suspended, if they are. */
   suspension(plugin: string): Suspension | undefined {
-    return this.streaks.get(plugin);
+    return this.records.get(plugin);
   }
 
   /**
@@ -224,13 +229,13 @@ export class StageHost {
 
   /** The critical plugin runs again: its stand-ins go, and so does a suspension. Returns how many. */
   reopen(plugin: string): number {
-    this.streaks.lift(plugin);
+    this.records.lift(plugin);
     return this.remove((r) => r.closed && r.plugin === plugin);
   }
 
   /** Drops every handler of `plugin`, stand-ins included, and a suspension. Returns how many. */
   unregisterPlugin(plugin: string): number {
-    this.streaks.lift(plugin);
+    this.records.lift(plugin);
     return this.remove((r) => r.plugin === plugin);
   }
 
@@ -245,7 +250,7 @@ export class StageHost {
     const matching = this.regs.filter(
       (r) => r.stage === stage && (r.scope === "global" || !TOOL_STAGES.has(stage) || r.plugin === opts.toolOwner),
     );
-    const suspended = (r: Registration) => !r.closed && this.streaks.get(r.plugin) !== undefined;
+    const suspended = (r: Registration) => !r.closed && this.records.get(r.plugin) !== undefined;
     const regs = matching.filter((r) => !suspended(r));
     // A suspended critical plugin's handlers are not run, but refuse in their places: it fails closed.
     const held = matching.filter((r) => suspended(r) && this.critical.has(r.plugin));
@@ -268,21 +273,21 @@ export class StageHost {
         errors.push({ plugin, message });
         this.opts.onError?.(plugin, stage, err);
         // A stopped turn (cancel, shutdown) is not the handler's failure.
-        if (!handler || opts.stop?.aborted) return;
-        const suspension = this.streaks.failed(handler, plugin, stage, message);
+        if (!handler || opts.stop?.aborted || !this.registered(handler)) return;
+        const suspension = this.records.failed(handler, plugin, stage, message);
         if (suspension) this.opts.onSuspend?.(suspension);
       };
       regs.forEach((reg, i) => {
         gates[i].open = false;
         const outcome = settled[i];
+        const critical = this.critical.has(reg.plugin);
         // A critical plugin's handler fails closed: its refusal stands in for whatever it would have done.
         const refuse =
-          !reg.closed && this.critical.has(reg.plugin)
-            ? (why: string) => refusalPatch(failureRefusalOf(reg.plugin, stage, why))
-            : undefined;
+          !reg.closed && critical ? (why: string) => refusalPatch(failureRefusalOf(reg.plugin, stage, why)) : undefined;
         const handler = reg.closed ? undefined : reg;
         if (outcome?.ok) {
-          patches.push({ plugin: reg.plugin, patch: outcome.patch, locked: reg.closed, fallback: refuse, by: handler });
+          const { patch } = outcome;
+          patches.push({ plugin: reg.plugin, patch, locked: reg.closed, critical, fallback: refuse, by: handler });
           return;
         }
         const err = outcome ? outcome.err : unfinished(reg, timeoutMs, opts.stop);
@@ -291,7 +296,7 @@ export class StageHost {
         if (refuse) patches.push({ plugin: reg.plugin, patch: refuse(errorMessage(err)), locked: true });
       });
       for (const reg of held) {
-        const why = `suspended: ${this.streaks.get(reg.plugin)?.reason}`;
+        const why = `suspended: ${this.records.get(reg.plugin)?.reason}`;
         patches.push({
           plugin: reg.plugin,
           patch: refusalPatch(failureRefusalOf(reg.plugin, stage, why)),
@@ -301,7 +306,7 @@ export class StageHost {
       const refused = applyPatches(ctx, patches, stage, this.opts.onConflict);
       for (const r of refused) failed(r.plugin, r.error, r.by);
       regs.forEach((reg, i) => {
-        if (settled[i]?.ok && !refused.some((r) => r.by === reg)) this.streaks.succeeded(reg);
+        if (settled[i]?.ok && !refused.some((r) => r.by === reg)) this.records.succeeded(reg);
       });
     }
     this.opts.onRun?.({
@@ -317,8 +322,7 @@ export class StageHost {
     if (!STAGES.includes(stage)) {
       throw new Error(`unknown stage "${stage}": use one of ${STAGES.join(", ")}`);
     }
-    const checked: Invoke = async (ctx, gate, at) =>
-      this.checkCalls(plugin, at, await invoke(ctx, gate, at), ctx.toolCalls);
+    const checked: Invoke = async (ctx, gate, at) => this.checkCalls(plugin, at, await invoke(ctx, gate, at), ctx);
     const reg: Registration = { plugin, stage, scope, invoke: checked, closed: false, seq: this.seq++ };
     // A restarted plugin takes the place its stand-in kept, so the order of handlers survives a crash.
     const at = this.regs.findIndex((r) => r.closed && r.plugin === plugin && r.stage === stage);
@@ -331,11 +335,17 @@ export class StageHost {
   }
 
   /**
-   * `patch` less the operations on tool calls `plugin` may not do, each reported; a critical plugin's
-   * handler fails instead, so its refusal stands rather than a guard's change silently not applying.
+   * `patch` less the operations on tool calls and results `plugin` may not do, each reported; a critical
+   * plugin's handler fails instead, so its refusal stands rather than a guard's change silently not applying.
    */
-  private checkCalls(plugin: string, stage: Stage, patch: StagePatch, calls: readonly ToolCall[]): StagePatch {
-    const access = { plugin, calls, toolOwner: this.opts.toolOwner, any: this.anyCalls.has(plugin) };
+  private checkCalls(plugin: string, stage: Stage, patch: StagePatch, ctx: MutableStageContext): StagePatch {
+    const access = {
+      plugin,
+      calls: ctx.toolCalls,
+      results: ctx.toolResults,
+      toolOwner: this.opts.toolOwner,
+      any: this.anyCalls.has(plugin),
+    };
     const { kept, refused } = checkToolCalls(patch, access);
     if (refused.length === 0) return patch;
     if (this.critical.has(plugin)) {
@@ -346,6 +356,11 @@ export class StageHost {
     }
     for (const why of refused) this.opts.onRefusedOp?.(plugin, stage, why);
     return kept;
+  }
+
+  /** Whether `handler` is still one of the registrations (not removed while its run went on). */
+  private registered(handler: object): boolean {
+    return this.regs.some((r) => r === handler);
   }
 
   /** With a rank: sorts the handlers by it; a stand-in keeps the sequence number, so the place, of its handler. */

@@ -215,7 +215,7 @@ async function streamLLM(
 }
 
 /**
- * One tool call through before_toolcall (which may refuse or edit it), the tool, and after_toolcall.
+ * One tool call through before_toolcall (which may refuse, drop or edit it), the tool, and after_toolcall.
  * `tool_call` is published with phase "start" when the tool begins to run (with the arguments it runs
  * with) and with phase "end" when its result is final; a call that never runs (refused, interrupted) only
  * has the "end".
@@ -252,14 +252,16 @@ async function runToolCall(
   ctx.toolCalls = [{ ...call, arguments: { ...call.arguments } }];
   ctx.toolResults = [];
   await deps.stages.run("before_toolcall", ctx, { toolOwner: owner, stop: control.stop });
-  const edited = ctx.toolCalls[0] ?? call;
+  const edited = ctx.toolCalls.find((c) => c.id === call.id);
   let result: ToolResult;
-  if (ctx.response !== null) {
+  // A handler that dropped the call (of its own tool, or any with tool_calls_any) refused it.
+  if (ctx.response !== null || !edited) {
+    const why = ctx.response ?? "dropped by a plugin's before_toolcall handler";
     result = {
       toolCallId: call.id,
       name: call.name,
       status: "denied",
-      content: `工具 ${call.name} 已被插件拒绝 (tool refused by a plugin): ${ctx.response}`,
+      content: `工具 ${call.name} 已被插件拒绝 (tool refused by a plugin): ${why}`,
     };
     ctx.response = null;
   } else {

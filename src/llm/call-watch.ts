@@ -191,8 +191,12 @@ export class CallWatch {
   }
 }
 
-/** Text, reasoning, or a tool call's name or argument bytes: what a reply is made of. */
+/**
+ * Text, reasoning, or a tool call's name or argument bytes: what a reply is made of. Text or reasoning of
+ * white space alone is not: a server could keep a turn alive with one space a second. A real reply that is
+ * indenting code sends more than white space long before the idle limit.
+ */
 function hasContent(chunk: StreamChunk): boolean {
-  if (chunk.content !== "" || chunk.reasoning_content !== "") return true;
+  if (chunk.content.trim() !== "" || chunk.reasoning_content.trim() !== "") return true;
   return chunk.tool_calls.some((call) => call.name !== "" || call.raw_arguments !== "");
 }

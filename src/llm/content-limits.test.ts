@@ -126,6 +126,14 @@ describe("keep-alives before any content end at core.llm.first_content_timeout",
     });
   }
 
+  test("text of white space alone keeps nothing alive: one space a tick ends at the limit", ENDS, async () => {
+    const p = await provider("openai");
+    fake.enqueue({ text: " ".repeat(200), pieceChars: 1, frameIntervalMs: 20 });
+    const { error } = await drain(p.chatStream(request));
+    assertTimeout(error, "first_content");
+    await closedByClient();
+  });
+
   test(
     "reasoning is content: a model that thinks longer than the limit before its answer completes",
     ENDS,

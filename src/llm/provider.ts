@@ -17,6 +17,7 @@ export interface UnifiedUsage {
 }
 
 export interface UnifiedToolCall {
+  /** As the server sent it: possibly empty, or shared with another call of the reply (tool-cap.ts fixes both). */
   id: string;
   name: string;
   /** Parsed arguments; when the model sent invalid JSON this is `{}` and `raw_arguments` keeps the text. */
@@ -68,8 +69,9 @@ export interface CompletionResponse {
    */
   cut?: true;
   /**
-   * Tool calls beyond MAX_TOOL_CALLS_PER_REPLY, left out of `tool_calls` unread; the tool loop counts them
-   * among the calls it did not run.
+   * Named tool calls beyond MAX_TOOL_CALLS_PER_REPLY, left out of `tool_calls` unread; the tool loop counts
+   * them among the calls it did not run. A stream counts each call once, up to a bound past which this is a
+   * lower bound.
    */
   dropped_tool_calls?: number;
   /** The LLM source that answered; set by ProviderManager (a bare provider leaves it out). */

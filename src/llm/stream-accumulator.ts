@@ -1,9 +1,11 @@
 /**
  * Folds stream chunks into one CompletionResponse. Tool-call fragments are bucketed by the upstream
- * `stream_index` (not by arrival position: providers interleave and repeat fragments), calls without a
- * name are dropped, and arguments are parsed only once all fragments are in. At most
- * MAX_TOOL_CALLS_PER_REPLY indexes are kept: a hostile stream of sparse or endless indexes must not grow
- * the daemon's memory; calls beyond are only counted (`dropped_tool_calls`), so the model is told.
+ * `stream_index` (not by arrival position: providers interleave and repeat fragments); a call begins with
+ * its named fragment (adapters send the name first), so fragments at an index that never had a name are
+ * dropped, and arguments are parsed only once all fragments are in. At most MAX_TOOL_CALLS_PER_REPLY calls
+ * are kept: a hostile stream of sparse or endless indexes must not grow the daemon's memory; calls beyond
+ * are only counted (`dropped_tool_calls`), so the model is told. Call ids are kept as the server sent them,
+ * empty or repeated ones included: the tool loop gives each call of a round an id of its own.
  */
 import { isObject } from "../util/object.js";
 import {
@@ -13,6 +15,11 @@ import {
   type UnifiedToolCall,
   type UnifiedUsage,
 } from "./provider.js";
+
+/** Distinct indexes of dropped calls remembered to count each once (under a megabyte however large they are). */
+export const MAX_DROPPED_INDEXES = 16 * MAX_TOOL_CALLS_PER_REPLY;
+
+type ToolCallFragment = StreamChunk["tool_calls"][number];
 
 interface PendingCall {
   id: string;
@@ -26,8 +33,11 @@ export class StreamAccumulator {
   private finishReason = "";
   private usage: UnifiedUsage | null = null;
   private readonly calls = new Map<number, PendingCall>();
-  /** Named fragments at indexes beyond the bound: each one starts a call that is not kept. */
-  private dropped = 0;
+  /**
+   * The indexes of calls beyond the bound, so that a call whose every fragment repeats its name is counted
+   * once; past MAX_DROPPED_INDEXES the count stops growing (a lower bound) to keep memory bounded.
+   */
+  private readonly dropped = new Set<number>();
 
   add(chunk: StreamChunk): void {
     this.content += chunk.content;
@@ -35,27 +45,26 @@ export class StreamAccumulator {
     if (chunk.finish_reason) this.finishReason = chunk.finish_reason;
     if (chunk.usage) this.usage = chunk.usage;
     for (const fragment of chunk.tool_calls) {
-      const call = this.callAt(fragment.stream_index);
-      if (!call) {
-        if (fragment.name !== "") this.dropped++;
-        continue;
-      }
+      const call = this.callFor(fragment);
+      if (!call) continue;
       call.id ||= fragment.id;
-      call.name ||= fragment.name;
       call.args += fragment.raw_arguments;
     }
   }
 
-  /** Whether anything a reply is made of (text or a tool call) has arrived; reasoning alone does not count. */
+  /**
+   * Whether a reply worth keeping has begun: text that is not only whitespace, or a named tool call. Less
+   * (reasoning, blanks, argument bytes of no call) is given up for the next source when the stream breaks.
+   */
   hasContent(): boolean {
-    return this.content.length > 0 || this.calls.size > 0;
+    return /\S/.test(this.content) || this.calls.size > 0;
   }
 
   /** The complete reply. Arguments that are not a JSON object become {} with raw_arguments kept. */
   result(): CompletionResponse {
     return this.build(
       this.finishReason,
-      this.namedCalls().map(([index, call]) => toolCall(index, call)),
+      this.sortedCalls().map(([, call]) => toolCall(call)),
     );
   }
 
@@ -65,30 +74,36 @@ export class StreamAccumulator {
    * must never run.
    */
   partial(): CompletionResponse {
-    const named = this.namedCalls();
-    let lastIndex = Number.NEGATIVE_INFINITY;
-    for (const index of this.calls.keys()) if (index > lastIndex) lastIndex = index;
-    const complete = named.filter(([index, call]) =>
-      call.args.trim() === "" ? index < lastIndex : parseObject(call.args) !== undefined,
+    const calls = this.sortedCalls();
+    const lastIndex = calls.at(-1)?.[0];
+    const complete = calls.filter(([index, call]) =>
+      call.args.trim() === "" ? index !== lastIndex : parseObject(call.args) !== undefined,
     );
     return this.build(
       "interrupted",
-      complete.map(([index, call]) => toolCall(index, call)),
+      complete.map(([, call]) => toolCall(call)),
     );
   }
 
-  /** The call at `index`, a new one while there is room; undefined once the bound is reached. */
-  private callAt(index: number): PendingCall | undefined {
-    let call = this.calls.get(index);
-    if (!call && this.calls.size < MAX_TOOL_CALLS_PER_REPLY) {
-      call = { id: "", name: "", args: "" };
+  /**
+   * The call `fragment` belongs to: a new one for a named fragment at a new index while there is room;
+   * undefined for a fragment of no call, or of one beyond the bound (then counted).
+   */
+  private callFor(fragment: ToolCallFragment): PendingCall | undefined {
+    const index = fragment.stream_index;
+    const known = this.calls.get(index);
+    if (known || fragment.name === "") return known;
+    if (this.calls.size < MAX_TOOL_CALLS_PER_REPLY) {
+      const call = { id: "", name: fragment.name, args: "" };
       this.calls.set(index, call);
+      return call;
     }
-    return call;
+    if (this.dropped.size < MAX_DROPPED_INDEXES) this.dropped.add(index);
+    return undefined;
   }
 
-  private namedCalls(): Array<[number, PendingCall]> {
-    return [...this.calls.entries()].filter(([, call]) => call.name !== "").sort(([a], [b]) => a - b);
+  private sortedCalls(): Array<[number, PendingCall]> {
+    return [...this.calls.entries()].sort(([a], [b]) => a - b);
   }
 
   private build(finishReason: string, toolCalls: UnifiedToolCall[]): CompletionResponse {
@@ -98,14 +113,13 @@ export class StreamAccumulator {
       finish_reason: finishReason,
       token_usage: this.usage,
       tool_calls: toolCalls,
-      ...(this.dropped > 0 ? { dropped_tool_calls: this.dropped } : {}),
+      ...(this.dropped.size > 0 ? { dropped_tool_calls: this.dropped.size } : {}),
     };
   }
 }
 
-// Some local servers send no call id; the tool result still needs one to refer to.
-function toolCall(index: number, call: PendingCall): UnifiedToolCall {
-  const out: UnifiedToolCall = { id: call.id || `call_${index}`, name: call.name, arguments: {} };
+function toolCall(call: PendingCall): UnifiedToolCall {
+  const out: UnifiedToolCall = { id: call.id, name: call.name, arguments: {} };
   if (call.args.trim() === "") return out;
   const parsed = parseObject(call.args);
   if (parsed) out.arguments = parsed;

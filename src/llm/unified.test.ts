@@ -15,3 +15,14 @@ test("a whole reply keeps a bounded number of tool calls and counts the rest", (
   assert.deepEqual(reply.tool_calls[3], { id: "c3", name: "x", arguments: { i: 3 } });
   assert.equal(toResponse({ tool_calls: calls.slice(0, 2) }).dropped_tool_calls, undefined);
 });
+
+test("calls without a name in a whole reply take no call's place", () => {
+  const nameless = Array.from({ length: 1100 }, () => ({ id: "", name: "", arguments: {} }));
+  const named = Array.from({ length: 5 }, (_, i) => ({ id: `r${i}`, name: "echo", arguments: {} }));
+  const reply = toResponse({ tool_calls: [...nameless, ...named, "not a call"] });
+  assert.deepEqual(
+    reply.tool_calls.map((c) => c.id),
+    ["r0", "r1", "r2", "r3", "r4"],
+  );
+  assert.equal(reply.dropped_tool_calls, undefined);
+});

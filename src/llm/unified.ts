@@ -47,10 +47,13 @@ function list(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
-/** A whole reply; calls beyond MAX_TOOL_CALLS_PER_REPLY are counted, not read (as in stream-accumulator.ts). */
+/**
+ * A whole reply. As in a stream (stream-accumulator.ts), calls without a name are dropped, so they cannot
+ * take the place of real ones, and named calls beyond MAX_TOOL_CALLS_PER_REPLY are counted, not read.
+ */
 export function toResponse(v: unknown): CompletionResponse {
   if (!isObject(v)) throw new Error("not a JSON object");
-  const calls = list(v.tool_calls);
+  const calls = list(v.tool_calls).filter((call) => isObject(call) && str(call.name) !== "");
   const dropped = calls.length - MAX_TOOL_CALLS_PER_REPLY;
   return {
     content: str(v.content),

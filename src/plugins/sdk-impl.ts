@@ -23,7 +23,7 @@ import type {
 } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { EmbeddingRegistry } from "../embedding/spi.js";
-import { checkChannelClaim } from "../io/reserved-channels.js";
+import { checkChannelClaim, checkInjectClaim } from "../io/reserved-channels.js";
 import type { Agent } from "../kernel/agent.js";
 import { HomeAgentError } from "../util/errors.js";
 import { ANY_TOOL_CALLS, checkAllowed, type Grant, type SdkMember } from "./capabilities.js";
@@ -165,9 +165,19 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       };
     },
     publish: (type, payload) => agent.bus.publish(type, name, payload),
-    injectInput: (source, channel, text, opts) => agent.injectInput(source, channel, text, opts),
-    injectInputSync: (source, channel, text, opts) => agent.injectInputSync(source, channel, text, opts),
-    injectInterrupt: (source, channel, text) => agent.injectInterrupt(source, channel, text),
+    injectInput: (source, channel, text, opts) => {
+      checkInjectClaim(source, channel, name, grant.builtin);
+      return agent.injectInput(source, channel, text, opts);
+    },
+    // Async, so a refusal rejects, as the agent's own refusals of an input do.
+    injectInputSync: async (source, channel, text, opts) => {
+      checkInjectClaim(source, channel, name, grant.builtin);
+      return agent.injectInputSync(source, channel, text, opts);
+    },
+    injectInterrupt: (source, channel, text) => {
+      checkInjectClaim(source, channel, name, grant.builtin);
+      agent.injectInterrupt(source, channel, text);
+    },
     settings: {
       get: (key) => settings.get(key),
       set: (key, value) => settings.set(key, value),

@@ -188,14 +188,14 @@ describe("dashboard in a real browser", { skip: dashboardSkip }, () => {
     await openTab(page, "Plugins");
     const card = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "cli", exact: true }) });
     await card.getByText("Health: degraded", { exact: true }).waitFor();
-    await card.getByText(/^its pre_action handler failed 3 times in a row \(last: backend down\)/).waitFor();
+    await card.getByText(/^its pre_action handler failed 3 of its last 3 runs \(last: backend down\)/).waitFor();
     await openTab(page, "Kernel");
     const row = page
       .getByRole("region", { name: "Plugins" })
       .getByRole("row")
       .filter({ has: page.getByRole("rowheader", { name: "cli" }) });
     await row.getByText("degraded", { exact: true }).waitFor();
-    await row.getByText(/pre_action handler failed 3 times in a row/).waitFor();
+    await row.getByText(/pre_action handler failed 3 of its last 3 runs/).waitFor();
     await screenshot(page, "plugin-degraded");
     assert.deepEqual(unexpectedErrors(page), []);
   });

@@ -206,8 +206,8 @@ export interface OutputChannelOptions {
  * - `system`: `{kind, …}` — daemon news, e.g. `interrupt` `{source, channel}`, `context_pruned`
  *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `plugin_crashed` `{plugin, exitCode, signal,
  *   stderrTail}`, `plugin_unhealthy` `{plugin, error}` (crashed 3 times in 5 minutes; not restarted),
- *   `plugin_degraded` `{plugin, stage, reason}` (a stage handler of it failed 3 times in a row: all its stage
- *   handlers are skipped until it restarts or is reloaded),
+ *   `plugin_degraded` `{plugin, stage, reason}` (a stage handler of it failed 3 of its last 5 runs: all its
+ *   stage handlers are skipped until it restarts or is reloaded),
  *   `started`, `tools_trimmed` `{offered, total}`
  *   (once per run: the tool definitions exceed their share of the prompt, so each request offers a core set
  *   and the model loads others with tool_search).
@@ -306,9 +306,10 @@ export interface PluginSDK {
 
   registerTool(def: ToolDef, handler: ToolHandler): void;
   /**
-   * A handler of `stage`. Of `ctx.toolCalls` it may add, edit or drop only calls of this plugin's own tools
-   * (editing and dropping any call needs "tool_calls_any"); another change there is dropped and logged. A
-   * handler that fails 3 times in a row suspends all of this plugin's handlers until it restarts.
+   * A handler of `stage`. Of `ctx.toolCalls` it may add, edit or drop only calls of this plugin's own tools,
+   * and of `ctx.toolResults` replace only theirs (editing, dropping and replacing for any call needs
+   * "tool_calls_any"); another change there is dropped and logged. A handler that failed 3 of its last 5
+   * runs suspends all of this plugin's handlers until it restarts.
    */
   registerStage(stage: Stage, handler: StageHandler, scope?: StageScope): void;
   /**
@@ -352,7 +353,9 @@ export interface PluginSDK {
   /** Capability `events`, and built-in plugins only: other plugins are refused. */
   publish(type: EventType, payload: Record<string, unknown>): void;
 
-  // Capability `io`: talking to the agent as a user would.
+  // Capability `io`: talking to the agent as a user would. A channel or source (its part before the first
+  // "/" or ":") that names a built-in or the daemon ("cli", "webui", "kernel", …) is refused
+  // ("channel_name_reserved"), unless this is that built-in.
   injectInput(source: string, channel: string, text: string, opts?: InjectOptions): string;
   injectInputSync(source: string, channel: string, text: string, opts?: InjectOptions): Promise<InputReply>;
   injectInterrupt(source: string, channel: string, text: string): void;

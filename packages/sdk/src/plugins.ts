@@ -18,8 +18,8 @@ export interface PluginInfo {
   kind: PluginKind;
   state: PluginState;
   /**
-   * "degraded": it runs, but a stage handler of it failed (timed out, errored) 3 times in a row, so all its
-   * stage handlers are skipped (a critical plugin's refuse) until it restarts or is reloaded; `healthReason`
+   * "degraded": it runs, but a stage handler of it failed (timed out, errored) 3 of its last 5 runs, so all
+   * its stage handlers are skipped (a critical plugin's refuse) until it restarts or is reloaded; `healthReason`
    * says which and why. "unhealthy": state "unhealthy" (`lastError` says why).
    */
   health: "ok" | "degraded" | "unhealthy";

@@ -3,8 +3,8 @@
  * who can reach the port could hold all of them with connections that send nothing, and lock the dashboard
  * and every API client out until the header deadline. So a connection counts as pre-auth until one of its
  * requests passes auth (API key or session), and pre-auth ones are held to a cap below the total: over it the
- * oldest is cut (an idle one first). A connection that has sent no complete request yet must also send one
- * sooner than the server's ordinary header deadline.
+ * oldest is cut. A connection that has sent no complete request yet must also send one sooner than the
+ * server's ordinary header deadline.
  */
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
@@ -22,8 +22,6 @@ export interface GateLimits {
 interface PreAuth {
   /** Set until the first request's headers are in. */
   timer: NodeJS.Timeout | undefined;
-  /** Requests on it being answered now. */
-  inFlight: number;
 }
 
 /** Answers for a connection cut before it sent a whole request: it then learns why, like Node's own 408. */
@@ -47,13 +45,11 @@ export class ConnectionGate {
   attach(server: ServerType): void {
     const http = server as Server;
     http.on("connection", (socket: Socket) => this.admit(socket));
-    http.on("request", (req, res) => {
+    http.on("request", (req) => {
       const state = this.preAuth.get(req.socket);
       if (!state) return;
       clearTimeout(state.timer);
       state.timer = undefined;
-      state.inFlight++;
-      res.once("close", () => state.inFlight--);
     });
   }
 
@@ -68,7 +64,7 @@ export class ConnectionGate {
     if (this.preAuth.size >= this.limits.maxPreAuth) this.evictOne();
     const timer = setTimeout(() => cut(socket, TOO_SLOW), this.limits.firstHeadersMs);
     timer.unref();
-    this.preAuth.set(socket, { timer, inFlight: 0 });
+    this.preAuth.set(socket, { timer });
     socket.once("close", () => this.release(socket));
   }
 
@@ -78,16 +74,12 @@ export class ConnectionGate {
     this.preAuth.delete(socket);
   }
 
-  /** The oldest pre-auth connection with no request being answered, else the oldest of all. */
+  /**
+   * The oldest pre-auth connection, whatever it is doing: sparing the busy ones let a flood of requests that
+   * never finish (a login whose body never comes) make a keyed client's brand-new connection the victim.
+   */
   private evictOne(): void {
-    let victim: [Socket, PreAuth] | undefined;
-    for (const entry of this.preAuth) {
-      victim ??= entry;
-      if (entry[1].inFlight === 0) {
-        victim = entry;
-        break;
-      }
-    }
+    const victim = this.preAuth.entries().next().value;
     if (!victim) return;
     const [socket, state] = victim;
     this.release(socket);

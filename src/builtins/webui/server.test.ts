@@ -480,6 +480,42 @@ describe("listening", () => {
     }
   });
 
+  test("requests that never finish cannot make a keyed client's new connection the one cut", async () => {
+    const webui = builtinPlugins().find((p) => p.name === "webui");
+    assert.ok(webui);
+    const plugin = createWebuiPlugin({ listenAddr: "127.0.0.1:0", limits: { maxPreAuthConnections: 4 } });
+    const daemon = await startDaemon({
+      dataDir: tempDir("ha-webui-preauth-busy-"),
+      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
+      ollamaUrl: "",
+      logWrite: () => {},
+      plugins: [{ ...webui, create: () => plugin }],
+    });
+    const port = plugin.address()?.port ?? 0;
+    const host = `127.0.0.1:${port}`;
+    const sockets: RawSocket[] = [];
+    try {
+      // Logins whose bodies never come: requests in flight, before any authentication.
+      const stuck: RawSocket[] = [];
+      for (let i = 0; i < 3; i++) {
+        const s = await rawSocket(port, sockets);
+        s.socket.write(
+          `POST /api/v1/login HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n`,
+        );
+        stuck.push(s);
+      }
+      const client = await rawSocket(port, sockets);
+      await rawSocket(port, sockets);
+      await waitFor(() => stuck[0].closed(), "the oldest pre-auth connection to be cut");
+      assert.equal(client.closed(), false, "the newest connections are spared, busy or not");
+      client.socket.write(`GET /api/v1/status HTTP/1.1\r\nHost: ${host}\r\nX-API-Key: ${TEST_API_KEY}\r\n\r\n`);
+      await waitFor(() => /HTTP\/1\.1 200/.test(client.received()), "the keyed client's answer");
+    } finally {
+      for (const s of sockets) s.socket.destroy();
+      await daemon.stop();
+    }
+  });
+
   test("stopping the plugin cuts open connections at once, a request still sending its body included", async () => {
     const s = await startWebDaemon({ webuiOnly: true });
     try {

@@ -49,10 +49,10 @@ test("generic core.* calls go through the plugin's SDK", async () => {
 
 test("a plugin can talk to the agent (io): inject options are checked, the reply comes back", async () => {
   probe.host.harness.llm.enqueue({ text: "hello, plugin" });
-  const answer = await core(probe, "core.injectInputSync", ["probe", "cli", "hi from a plugin", { userId: "u1" }]);
+  const answer = await core(probe, "core.injectInputSync", ["probe", "probe", "hi from a plugin", { userId: "u1" }]);
   assert.equal(answer.ok, true);
   assert.equal((answer.value as { content: string }).content, "hello, plugin");
-  const bad = await core(probe, "core.injectInputSync", ["probe", "cli", "hi", { signal: "x", userId: 5 }]);
+  const bad = await core(probe, "core.injectInputSync", ["probe", "probe", "hi", { signal: "x", userId: 5 }]);
   assert.equal(bad.error?.code, -32602);
   assert.match(bad.error?.message ?? "", /userId must be a string, got a number/);
 });
