@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, test } from "node:test";
+import { drainStream, streamText } from "../../test/fixtures/adapter-harness.js";
 import { type FakeLLM, type RecordedRequest, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 import { LuaVM } from "../lua/vm.js";
@@ -64,9 +65,9 @@ async function provider(over: Partial<LuaAdaptedProviderOptions> = {}): Promise<
     ...over,
   });
   fake.enqueue({ text: "warm" });
-  const warm = await drain(p.chatStream(request));
+  const warm = await drainStream(p.chatStream(request));
   assert.equal(warm.error, undefined);
-  assert.equal(text(warm.chunks), "warm");
+  assert.equal(streamText(warm.chunks), "warm");
   fake.requests.length = 0;
   return p;
 }
@@ -75,19 +76,6 @@ async function provider(over: Partial<LuaAdaptedProviderOptions> = {}): Promise<
 const ENDS = { timeout: 15_000 };
 
 const request: CompletionRequest = { model: "", messages: [{ role: "user", content: "hi" }] };
-
-/** The chunks a stream yielded before it ended, and the error it ended with (if any). */
-async function drain(stream: AsyncIterable<StreamChunk>): Promise<{ chunks: StreamChunk[]; error?: unknown }> {
-  const chunks: StreamChunk[] = [];
-  try {
-    for await (const chunk of stream) chunks.push(chunk);
-    return { chunks };
-  } catch (error) {
-    return { chunks, error };
-  }
-}
-
-const text = (chunks: StreamChunk[]) => chunks.map((c) => c.content).join("");
 
 async function closedByClient(i = 0): Promise<RecordedRequest> {
   await waitFor(() => fake.requests[i]?.aborted, `the server to see request ${i} aborted by the client`);
@@ -106,12 +94,12 @@ describe("a provider call ends once it has begun", () => {
   test("a never-ending stream ends at the call deadline, after the text that came", ENDS, async () => {
     const p = await provider({ idleTimeoutMs: 200, callTimeoutMs: 400 });
     fake.enqueue({ text: "more ", endless: true, frameIntervalMs: 5 });
-    const { chunks, error } = await drain(p.chatStream(request));
+    const { chunks, error } = await drainStream(p.chatStream(request));
     assert.ok(error instanceof ProviderTimeoutError, `expected a timeout, got ${error}`);
     assert.equal(error.limit, "call");
     assert.equal(error.kind, "transient");
     assert.equal(error.message, "main did not finish its reply within 400 ms (core.llm.call_timeout)");
-    assert.match(text(chunks), /^more more (more )*/);
+    assert.match(streamText(chunks), /^more more (more )*/);
     await closedByClient();
   });
 
@@ -121,7 +109,7 @@ describe("a provider call ends once it has begun", () => {
     async () => {
       const p = await provider({ idleTimeoutMs: 200, callTimeoutMs: 400 });
       fake.enqueue({ text: "slow", endless: true, trickleMs: 10 });
-      const { error } = await drain(p.chatStream(request));
+      const { error } = await drainStream(p.chatStream(request));
       assert.ok(error instanceof ProviderTimeoutError, `expected a timeout, got ${error}`);
       assert.equal(error.limit, "call");
       await closedByClient();
@@ -131,7 +119,7 @@ describe("a provider call ends once it has begun", () => {
   test("a stream that goes silent after its first chunk ends at the idle limit", ENDS, async () => {
     const p = await provider({ idleTimeoutMs: 200 });
     fake.enqueue({ text: "hello", stallAfterChars: 0 });
-    const { chunks, error } = await drain(p.chatStream(request));
+    const { chunks, error } = await drainStream(p.chatStream(request));
     assert.ok(error instanceof ProviderTimeoutError, `expected a timeout, got ${error}`);
     assert.equal(error.limit, "idle");
     assert.equal(error.code, "llm_idle_timeout");
@@ -139,16 +127,16 @@ describe("a provider call ends once it has begun", () => {
       error.message,
       "main sent nothing for 200 ms in the middle of its reply (core.llm.stream_idle_timeout)",
     );
-    assert.equal(text(chunks), "");
+    assert.equal(streamText(chunks), "");
     await closedByClient();
   });
 
   test("the idle limit counts only silences: a stream with short pauses completes", ENDS, async () => {
     const p = await provider({ idleTimeoutMs: 300 });
     fake.enqueue({ text: "steady pace", frameIntervalMs: 20 });
-    const { chunks, error } = await drain(p.chatStream(request));
+    const { chunks, error } = await drainStream(p.chatStream(request));
     assert.equal(error, undefined);
-    assert.equal(text(chunks), "steady pace");
+    assert.equal(streamText(chunks), "steady pace");
   });
 
   test(
@@ -157,7 +145,7 @@ describe("a provider call ends once it has begun", () => {
     async () => {
       const p = await provider({ maxLineBytes: 64 * KiB });
       fake.enqueue({ unterminated: true });
-      const { error } = await drain(p.chatStream(request));
+      const { error } = await drainStream(p.chatStream(request));
       assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${error}`);
       assert.equal(error.kind, "fatal");
       assert.equal(error.code, "stream_line_too_long");
@@ -177,7 +165,7 @@ describe("a provider call ends once it has begun", () => {
       maxLineBytes: 64 * KiB,
     });
     fake.enqueue({ unterminated: true });
-    const { error } = await drain(p.chatStream(request));
+    const { error } = await drainStream(p.chatStream(request));
     assert.ok(error instanceof ProviderError && error.code === "stream_line_too_long", `got ${error}`);
     await closedByClient();
   });
@@ -188,10 +176,10 @@ describe("a provider call ends once it has begun", () => {
     async () => {
       const p = await provider({ maxResponseBytes: MiB });
       fake.enqueue({ text: "x".repeat(10 * MiB), pieceChars: 64 * KiB });
-      const { chunks, error } = await drain(p.chatStream(request));
+      const { chunks, error } = await drainStream(p.chatStream(request));
       assert.equal(error, undefined);
       const note = "\n\n[reply cut: larger than 1 MiB (core.llm.max_response_bytes)]";
-      assert.equal(text(chunks), "x".repeat(MiB) + note);
+      assert.equal(streamText(chunks), "x".repeat(MiB) + note);
       const last = chunks.at(-1);
       assert.equal(last?.done, true);
       assert.equal(last?.finish_reason, "length");
@@ -205,12 +193,12 @@ describe("a provider call ends once it has begun", () => {
     async () => {
       const p = await provider({ maxResponseBytes: 128 * KiB });
       fake.enqueue({ toolCalls: Array.from({ length: 120_000 }, () => ({ name: "x", arguments: {} })) });
-      const { chunks, error } = await drain(p.chatStream(request));
+      const { chunks, error } = await drainStream(p.chatStream(request));
       assert.equal(error, undefined);
       const fragments = chunks.reduce((n, c) => n + c.tool_calls.length, 0);
       // A call is 3 bytes of text here: counting text alone, 128 KiB would let 43,000 through.
       assert.ok(fragments < (3 * 128 * KiB) / 128, `${fragments} tool-call fragments got through`);
-      assert.equal(text(chunks), "\n\n[reply cut: larger than 128 KiB (core.llm.max_response_bytes)]");
+      assert.equal(streamText(chunks), "\n\n[reply cut: larger than 128 KiB (core.llm.max_response_bytes)]");
       assert.equal(chunks.at(-1)?.finish_reason, "length");
       await closedByClient();
     },
@@ -219,10 +207,10 @@ describe("a provider call ends once it has begun", () => {
   test("the reply limit counts reasoning and never splits a character", ENDS, async () => {
     const p = await provider({ maxResponseBytes: 200 });
     fake.enqueue({ reasoning: "€".repeat(100), text: "after" });
-    const { chunks } = await drain(p.chatStream(request));
+    const { chunks } = await drainStream(p.chatStream(request));
     const reasoning = chunks.map((c) => c.reasoning_content).join("");
     assert.equal(reasoning, "€".repeat(66), "66 three-byte characters fit in 200 bytes");
-    assert.equal(text(chunks), "\n\n[reply cut: larger than 200 bytes (core.llm.max_response_bytes)]");
+    assert.equal(streamText(chunks), "\n\n[reply cut: larger than 200 bytes (core.llm.max_response_bytes)]");
   });
 
   test(
@@ -301,7 +289,7 @@ describe("ProviderManager and the limits", () => {
     const reply = await llm.stream(request, { onChunk: (c) => seen.push(c) });
     assert.equal(reply.finish_reason, "length");
     assert.ok(reply.content.endsWith("x\n\n[reply cut: larger than 1 MiB (core.llm.max_response_bytes)]"));
-    assert.equal(text(seen), reply.content, "listeners see the note too");
+    assert.equal(streamText(seen), reply.content, "listeners see the note too");
     assert.equal(fake.requests.length, 1);
     assert.deepEqual(
       llm.sources().map((s) => s.state),
@@ -332,7 +320,7 @@ describe("ProviderManager and the limits", () => {
       reply.content,
     );
     assert.equal(reply.finish_reason, "interrupted");
-    assert.equal(text(seen), reply.content);
+    assert.equal(streamText(seen), reply.content);
     assert.equal(fake.requests.length, 1, "the partial reply is kept, not asked again elsewhere");
     await closedByClient(0);
   });

@@ -7,12 +7,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, beforeEach, describe, test } from "node:test";
+import { drainStream, streamText } from "../../test/fixtures/adapter-harness.js";
 import { type FakeLLM, type FakeStep, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 import { LuaVM } from "../lua/vm.js";
 import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
 import { ProviderManager } from "./manager.js";
-import { type CompletionRequest, ProviderTimeoutError, type StreamChunk } from "./provider.js";
+import { type CompletionRequest, ProviderTimeoutError } from "./provider.js";
 
 const adapter = (name: string) => readFileSync(new URL(`./adapters/${name}.lua`, import.meta.url), "utf8");
 const FORMATS = {
@@ -55,24 +56,12 @@ async function provider(format: Format, over: Partial<LuaAdaptedProviderOptions>
     ...over,
   });
   fake.enqueue({ text: "warm" });
-  assert.equal(text((await drain(p.chatStream(request))).chunks), "warm");
+  assert.equal(streamText((await drainStream(p.chatStream(request))).chunks), "warm");
   fake.requests.length = 0;
   return p;
 }
 
 const request: CompletionRequest = { model: "", messages: [{ role: "user", content: "hi" }] };
-
-async function drain(stream: AsyncIterable<StreamChunk>): Promise<{ chunks: StreamChunk[]; error?: unknown }> {
-  const chunks: StreamChunk[] = [];
-  try {
-    for await (const chunk of stream) chunks.push(chunk);
-    return { chunks };
-  } catch (error) {
-    return { chunks, error };
-  }
-}
-
-const text = (chunks: StreamChunk[]) => chunks.map((c) => c.content).join("");
 
 async function closedByClient(i = 0): Promise<void> {
   await waitFor(() => fake.requests[i]?.aborted, `the server to see request ${i} aborted by the client`);
@@ -114,14 +103,14 @@ describe("keep-alives before any content end at core.llm.first_content_timeout",
     test(what, ENDS, async () => {
       const p = await provider(format);
       fake.enqueue(keepAliveOnly(keepAlive));
-      const { chunks, error } = await drain(p.chatStream(request));
+      const { chunks, error } = await drainStream(p.chatStream(request));
       assertTimeout(error, "first_content");
       assert.equal(error.code, "llm_first_content_timeout");
       assert.equal(
         error.message,
         "main sent no text, reasoning or tool call within 300 ms of the request; keep-alives and empty chunks do not count (core.llm.first_content_timeout)",
       );
-      assert.equal(text(chunks), "");
+      assert.equal(streamText(chunks), "");
       await closedByClient();
     });
   }
@@ -129,7 +118,7 @@ describe("keep-alives before any content end at core.llm.first_content_timeout",
   test("text of white space alone keeps nothing alive: one space a tick ends at the limit", ENDS, async () => {
     const p = await provider("openai");
     fake.enqueue({ text: " ".repeat(200), pieceChars: 1, frameIntervalMs: 20 });
-    const { error } = await drain(p.chatStream(request));
+    const { error } = await drainStream(p.chatStream(request));
     assertTimeout(error, "first_content");
     await closedByClient();
   });
@@ -140,9 +129,9 @@ describe("keep-alives before any content end at core.llm.first_content_timeout",
     async () => {
       const p = await provider("openai");
       fake.enqueue({ reasoning: "thinking ".repeat(4), pieceChars: 3, text: "answer", frameIntervalMs: 40 });
-      const { chunks, error } = await drain(p.chatStream(request));
+      const { chunks, error } = await drainStream(p.chatStream(request));
       assert.equal(error, undefined);
-      assert.equal(text(chunks), "answer");
+      assert.equal(streamText(chunks), "answer");
     },
   );
 });
@@ -159,13 +148,13 @@ describe("after content, keep-alives do not reset core.llm.stream_idle_timeout",
     test(what, ENDS, async () => {
       const p = await provider(format);
       fake.enqueue(helloThenKeepAlive(keepAlive));
-      const { chunks, error } = await drain(p.chatStream(request));
+      const { chunks, error } = await drainStream(p.chatStream(request));
       assertTimeout(error, "idle");
       assert.equal(
         error.message,
         "main sent no new content for 300 ms in the middle of its reply, at most keep-alives (core.llm.stream_idle_timeout)",
       );
-      assert.equal(text(chunks), "hello");
+      assert.equal(streamText(chunks), "hello");
       await closedByClient();
     });
   }
@@ -173,9 +162,9 @@ describe("after content, keep-alives do not reset core.llm.stream_idle_timeout",
   test("a steady stream slower than the idle limit in total completes: each piece restarts it", ENDS, async () => {
     const p = await provider("openai");
     fake.enqueue({ text: "one two three four five six", pieceChars: 4, frameIntervalMs: 60 });
-    const { chunks, error } = await drain(p.chatStream(request));
+    const { chunks, error } = await drainStream(p.chatStream(request));
     assert.equal(error, undefined);
-    assert.equal(text(chunks), "one two three four five six");
+    assert.equal(streamText(chunks), "one two three four five six");
   });
 });
 

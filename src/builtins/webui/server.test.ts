@@ -12,14 +12,14 @@ import { Hono } from "hono";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
 import { rawRequest, startWebDaemon, TEST_API_KEY, type WebDaemon } from "../../../test/fixtures/webui.js";
-import { startDaemon } from "../../daemon/bootstrap.js";
+import { type Daemon, startDaemon } from "../../daemon/bootstrap.js";
 import { builtinPlugins } from "../index.js";
 import { ApiError, type WebEnv } from "./context.js";
 import { installErrorHandlers } from "./errors.js";
 import { isAllowedHost } from "./host-guard.js";
 import { DEFAULT_LIMITS, MAX_CONNECTIONS, serverTimeouts } from "./limits.js";
 import { isLoopback, parseListenAddress } from "./listen.js";
-import { createWebuiPlugin } from "./plugin.js";
+import { createWebuiPlugin, type WebuiPlugin, type WebuiPluginOptions } from "./plugin.js";
 import { isUnsafe } from "./request-log.js";
 
 let w: WebDaemon;
@@ -74,6 +74,24 @@ function assertSecurityHeaders(res: Response, what: string): void {
     const got = res.headers.get(name) ?? "";
     assert.ok(got === value || (name === "content-security-policy" && got.startsWith(`${value};`)), `${what}: ${name}`);
   }
+}
+
+/** A daemon whose one plugin is the web UI made with `opts`, on a fresh data dir (or `dataDir`). */
+async function webuiDaemon(
+  opts: WebuiPluginOptions,
+  more: { dataDir?: string; logWrite?: (line: string) => void } = {},
+): Promise<{ daemon: Daemon; plugin: WebuiPlugin; port: number }> {
+  const webui = builtinPlugins().find((p) => p.name === "webui");
+  assert.ok(webui);
+  const plugin = createWebuiPlugin(opts);
+  const daemon = await startDaemon({
+    dataDir: more.dataDir ?? tempDir("ha-webui-"),
+    env: { HOMEAGENT_API_KEY: TEST_API_KEY },
+    ollamaUrl: "",
+    logWrite: more.logWrite ?? (() => {}),
+    plugins: [{ ...webui, create: () => plugin }],
+  });
+  return { daemon, plugin, port: plugin.address()?.port ?? 0 };
 }
 
 describe("answers", () => {
@@ -296,15 +314,7 @@ describe("listening", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as { port: number }).port;
     const logs: string[] = [];
-    const webui = builtinPlugins().find((p) => p.name === "webui");
-    assert.ok(webui);
-    const daemon = await startDaemon({
-      dataDir: tempDir("ha-webui-busy-"),
-      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
-      ollamaUrl: "",
-      logWrite: (l) => logs.push(l),
-      plugins: [{ ...webui, create: () => createWebuiPlugin({ listenAddr: `127.0.0.1:${port}` }) }],
-    });
+    const { daemon } = await webuiDaemon({ listenAddr: `127.0.0.1:${port}` }, { logWrite: (l) => logs.push(l) });
     try {
       const info = daemon.plugins.list().find((p) => p.name === "webui");
       assert.equal(info?.state, "failed");
@@ -321,15 +331,7 @@ describe("listening", () => {
   });
 
   test("a listen address that is not host:port fails the plugin with the setting's name", async () => {
-    const webui = builtinPlugins().find((p) => p.name === "webui");
-    assert.ok(webui);
-    const daemon = await startDaemon({
-      dataDir: tempDir("ha-webui-bad-"),
-      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
-      ollamaUrl: "",
-      logWrite: () => {},
-      plugins: [{ ...webui, create: () => createWebuiPlugin({ listenAddr: "nonsense" }) }],
-    });
+    const { daemon } = await webuiDaemon({ listenAddr: "nonsense" });
     try {
       const info = daemon.plugins.list().find((p) => p.name === "webui");
       assert.equal(info?.state, "failed");
@@ -342,20 +344,11 @@ describe("listening", () => {
   test("slowloris and clients that stop reading are cut: a header deadline and an idle timeout", async () => {
     assert.ok(serverTimeouts(DEFAULT_LIMITS).headersMs <= 10_000, "headers within 10 s by default");
     assert.ok(serverTimeouts(DEFAULT_LIMITS).idleMs > DEFAULT_LIMITS.chatTimeoutMs, "a silent sync chat is not cut");
-    const webui = builtinPlugins().find((p) => p.name === "webui");
-    assert.ok(webui);
-    const plugin = createWebuiPlugin({
-      listenAddr: "127.0.0.1:0",
-      timeouts: { headersMs: 300, checkMs: 50, idleMs: 500 },
-    });
     const dataDir = tempDir("ha-webui-slow-");
-    const daemon = await startDaemon({
-      dataDir,
-      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
-      ollamaUrl: "",
-      logWrite: () => {},
-      plugins: [{ ...webui, create: () => plugin }],
-    });
+    const { daemon, plugin } = await webuiDaemon(
+      { listenAddr: "127.0.0.1:0", timeouts: { headersMs: 300, checkMs: 50, idleMs: 500 } },
+      { dataDir },
+    );
     const sockets: Socket[] = [];
     const open = (): Promise<{ socket: Socket; closed: () => boolean; received: () => string }> =>
       new Promise((resolve) => {
@@ -405,18 +398,8 @@ describe("listening", () => {
     const { headersMs, firstHeadersMs } = serverTimeouts(DEFAULT_LIMITS);
     assert.ok(DEFAULT_LIMITS.maxPreAuthConnections < MAX_CONNECTIONS, "headroom for authenticated connections");
     assert.ok(firstHeadersMs <= 5000 && firstHeadersMs < headersMs, "a shorter deadline for a first request");
-    const webui = builtinPlugins().find((p) => p.name === "webui");
-    assert.ok(webui);
     // The real caps; only the first request's deadline is shrunk, and it stays well under the 10 s one.
-    const plugin = createWebuiPlugin({ listenAddr: "127.0.0.1:0", timeouts: { firstHeadersMs: 3000 } });
-    const daemon = await startDaemon({
-      dataDir: tempDir("ha-webui-halfopen-"),
-      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
-      ollamaUrl: "",
-      logWrite: () => {},
-      plugins: [{ ...webui, create: () => plugin }],
-    });
-    const port = plugin.address()?.port ?? 0;
+    const { daemon, port } = await webuiDaemon({ listenAddr: "127.0.0.1:0", timeouts: { firstHeadersMs: 3000 } });
     const sockets: RawSocket[] = [];
     const closed = () => sockets.filter((s) => s.closed()).length;
     try {
@@ -442,21 +425,11 @@ describe("listening", () => {
   });
 
   test("over the pre-auth cap the oldest unauthenticated connection is cut (503); an authenticated one never; a late first request is 408", async () => {
-    const webui = builtinPlugins().find((p) => p.name === "webui");
-    assert.ok(webui);
-    const plugin = createWebuiPlugin({
+    const { daemon, port } = await webuiDaemon({
       listenAddr: "127.0.0.1:0",
       limits: { maxPreAuthConnections: 4 },
       timeouts: { firstHeadersMs: 1500 },
     });
-    const daemon = await startDaemon({
-      dataDir: tempDir("ha-webui-preauth-"),
-      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
-      ollamaUrl: "",
-      logWrite: () => {},
-      plugins: [{ ...webui, create: () => plugin }],
-    });
-    const port = plugin.address()?.port ?? 0;
     const keyed = `GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${TEST_API_KEY}\r\n\r\n`;
     const answers = (s: RawSocket) => s.received().match(/HTTP\/1\.1 200/g)?.length ?? 0;
     const sockets: RawSocket[] = [];
@@ -481,17 +454,7 @@ describe("listening", () => {
   });
 
   test("requests that never finish cannot make a keyed client's new connection the one cut", async () => {
-    const webui = builtinPlugins().find((p) => p.name === "webui");
-    assert.ok(webui);
-    const plugin = createWebuiPlugin({ listenAddr: "127.0.0.1:0", limits: { maxPreAuthConnections: 4 } });
-    const daemon = await startDaemon({
-      dataDir: tempDir("ha-webui-preauth-busy-"),
-      env: { HOMEAGENT_API_KEY: TEST_API_KEY },
-      ollamaUrl: "",
-      logWrite: () => {},
-      plugins: [{ ...webui, create: () => plugin }],
-    });
-    const port = plugin.address()?.port ?? 0;
+    const { daemon, port } = await webuiDaemon({ listenAddr: "127.0.0.1:0", limits: { maxPreAuthConnections: 4 } });
     const host = `127.0.0.1:${port}`;
     const sockets: RawSocket[] = [];
     try {
