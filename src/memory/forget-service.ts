@@ -1,19 +1,3 @@
-/**
- * One forget, everywhere the user's words may be: memory's layers (forget.ts), the data plugins keep for
- * themselves (their onForget handlers), the knowledge base (listed; removed only when asked), then a scrub of
- * the database files (scrub.ts). The user's `/memory forget`, `DELETE /api/v1/memory` and the model's
- * memory_purge / memory_delete_entity all come through here, so none of them forgets less than another.
- *
- * A forget asked for while a turn runs (the model's tool, or the user in another window) leaves that turn's
- * input alone and repeats itself on the job lane once the turn has ended, which also catches its reply, its
- * raw-log line and what plugins saw of it. That repeat must not be lost: the ids of the inputs left alone are
- * written down (ids, never the text), so a daemon killed before the repeat forgets them whole at its next
- * start; a daemon that stops runs the repeats before memory closes.
- *
- * Plugins are asked once per forget and never hold the job lane: a handler that hangs costs the forget that
- * asked it at most its deadline, and costs turns nothing.
- */
-import { existsSync, readFileSync, rmSync } from "node:fs";
 import type {
   ForgetCounts,
   ForgetReport,
@@ -24,8 +8,8 @@ import type {
 } from "@homeagent/sdk";
 import type { Job } from "../kernel/jobs.js";
 import { errorMessage } from "../util/errors.js";
-import { writePrivateFile } from "../util/private-file.js";
 import { checkTerms, type Forgetter, zeroCounts } from "./forget.js";
+import { PendingList } from "./pending-list.js";
 import type { Scrubber } from "./scrub.js";
 
 /** What forget reaches outside memory.db and the raw log; the daemon fills it in once those exist. */
@@ -60,7 +44,12 @@ export class ForgetService {
   /** Forgets still to repeat after the turn that was running, each once. */
   private readonly repeats = new Set<string[]>();
 
-  constructor(private readonly deps: ForgetServiceDeps) {}
+  /** Inputs a forget had to leave running, by id, until its repeat has run (survives a crash). */
+  private readonly held: PendingList<number>;
+
+  constructor(private readonly deps: ForgetServiceDeps) {
+    this.held = new PendingList(deps.heldFile, (v): v is number => Number.isSafeInteger(v), deps.log);
+  }
 
   /** The plugins, the knowledge base and the input history are there: forget reaches them from now on. */
   setReach(reach: ForgetReach): void {
@@ -108,11 +97,11 @@ export class ForgetService {
 
   /** At start: inputs a forget left running before the daemon died are forgotten whole. */
   async recoverHeld(): Promise<void> {
-    const ids = this.readHeld();
+    const ids = this.held.read();
     if (ids.length === 0) return;
     const n = await this.deps.forgetter.removeEvents(ids);
     this.deps.log.info(`memory: finished a forget interrupted by a restart (${n} turn(s) removed)`);
-    this.writeHeld([]);
+    this.held.write([]);
     this.deps.scrubber.request([this.deps.memoryDb]);
   }
 
@@ -127,10 +116,9 @@ export class ForgetService {
 
   /** Memory's own removal, the input history's, and the repeat for a turn that is running. */
   private async removeHere(terms: string[]): Promise<ForgetCounts> {
-    const held = this.deps.forgetter.heldBack(terms);
-    const counts = await this.deps.forgetter.remove(terms, { keepPending: true });
+    const { counts, held } = await this.deps.forgetter.remove(terms, { keepPending: true });
     counts.history = this.reach?.history(terms, true) ?? 0;
-    if (held.length > 0) this.writeHeld([...new Set([...this.readHeld(), ...held])]);
+    if (held.length > 0) this.held.write([...new Set([...this.held.read(), ...held])]);
     this.repeatAfterTurn(terms);
     return counts;
   }
@@ -196,28 +184,8 @@ export class ForgetService {
     if (!this.repeats.delete(terms)) return;
     await this.deps.forgetter.remove(terms);
     this.reach?.history(terms, true);
-    if (this.repeats.size === 0) this.writeHeld([]);
+    if (this.repeats.size === 0) this.held.write([]);
     void this.plugins(terms, true);
-  }
-
-  private readHeld(): number[] {
-    if (!existsSync(this.deps.heldFile)) return [];
-    try {
-      const ids: unknown = JSON.parse(readFileSync(this.deps.heldFile, "utf8"));
-      if (Array.isArray(ids)) return ids.filter((id): id is number => Number.isSafeInteger(id));
-    } catch {
-      // Unreadable: nothing can be recovered from it; it is replaced at the next forget.
-    }
-    return [];
-  }
-
-  private writeHeld(ids: number[]): void {
-    try {
-      if (ids.length === 0) rmSync(this.deps.heldFile, { force: true });
-      else writePrivateFile(this.deps.heldFile, JSON.stringify(ids));
-    } catch (err) {
-      this.deps.log.warn(`memory: cannot write ${this.deps.heldFile}: ${errorMessage(err)}`);
-    }
   }
 }
 

@@ -113,12 +113,17 @@ export class Forgetter {
 
   /**
    * The removal itself, also for the graph tools' hard purge and delete. `keepPending` leaves the turn that
-   * is still running alone (a tool may not pull its own turn out from under it); the caller then repeats
-   * the removal once that turn has ended, which also catches its reply, raw-log line and distill candidate.
+   * is still running alone (a tool may not pull its own turn out from under it): `held` names its inputs,
+   * and the caller repeats the removal once that turn has ended, which also catches its reply, raw-log line
+   * and distill candidate.
    */
-  async remove(terms: readonly string[], opts: { keepPending?: boolean } = {}): Promise<ForgetCounts> {
+  async remove(
+    terms: readonly string[],
+    opts: { keepPending?: boolean } = {},
+  ): Promise<{ counts: ForgetCounts; held: number[] }> {
     const { context, docs, graph, pipeline, textlog, db } = this.deps;
     const needle = checkTerms(terms);
+    const mentions = forgetMatcher(needle);
     const m = this.find(needle, opts.keepPending === true);
     const removedEvents = await context.remove(m.events.map((e) => e.id));
     const rewritten = docs.forget(m.turns);
@@ -128,8 +133,8 @@ export class Forgetter {
       context: removedEvents,
       documents: rewritten.documents,
     };
-    counts.distill = pipeline.purge(forgetMatcher(needle)) + this.markers.mentioning(needle, { remove: true });
-    counts.textLog = await textlog.purge(mentioning(...needle), forgetMatcher(needle));
+    counts.distill = pipeline.purge(mentions) + this.markers.mentioning(needle, { remove: true });
+    counts.textLog = await textlog.purge(mentioning(...needle), mentions);
     counts.indexItems = counts.context + rewritten.items + counts.entities + this.sweepIndex(needle);
     // A pre-upgrade copy of memory.db holds the old text too; it is only kept for a failed upgrade.
     for (const path of upgradeBackups(db)) {
@@ -137,16 +142,7 @@ export class Forgetter {
       counts.backups++;
     }
     db.pragma("wal_checkpoint(TRUNCATE)");
-    return counts;
-  }
-
-  /** The running turns' inputs that mention the terms: what `remove` with `keepPending` leaves alone. */
-  heldBack(terms: readonly string[]): number[] {
-    const mentions = forgetMatcher(checkTerms(terms));
-    return this.deps.context
-      .events()
-      .filter((e) => awaitingReply(e) && mentions(eventText(e)))
-      .map((e) => e.id);
+    return { counts, held: m.held.map((e) => e.id) };
   }
 
   /**
@@ -185,10 +181,12 @@ export class Forgetter {
   private find(terms: readonly string[], keepPending = false) {
     const { context, docs } = this.deps;
     const mentions = forgetMatcher(terms);
-    const events = context.events().filter((e) => mentions(eventText(e)) && !(keepPending && awaitingReply(e)));
+    const all = context.events().filter((e) => mentions(eventText(e)));
+    const held = keepPending ? all.filter(awaitingReply) : [];
+    const events = all.filter((e) => !held.includes(e));
     const turns: DocTurn[] = docs.mentioning(terms);
     const docIds = new Set(turns.map((t) => t.docId));
-    return { events, turns, docs: [...docIds] };
+    return { events, held, turns, docs: [...docIds] };
   }
 }
 

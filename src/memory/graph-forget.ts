@@ -5,6 +5,7 @@
  * an entity type that holds them falls back to the default type; a rejected fact naming them is dropped.
  * Everything runs in the caller's SearchIndex.write, so the entities' search items change with the rows.
  */
+import type { ForgetCounts } from "@homeagent/sdk";
 import type { FactRejections } from "./fact-rejections.js";
 import { type GraphCore, type IndexWriter, toEntity } from "./graph-core.js";
 import { deleteEntity } from "./graph-removal.js";
@@ -12,15 +13,11 @@ import { DEFAULT_TYPE } from "./graph-rules.js";
 import { forgetSentenceIds, matchingSentenceIds } from "./graph-sentences.js";
 import { containsAll } from "./statements.js";
 
-export interface GraphForgetCounts {
-  entities: number;
-  relations: number;
-  sentences: number;
-  traits: number;
-  /** Entity types cleared (back to the default type), the entity kept. */
-  types: number;
-  rejections: number;
-}
+/** What forgetting removes from the graph, in the counts a forget reports. */
+export type GraphForgetCounts = Pick<
+  ForgetCounts,
+  "entities" | "relations" | "sentences" | "traits" | "types" | "rejections"
+>;
 
 /** Matching rows, as counts, with the names of the entities that would go (for samples). */
 export interface GraphMatches extends GraphForgetCounts {

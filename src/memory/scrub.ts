@@ -14,7 +14,7 @@
  * is one transaction: a kill -9 at any point leaves the old database or the new one, and the next start
  * scrubs again what the marker still lists.
  */
-import { existsSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
+import { existsSync, statfsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -22,7 +22,7 @@ import type { Logger, ScrubStatus } from "@homeagent/sdk";
 import type { Job } from "../kernel/jobs.js";
 import { formatBytes } from "../util/bytes.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
-import { writePrivateFile } from "../util/private-file.js";
+import { PendingList } from "./pending-list.js";
 
 const WORKER_URL = new URL("./scrub-worker.js", import.meta.url);
 /** Up to this size the copy VACUUM builds is kept in memory; a larger one goes to a temporary file. */
@@ -58,10 +58,13 @@ export class Scrubber {
   private running: { path: string; again: boolean; done: Promise<void> } | null = null;
   private readonly freeBytes: (dir: string) => number;
   private readonly now: () => number;
+  /** The databases still to scrub, for a start after a crash. */
+  private readonly marker: PendingList<string>;
 
   constructor(private readonly opts: ScrubOptions) {
     this.freeBytes = opts.freeBytes ?? diskFree;
     this.now = opts.now ?? Date.now;
+    this.marker = new PendingList(opts.marker, (v): v is string => typeof v === "string", opts.log);
   }
 
   status(): ScrubStatus {
@@ -85,14 +88,9 @@ export class Scrubber {
     // The database being rewritten now may already have read past what this forget removes: once more.
     if (this.running && paths.includes(this.running.path)) this.running.again = true;
     const fresh = paths.filter((p) => !this.waiting.includes(p) && existsSync(p));
-    const short = fresh.find((p) => this.freeBytes(dirname(p)) < scrubNeeds(p));
-    if (short) {
-      this.fail(
-        new ScrubError({
-          code: "scrub_disk_full",
-          message: `not enough free disk space to scrub ${basename(short)}: it needs about ${formatBytes(scrubNeeds(short))}; free some space, then forget again (the text is already removed from memory, but may linger in free space of the file)`,
-        }),
-      );
+    const problem = fresh.map((p) => this.noRoom(p)).find((e) => e !== undefined);
+    if (problem) {
+      this.fail(problem);
       return this.status();
     }
     this.waiting.push(...fresh);
@@ -106,7 +104,7 @@ export class Scrubber {
 
   /** A start after a crash: scrub what the marker still lists. */
   resume(): void {
-    const listed = readMarker(this.opts.marker, this.opts.log);
+    const listed = this.marker.read();
     if (listed.length > 0) {
       this.opts.log.info(`memory: resuming the scrub of ${listed.map((p) => basename(p)).join(", ")}`);
       this.request(listed);
@@ -141,22 +139,30 @@ export class Scrubber {
       this.done(path);
       return;
     }
+    const problem = this.noRoom(path);
+    if (problem) throw problem;
+    const tempStore = fileSize(path) <= IN_MEMORY_BYTES ? "memory" : "file";
+    if (await this.vacuum(path, tempStore, signal)) this.requeue(path);
+    else this.done(path);
+  }
+
+  /** Why `path` cannot be scrubbed for want of disk space (beside it, or for a large copy in the temp dir). */
+  private noRoom(path: string): ScrubError | undefined {
     const needs = scrubNeeds(path);
     if (this.freeBytes(dirname(path)) < needs) {
-      throw new ScrubError({
+      return new ScrubError({
         code: "scrub_disk_full",
-        message: `not enough free disk space to scrub ${basename(path)}: it needs about ${formatBytes(needs)}; free some space, then forget again`,
+        message: `not enough free disk space to scrub ${basename(path)}: it needs about ${formatBytes(needs)}; free some space, then forget again (the text is already removed from memory, but may linger in free space of the file)`,
       });
     }
-    const inMemory = fileSize(path) <= IN_MEMORY_BYTES;
-    if (!inMemory && this.freeBytes(tmpdir()) < fileSize(path)) {
-      throw new ScrubError({
+    const size = fileSize(path);
+    if (size > IN_MEMORY_BYTES && this.freeBytes(tmpdir()) < size) {
+      return new ScrubError({
         code: "scrub_disk_full",
-        message: `not enough free space in ${tmpdir()} for the copy VACUUM makes of ${basename(path)} (${formatBytes(fileSize(path))}); free some, then forget again`,
+        message: `not enough free space in ${tmpdir()} for the copy VACUUM makes of ${basename(path)} (${formatBytes(size)}); free some, then forget again`,
       });
     }
-    if (await this.vacuum(path, inMemory ? "memory" : "file", signal)) this.requeue(path);
-    else this.done(path);
+    return undefined;
   }
 
   /** One VACUUM of `path`; true when it was asked for again while it ran (it needs one more pass). */
@@ -204,12 +210,7 @@ export class Scrubber {
   }
 
   private saveMarker(): void {
-    try {
-      if (this.waiting.length === 0) rmSync(this.opts.marker, { force: true });
-      else writePrivateFile(this.opts.marker, JSON.stringify(this.waiting));
-    } catch (err) {
-      this.opts.log.warn(`memory: cannot write ${this.opts.marker}: ${errorMessage(err)}`);
-    }
+    this.marker.write(this.waiting);
   }
 }
 
@@ -259,18 +260,6 @@ function runWorker(path: string, tempStore: "memory" | "file", signal: AbortSign
     );
     worker.once("exit", (code) => fail("scrub_stopped", `the scrub of ${basename(path)} stopped (exit ${code})`));
   });
-}
-
-function readMarker(marker: string, log: Logger): string[] {
-  if (!existsSync(marker)) return [];
-  try {
-    const list: unknown = JSON.parse(readFileSync(marker, "utf8"));
-    if (Array.isArray(list) && list.every((p) => typeof p === "string")) return list;
-  } catch {
-    // A marker that does not parse is worthless: it is replaced at the next request.
-  }
-  log.warn(`memory: ${marker} is not a list of databases to scrub; ignoring it`);
-  return [];
 }
 
 function fileSize(path: string): number {

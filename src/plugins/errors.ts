@@ -91,3 +91,6 @@ export class PluginLimitError extends HomeAgentError {
     super({ code: "plugin_limit", message: `plugin "${plugin}" is refused: ${problem}`, cause });
   }
 }
+
+/** A plugin's onForget handler that did not answer in time, or answered something that is no report. */
+export class ForgetHandlerError extends HomeAgentError {}

@@ -9,6 +9,7 @@ import type { ForgetHandler, ForgetRequest, PluginForgetReport } from "@homeagen
 import { errorMessage } from "../util/errors.js";
 import { isObject } from "../util/object.js";
 import { withinTime } from "../util/time-limit.js";
+import { ForgetHandlerError } from "./errors.js";
 
 /** How long one handler may take. */
 export const FORGET_HANDLER_TIMEOUT_MS = 10_000;
@@ -42,7 +43,15 @@ export class ForgetHooks {
     const handler = this.handlers.get(plugin) as ForgetHandler;
     try {
       const work = Promise.resolve().then(() => handler({ terms: [...request.terms], confirm: request.confirm }));
-      const answer = await withinTime(work, this.timeoutMs, () => new Error(`no answer within ${this.timeoutMs} ms`));
+      const answer = await withinTime(
+        work,
+        this.timeoutMs,
+        () =>
+          new ForgetHandlerError({
+            code: "forget_handler_timeout",
+            message: `no answer within ${this.timeoutMs} ms; the plugin may still hold the text: reload it and forget again`,
+          }),
+      );
       return { plugin, ...checkAnswer(answer) };
     } catch (err) {
       return { plugin, counts: {}, samples: [], error: errorMessage(err) };
@@ -52,10 +61,10 @@ export class ForgetHooks {
 
 /** The answer as a report: bounded, numbers made whole and non-negative; a malformed one is an error. */
 function checkAnswer(answer: unknown): Omit<PluginForgetReport, "plugin"> {
-  if (!isObject(answer) || !isObject(answer.counts)) throw new Error("the handler answered without {counts}");
+  if (!isObject(answer) || !isObject(answer.counts)) throw badAnswer("the handler answered without {counts}");
   const counts: Record<string, number> = {};
   for (const [kind, n] of Object.entries(answer.counts).slice(0, MAX_KINDS)) {
-    if (typeof n !== "number" || !Number.isFinite(n)) throw new Error(`counts.${kind.slice(0, 40)} is not a number`);
+    if (typeof n !== "number" || !Number.isFinite(n)) throw badAnswer(`counts.${kind.slice(0, 40)} is not a number`);
     counts[kind.slice(0, MAX_KIND_CHARS)] = Math.max(0, Math.floor(n));
   }
   const samples = Array.isArray(answer.samples)
@@ -65,4 +74,11 @@ function checkAnswer(answer: unknown): Omit<PluginForgetReport, "plugin"> {
         .map((s) => s.slice(0, MAX_SAMPLE_CHARS))
     : [];
   return { counts, samples };
+}
+
+function badAnswer(what: string): ForgetHandlerError {
+  return new ForgetHandlerError({
+    code: "forget_handler_answer",
+    message: `${what}: a handler answers {counts: {kind: number}, samples?: [text]} (docs/plugin-protocol.md, forget.invoke)`,
+  });
 }

@@ -40,6 +40,17 @@ export function webuiForget(deps: WebuiForgetDeps): ForgetHandler {
   };
 }
 
+/** One term as an upload is searched for: as text, and as the bytes of its UTF-8 and UTF-16 forms. */
+interface Needle {
+  inText: (text: string) => boolean;
+  bytes: Buffer[];
+}
+
+function needleOf(term: string): Needle {
+  const folded = foldForForget(term).trim();
+  return { inText: forgetMatcher([term]), bytes: [Buffer.from(folded, "utf8"), Buffer.from(folded, "utf16le")] };
+}
+
 /** Uploaded files whose name, or whose content, mentions every term. */
 async function matchingUploads(dir: string, terms: readonly string[]): Promise<string[]> {
   let names: string[];
@@ -52,31 +63,28 @@ async function matchingUploads(dir: string, terms: readonly string[]): Promise<s
   } catch {
     return [];
   }
+  const needles = terms.map(needleOf);
   const found: string[] = [];
   for (const name of names) {
-    const left = terms.filter((t) => !forgetMatcher([t])(name));
+    const left = needles.filter((n) => !n.inText(name));
     if (left.length === 0 || (await contentMentions(join(dir, name), left))) found.push(name);
   }
   return found;
 }
 
 /**
- * Whether the file holds every term, read a chunk at a time (an upload may be 64 MB), the end of each chunk
- * carried over so a term cut by a chunk border is still found. Looked for as text (any script, any case)
- * and as bytes — UTF-8 and UTF-16, ASCII letters in any case — so the readable parts of a binary file (a
- * PDF's, a spreadsheet's) count too.
+ * Whether the file holds every needle, read a chunk at a time (an upload may be 64 MB), the end of each
+ * chunk carried over so a term cut by a chunk border is still found. Looked for as text (any script, any
+ * case) and as bytes — UTF-8 and UTF-16, ASCII letters in any case — so the readable parts of a binary file
+ * (a PDF's, a spreadsheet's) count too.
  */
-async function contentMentions(path: string, terms: readonly string[]): Promise<boolean> {
+async function contentMentions(path: string, needles: readonly Needle[]): Promise<boolean> {
   const handle = await open(path, "r").catch(() => null);
   if (!handle) return false;
   try {
     const decoder = new TextDecoder();
-    const byteForms = terms.map((t) => {
-      const lower = foldForForget(t).trim();
-      return [Buffer.from(lower, "utf8"), Buffer.from(lower, "utf16le")];
-    });
-    const keepBytes = Math.max(...byteForms.flat().map((b) => b.length)) - 1;
-    const missing = new Set(terms.keys());
+    const keepBytes = Math.max(...needles.flatMap((n) => n.bytes.map((b) => b.length))) - 1;
+    const missing = new Set(needles);
     const buf = Buffer.alloc(CHUNK_BYTES);
     let text = "";
     let bytes: Buffer = Buffer.alloc(0);
@@ -86,8 +94,8 @@ async function contentMentions(path: string, terms: readonly string[]): Promise<
       const chunk = buf.subarray(0, bytesRead);
       text = text.slice(-KEEP_CHARS) + decoder.decode(chunk, { stream: true });
       bytes = asciiLower(Buffer.concat([bytes.subarray(Math.max(0, bytes.length - keepBytes)), chunk]));
-      for (const i of missing) {
-        if (forgetMatcher([terms[i]])(text) || byteForms[i].some((form) => bytes.includes(form))) missing.delete(i);
+      for (const n of missing) {
+        if (n.inText(text) || n.bytes.some((form) => bytes.includes(form))) missing.delete(n);
       }
       if (missing.size === 0) return true;
     }
@@ -96,9 +104,8 @@ async function contentMentions(path: string, terms: readonly string[]): Promise<
   }
 }
 
-/** A copy with the ASCII capitals made small (the bytes of other letters are left as they are). */
+/** The ASCII capitals of `buf` made small, in place (the bytes of other letters are left as they are). */
 function asciiLower(buf: Buffer): Buffer {
-  const out = Buffer.from(buf);
-  for (let i = 0; i < out.length; i++) if (out[i] >= 0x41 && out[i] <= 0x5a) out[i] |= 0x20;
-  return out;
+  for (let i = 0; i < buf.length; i++) if (buf[i] >= 0x41 && buf[i] <= 0x5a) buf[i] |= 0x20;
+  return buf;
 }

@@ -5,21 +5,26 @@
  */
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Hono } from "hono";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
-import { rawRequest, startWebDaemon, TEST_API_KEY, type WebDaemon } from "../../../test/fixtures/webui.js";
-import { type Daemon, startDaemon } from "../../daemon/bootstrap.js";
-import { builtinPlugins } from "../index.js";
+import {
+  type RawSocket,
+  rawRequest,
+  rawSocket,
+  startWebDaemon,
+  startWebuiAlone,
+  TEST_API_KEY,
+  type WebDaemon,
+} from "../../../test/fixtures/webui.js";
 import { ApiError, type WebEnv } from "./context.js";
 import { installErrorHandlers } from "./errors.js";
 import { isAllowedHost } from "./host-guard.js";
-import { DEFAULT_LIMITS, MAX_CONNECTIONS, serverTimeouts } from "./limits.js";
+import { DEFAULT_LIMITS, serverTimeouts } from "./limits.js";
 import { isLoopback, parseListenAddress } from "./listen.js";
-import { createWebuiPlugin, type WebuiPlugin, type WebuiPluginOptions } from "./plugin.js";
 import { isUnsafe } from "./request-log.js";
 
 let w: WebDaemon;
@@ -43,55 +48,12 @@ function linkOf(path: string): string | undefined {
   }
 }
 
-interface RawSocket {
-  socket: Socket;
-  closed: () => boolean;
-  received: () => string;
-}
-
-/** A plain TCP connection to the server that records what it gets; added to `all` for the cleanup. */
-function rawSocket(port: number, all: RawSocket[]): Promise<RawSocket> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    let closed = false;
-    let received = "";
-    socket.on("data", (d) => {
-      received += d.toString("latin1");
-    });
-    socket.on("close", () => {
-      closed = true;
-    });
-    socket.on("error", () => {});
-    const raw = { socket, closed: () => closed, received: () => received };
-    all.push(raw);
-    socket.once("connect", () => resolve(raw));
-  });
-}
-
 /** The dashboard's pages carry a stricter CSP (web-assets.test.ts checks it); it starts the same way. */
 function assertSecurityHeaders(res: Response, what: string): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
     const got = res.headers.get(name) ?? "";
     assert.ok(got === value || (name === "content-security-policy" && got.startsWith(`${value};`)), `${what}: ${name}`);
   }
-}
-
-/** A daemon whose one plugin is the web UI made with `opts`, on a fresh data dir (or `dataDir`). */
-async function webuiDaemon(
-  opts: WebuiPluginOptions,
-  more: { dataDir?: string; logWrite?: (line: string) => void } = {},
-): Promise<{ daemon: Daemon; plugin: WebuiPlugin; port: number }> {
-  const webui = builtinPlugins().find((p) => p.name === "webui");
-  assert.ok(webui);
-  const plugin = createWebuiPlugin(opts);
-  const daemon = await startDaemon({
-    dataDir: more.dataDir ?? tempDir("ha-webui-"),
-    env: { HOMEAGENT_API_KEY: TEST_API_KEY },
-    ollamaUrl: "",
-    logWrite: more.logWrite ?? (() => {}),
-    plugins: [{ ...webui, create: () => plugin }],
-  });
-  return { daemon, plugin, port: plugin.address()?.port ?? 0 };
 }
 
 describe("answers", () => {
@@ -314,7 +276,7 @@ describe("listening", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as { port: number }).port;
     const logs: string[] = [];
-    const { daemon } = await webuiDaemon({ listenAddr: `127.0.0.1:${port}` }, { logWrite: (l) => logs.push(l) });
+    const { daemon } = await startWebuiAlone({ listenAddr: `127.0.0.1:${port}` }, { logWrite: (l) => logs.push(l) });
     try {
       const info = daemon.plugins.list().find((p) => p.name === "webui");
       assert.equal(info?.state, "failed");
@@ -331,7 +293,7 @@ describe("listening", () => {
   });
 
   test("a listen address that is not host:port fails the plugin with the setting's name", async () => {
-    const { daemon } = await webuiDaemon({ listenAddr: "nonsense" });
+    const { daemon } = await startWebuiAlone({ listenAddr: "nonsense" });
     try {
       const info = daemon.plugins.list().find((p) => p.name === "webui");
       assert.equal(info?.state, "failed");
@@ -345,29 +307,15 @@ describe("listening", () => {
     assert.ok(serverTimeouts(DEFAULT_LIMITS).headersMs <= 10_000, "headers within 10 s by default");
     assert.ok(serverTimeouts(DEFAULT_LIMITS).idleMs > DEFAULT_LIMITS.chatTimeoutMs, "a silent sync chat is not cut");
     const dataDir = tempDir("ha-webui-slow-");
-    const { daemon, plugin } = await webuiDaemon(
+    const { daemon, plugin } = await startWebuiAlone(
       { listenAddr: "127.0.0.1:0", timeouts: { headersMs: 300, checkMs: 50, idleMs: 500 } },
       { dataDir },
     );
-    const sockets: Socket[] = [];
-    const open = (): Promise<{ socket: Socket; closed: () => boolean; received: () => string }> =>
-      new Promise((resolve) => {
-        const socket = connect(plugin.address()?.port ?? 0, "127.0.0.1");
-        sockets.push(socket);
-        let closed = false;
-        let received = "";
-        socket.on("data", (d) => {
-          received += d.toString("latin1");
-        });
-        socket.on("close", () => {
-          closed = true;
-        });
-        socket.on("error", () => {});
-        socket.once("connect", () => resolve({ socket, closed: () => closed, received: () => received }));
-      });
+    const sockets: RawSocket[] = [];
+    const port = plugin.address()?.port ?? 0;
     try {
-      const host = `127.0.0.1:${plugin.address()?.port}`;
-      const slow = await open();
+      const host = `127.0.0.1:${port}`;
+      const slow = await rawSocket(port, sockets);
       slow.socket.write(`GET /api/v1/status HTTP/1.1\r\nHost: ${host}\r\n`);
       const drip = setInterval(() => slow.socket.write("X-Slow: 1\r\n"), 50);
       try {
@@ -383,96 +331,11 @@ describe("listening", () => {
       const file = join(dir, "big.bin");
       writeFileSync(file, Buffer.alloc(32 * 1024 * 1024));
       const served = () => readdirSync("/proc/self/fd").filter((fd) => linkOf(`/proc/self/fd/${fd}`) === file).length;
-      const lazy = await open();
+      const lazy = await rawSocket(port, sockets);
       lazy.socket.pause();
       lazy.socket.write(`GET /uploads/big.bin HTTP/1.1\r\nHost: ${host}\r\nX-API-Key: ${TEST_API_KEY}\r\n\r\n`);
       await waitFor(() => served() > 0, "the download to start");
       await waitFor(() => served() === 0, "the connection that stopped reading to be cut", { timeoutMs: 5000 });
-    } finally {
-      for (const s of sockets) s.destroy();
-      await daemon.stop();
-    }
-  });
-
-  test("half-open connections beyond the total cannot lock keyed clients out; they are cut before the header deadline", async () => {
-    const { headersMs, firstHeadersMs } = serverTimeouts(DEFAULT_LIMITS);
-    assert.ok(DEFAULT_LIMITS.maxPreAuthConnections < MAX_CONNECTIONS, "headroom for authenticated connections");
-    assert.ok(firstHeadersMs <= 5000 && firstHeadersMs < headersMs, "a shorter deadline for a first request");
-    // The real caps; only the first request's deadline is shrunk, and it stays well under the 10 s one.
-    const { daemon, port } = await webuiDaemon({ listenAddr: "127.0.0.1:0", timeouts: { firstHeadersMs: 3000 } });
-    const sockets: RawSocket[] = [];
-    const closed = () => sockets.filter((s) => s.closed()).length;
-    try {
-      const count = MAX_CONNECTIONS + 18;
-      // In batches, so the server accepts as they come and the kernel's accept queue never overflows.
-      for (let opened = 0; opened < count; opened += 64) {
-        await Promise.all(Array.from({ length: Math.min(64, count - opened) }, () => rawSocket(port, sockets)));
-      }
-      await waitFor(() => closed() >= count - MAX_CONNECTIONS, "the server to take in every connection");
-      const started = performance.now();
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/status`, { headers: { "X-API-Key": TEST_API_KEY } });
-      assert.equal(res.status, 200);
-      await res.arrayBuffer();
-      const took = performance.now() - started;
-      assert.ok(took < 2000, `answered in ${Math.round(took)} ms`);
-      assert.ok(closed() < count, "half-open connections were still open: the keyed request had room of its own");
-      // Sooner than the ordinary header deadline would cut them.
-      await waitFor(() => closed() === count, "every half-open connection to be cut", { timeoutMs: headersMs - 1000 });
-    } finally {
-      for (const s of sockets) s.socket.destroy();
-      await daemon.stop();
-    }
-  });
-
-  test("over the pre-auth cap the oldest unauthenticated connection is cut (503); an authenticated one never; a late first request is 408", async () => {
-    const { daemon, port } = await webuiDaemon({
-      listenAddr: "127.0.0.1:0",
-      limits: { maxPreAuthConnections: 4 },
-      timeouts: { firstHeadersMs: 1500 },
-    });
-    const keyed = `GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${TEST_API_KEY}\r\n\r\n`;
-    const answers = (s: RawSocket) => s.received().match(/HTTP\/1\.1 200/g)?.length ?? 0;
-    const sockets: RawSocket[] = [];
-    try {
-      const authed = await rawSocket(port, sockets);
-      authed.socket.write(keyed);
-      await waitFor(() => answers(authed) === 1, "the keyed request's answer");
-      const oldest = await rawSocket(port, sockets);
-      const rest: RawSocket[] = [];
-      for (let i = 0; i < 4; i++) rest.push(await rawSocket(port, sockets));
-      await waitFor(oldest.closed, "the oldest unauthenticated connection to make room");
-      assert.match(oldest.received(), /^HTTP\/1\.1 503 .*"too_many_connections"/s);
-      authed.socket.write(keyed);
-      await waitFor(() => answers(authed) === 2, "the authenticated connection to keep serving");
-      await waitFor(() => rest.every((s) => s.closed()), "the rest to miss their first deadline");
-      for (const s of rest) assert.match(s.received(), /^HTTP\/1\.1 408 .*"request_timeout"/s);
-      assert.equal(authed.closed(), false);
-    } finally {
-      for (const s of sockets) s.socket.destroy();
-      await daemon.stop();
-    }
-  });
-
-  test("requests that never finish cannot make a keyed client's new connection the one cut", async () => {
-    const { daemon, port } = await webuiDaemon({ listenAddr: "127.0.0.1:0", limits: { maxPreAuthConnections: 4 } });
-    const host = `127.0.0.1:${port}`;
-    const sockets: RawSocket[] = [];
-    try {
-      // Logins whose bodies never come: requests in flight, before any authentication.
-      const stuck: RawSocket[] = [];
-      for (let i = 0; i < 3; i++) {
-        const s = await rawSocket(port, sockets);
-        s.socket.write(
-          `POST /api/v1/login HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n`,
-        );
-        stuck.push(s);
-      }
-      const client = await rawSocket(port, sockets);
-      await rawSocket(port, sockets);
-      await waitFor(() => stuck[0].closed(), "the oldest pre-auth connection to be cut");
-      assert.equal(client.closed(), false, "the newest connections are spared, busy or not");
-      client.socket.write(`GET /api/v1/status HTTP/1.1\r\nHost: ${host}\r\nX-API-Key: ${TEST_API_KEY}\r\n\r\n`);
-      await waitFor(() => /HTTP\/1\.1 200/.test(client.received()), "the keyed client's answer");
     } finally {
       for (const s of sockets) s.socket.destroy();
       await daemon.stop();
