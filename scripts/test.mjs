@@ -1,29 +1,137 @@
-// Runs every *.test.ts under src/, test/, packages/ and web/ (the dashboard's pure logic) with node's test
-// runner (Node 20 has no test globs).
-// Extra arguments are passed on, e.g. `npm test -- --test-name-pattern=interrupt`.
+// The test command: compiles the tests once (scripts/test/compile.mjs), then runs them as JavaScript with
+// node's test runner (Node 20 has no test globs, and no way to share one process between files, hence the
+// unit tier's aggregator files).
+//
+//   node scripts/test.mjs [tier …] [filter …] [node test flags …]
+//
+// Tiers: unit, e2e, browser, durability (scripts/test/tiers.mjs); none named runs them all. A filter keeps
+// the files whose path contains it ("memory/", "forget"). Flags starting with "--" go to node, e.g.
+// `npm test -- --test-name-pattern=interrupt`.
+//
+// Unit files share one process per core (each inside a suite named after its file, so its hooks stay its
+// own); every other file gets a process of its own. The slowest files start first, by the timings of the
+// previous run (.build/test-timings.json).
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join, relative } from "node:path";
+import { BUILD_DIR, compileTests } from "./test/compile.mjs";
+import { classify, TIERS } from "./test/tiers.mjs";
 
-function find(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.name === "node_modules" || e.name === "dist") return [];
-    const path = join(dir, e.name);
-    return e.isDirectory() ? find(path) : e.name.endsWith(".test.ts") ? [path] : [];
+const TIMINGS = ".build/test-timings.json";
+const RUN_TIMINGS = ".build/test-timings.run.json";
+/** Guesses for files without a timing yet: the heavier tiers start first. */
+const GUESS_MS = { browser: 8000, durability: 6000, e2e: 4000, unit: 500 };
+
+const args = process.argv.slice(2);
+const tiers = args.filter((a) => TIERS.includes(a));
+const filters = args.filter((a) => !a.startsWith("-") && !TIERS.includes(a));
+const nodeFlags = args.filter((a) => a.startsWith("-"));
+const cores = availableParallelism();
+const concurrency = Number(process.env.HOMEAGENT_TEST_CONCURRENCY) || cores + 1;
+
+const started = performance.now();
+const compiled = await compileTests();
+if (tiers.length === 0 || tiers.includes("browser")) freshDashboard();
+const compileMs = Math.round(performance.now() - started);
+
+const all = classify();
+const files = [...all].filter(
+  ([file, tier]) => (tiers.length === 0 || tiers.includes(tier)) && filters.every((f) => file.includes(f)),
+);
+if (files.length === 0) {
+  console.error(`no test file matches ${[...tiers, ...filters].join(" ") || "anything"}`);
+  process.exit(1);
+}
+const timings = existsSync(TIMINGS) ? JSON.parse(readFileSync(TIMINGS, "utf8")) : {};
+const cost = ([file, tier]) => timings[file] ?? GUESS_MS[tier];
+
+const unit = files.filter(([, tier]) => tier === "unit");
+const alone = files.filter(([, tier]) => tier !== "unit");
+const entries = [
+  ...unitProcesses(unit).map((group) => ({ path: aggregator(group.files, group.index), ms: group.ms })),
+  ...alone.map((f) => ({ path: compiledPath(f[0]), ms: cost(f) })),
+].sort((a, b) => b.ms - a.ms);
+
+console.log(
+  `compiled ${compiled} files in ${compileMs} ms; ${files.length} test files ` +
+    `(${TIERS.map((t) => `${files.filter(([, tier]) => tier === t).length} ${t}`).join(", ")}) ` +
+    `in ${entries.length} processes, ${concurrency} at a time`,
+);
+const { status, signal } = spawnSync(
+  process.execPath,
+  [
+    "--conditions=development",
+    "--test",
+    `--test-concurrency=${concurrency}`,
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=./scripts/test/timings-reporter.mjs",
+    `--test-reporter-destination=${RUN_TIMINGS}`,
+    ...nodeFlags,
+    ...entries.map((e) => e.path),
+  ],
+  // Every daemon a test starts with the default plugins serves the web UI: on a free port, never the user's 8080.
+  { stdio: "inherit", env: { HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0", ...process.env } },
+);
+saveTimings();
+console.log(`test command: ${((performance.now() - started) / 1000).toFixed(1)} s wall`);
+process.exit(status ?? (signal ? 1 : 0));
+
+/** The browser tests load the built dashboard (dist/web): rebuilt first when a file of web/ is newer. */
+function freshDashboard() {
+  const built = join("dist", "web", "index.html");
+  const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
+  const newest = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).reduce((latest, e) => {
+      const path = join(dir, e.name);
+      return Math.max(latest, e.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+    }, 0);
+  if (newest("web") <= builtAt) return;
+  console.log("web/ changed since dist/web was built: building the dashboard");
+  const vite = spawnSync("npx", ["vite", "build", "--config", "web/vite.config.ts", "--logLevel", "warn"], {
+    stdio: "inherit",
   });
+  if (vite.status !== 0) process.exit(vite.status ?? 1);
 }
 
-const files = ["src", "test", "packages", "web"].flatMap(find).sort();
-const args = [
-  "--conditions=development",
-  "--import",
-  "tsx",
-  "--test",
-  "--test-concurrency=2",
-  ...process.argv.slice(2),
-  ...files,
-];
-// Every daemon a test starts with the default plugins serves the web UI: on a free port, never the user's 8080.
-const env = { HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0", ...process.env };
-const { status, signal } = spawnSync(process.execPath, args, { stdio: "inherit", env });
-process.exit(status ?? (signal ? 1 : 0));
+function compiledPath(file) {
+  return join(BUILD_DIR, file.replace(/\.ts$/, ".js"));
+}
+
+/** The unit files split into one group per concurrent process, balanced by their timings (longest first, to the lightest). */
+function unitProcesses(list) {
+  const groups = Array.from({ length: Math.min(concurrency, list.length) }, (_, index) => ({
+    index,
+    files: [],
+    ms: 0,
+  }));
+  for (const file of [...list].sort((a, b) => cost(b) - cost(a))) {
+    const lightest = groups.reduce((a, b) => (b.ms < a.ms ? b : a));
+    lightest.files.push(file[0]);
+    lightest.ms += cost(file);
+  }
+  return groups;
+}
+
+/** A test file that runs `files` in one process, each in a suite of its own. */
+function aggregator(list, index) {
+  const path = join(BUILD_DIR, `unit-${index}.test.js`);
+  const lines = list.sort().map((file) => {
+    const spec = `./${relative(BUILD_DIR, compiledPath(file))}`;
+    return `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(spec)});\n});`;
+  });
+  writeFileSync(path, `import { describe } from "node:test";\n${lines.join("\n")}\n`);
+  return path;
+}
+
+/** Merges this run's file timings into the ones kept for the next run. */
+function saveTimings() {
+  if (!existsSync(RUN_TIMINGS)) return;
+  try {
+    const run = JSON.parse(readFileSync(RUN_TIMINGS, "utf8"));
+    writeFileSync(TIMINGS, JSON.stringify({ ...timings, ...run }, null, 1));
+  } catch {
+    // A run cut short leaves no timings; the previous ones stay.
+  }
+}

@@ -8,9 +8,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { REPO_ROOT } from "./fixtures/node-entry.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = REPO_ROOT;
 const SRC = join(ROOT, "src");
 
 const KERNEL_FORBIDDEN_NODE = new Set([

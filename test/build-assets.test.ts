@@ -8,8 +8,9 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { test } from "node:test";
+import { REPO_ROOT } from "./fixtures/node-entry.js";
 
-const ROOT = join(import.meta.dirname, "..");
+const ROOT = REPO_ROOT;
 
 function plainJs(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

@@ -10,10 +10,9 @@ import { cliSocketPath } from "@homeagent/cli-protocol";
 import { WaiterClient } from "../src/bin/waiter-client.js";
 import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
 import { type HomedProcess, startHomedOn } from "./fixtures/homed-process.js";
+import { nodeArgs } from "./fixtures/node-entry.js";
 import { tempDir } from "./fixtures/temp-dir.js";
 import { waitFor } from "./fixtures/wait.js";
-
-const NODE_ARGS = ["--conditions=development", "--import", "tsx"];
 
 /** A fresh data dir each time: these tests never reuse one. */
 function startHomed(env: Record<string, string>): Promise<HomedProcess> {
@@ -22,7 +21,7 @@ function startHomed(env: Record<string, string>): Promise<HomedProcess> {
 
 function waiter(args: string[], env: Record<string, string> = {}, input?: string) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const proc = spawn(process.execPath, [...NODE_ARGS, "src/bin/waiter.ts", ...args], {
+    const proc = spawn(process.execPath, nodeArgs("src/bin/waiter.ts", ...args), {
       env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_SOCKET: "", ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -136,7 +135,7 @@ describe("homed + waiter + fake LLM", () => {
     const before = fake.requests.length;
     const proc = spawn(
       process.execPath,
-      [...NODE_ARGS, "src/bin/waiter.ts", "--socket", homed.socket, "--api-key", "letmein-0123456789", "-c", "slow"],
+      nodeArgs("src/bin/waiter.ts", "--socket", homed.socket, "--api-key", "letmein-0123456789", "-c", "slow"),
       { env: { ...process.env, HOMEAGENT_API_KEY: "" }, stdio: "ignore" },
     );
     await fake.waitForRequests(before + 1, 15_000);

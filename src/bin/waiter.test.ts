@@ -6,14 +6,15 @@ import { createServer, type Server } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { cliSocketPath } from "@homeagent/cli-protocol";
+import { nodeArgs } from "../../test/fixtures/node-entry.js";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { nextEvent, waitFor } from "../../test/fixtures/wait.js";
 import { forgetInHistoryFile } from "../daemon/input-history.js";
 import { resolveSocketPath } from "./waiter-options.js";
 
-const WAITER = fileURLToPath(new URL("./waiter.ts", import.meta.url));
+const WAITER = nodeArgs("src/bin/waiter.ts");
+const WAITER_COMMAND = [process.execPath, ...WAITER].join(" ");
 
 interface Run {
   code: number | null;
@@ -24,7 +25,7 @@ interface Run {
 /** Runs the real waiter as a subprocess with a clean environment (no inherited HOMEAGENT_* variables). */
 function runWaiter(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", WAITER, ...args], {
+    const child = spawn(process.execPath, [...WAITER, ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: home, ...opts.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -176,7 +177,7 @@ describe("waiter", () => {
 
   it("on a terminal, Ctrl-C while a reply is on its way drops the connection and exits 130", async () => {
     // `script` gives waiter a real pseudo-terminal, so readline runs in raw mode as for a person.
-    const command = `${process.execPath} --conditions=development --import tsx ${WAITER} --socket ${daemon.path}`;
+    const command = `${WAITER_COMMAND} --socket ${daemon.path}`;
     const child = spawn("script", ["-qfec", command, "/dev/null"], {
       env: { PATH: process.env.PATH ?? "", HOME: home, TERM: "dumb" },
       stdio: ["pipe", "pipe", "pipe"],
@@ -204,7 +205,7 @@ describe("waiter", () => {
   async function interactive(data: string) {
     const own = new FakeDaemon(cliSocketPath(data));
     await own.listen();
-    const command = `${process.execPath} --conditions=development --import tsx ${WAITER}`;
+    const command = WAITER_COMMAND;
     const child = spawn("script", ["-qfec", command, "/dev/null"], {
       // Not "dumb": readline ignores the arrow keys there.
       env: { PATH: process.env.PATH ?? "", HOME: home, TERM: "vt100", HOMEAGENT_DATA: data },

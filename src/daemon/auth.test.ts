@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { FakeClock } from "../../test/fixtures/fake-clock.js";
+import { nodeArgs } from "../../test/fixtures/node-entry.js";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { Auth, type AuthError } from "./auth.js";
 import { prepareDataDir } from "./paths.js";
@@ -162,7 +163,7 @@ test("homed --reset-credentials replaces the credentials and prints the file's p
   const old = readCredentials(file);
   const { stdout } = await run(
     process.execPath,
-    ["--conditions=development", "--import", "tsx", "src/bin/homed.ts", "--data", paths.root, "--reset-credentials"],
+    nodeArgs("src/bin/homed.ts", "--data", paths.root, "--reset-credentials"),
     { timeout: 30_000 },
   );
   assert.match(stdout, new RegExp(file.replaceAll("/", "\\/")));

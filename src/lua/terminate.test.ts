@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { entryPath, NODE_FLAGS } from "../../test/fixtures/node-entry.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 import { LuaError, LuaVM, MAX_WAITING_CALLS } from "./vm.js";
 
@@ -121,15 +121,13 @@ test("close stops a running call at once and refuses later ones", async () => {
 });
 
 test("a VM that is never closed does not keep the process alive", async () => {
-  const vmModule = fileURLToPath(new URL("./vm.ts", import.meta.url));
+  const vmModule = entryPath("src/lua/vm.ts");
   const program = `import { LuaVM } from ${JSON.stringify(vmModule)};
     const vm = await LuaVM.create();
     console.log(await vm.loadScript("x", "return 'loaded'"));`;
-  const child = spawn(
-    process.execPath,
-    ["--conditions=development", "--import", "tsx", "--input-type=module", "-e", program],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
+  const child = spawn(process.execPath, [...NODE_FLAGS, "--input-type=module", "-e", program], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   child.stdout.on("data", (d) => {
     out += d;

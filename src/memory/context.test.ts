@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { WordEmbedder } from "../../test/fixtures/embedding/word-embedder.js";
 import { openLayers, userEvent } from "../../test/fixtures/memory-layers.js";
+import { entryPath, NODE_FLAGS } from "../../test/fixtures/node-entry.js";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import type { ContextEvent } from "../kernel/types.js";
 import type { IndexWriter } from "../retrieval/search.js";
@@ -243,7 +243,7 @@ test("remove deletes events and their items; bad input is refused with a clear e
 
 test("every acknowledged event survives the process being killed (no clean shutdown)", async () => {
   const path = join(tempDir("ha-ctx-kill-"), "memory.db");
-  const fixture = fileURLToPath(new URL("../../test/fixtures/memory-layers.ts", import.meta.url));
+  const fixture = entryPath("test/fixtures/memory-layers.ts");
   const script = `
     const { openLayers, userEvent } = await import(${JSON.stringify(fixture)});
     const { context } = openLayers({ path: ${JSON.stringify(path)} });
@@ -254,11 +254,9 @@ test("every acknowledged event survives the process being killed (no clean shutd
     }
     process.kill(process.pid, "SIGKILL");
   `;
-  const child = spawn(
-    process.execPath,
-    ["--conditions=development", "--import", "tsx", "--input-type=module", "-e", script],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
+  const child = spawn(process.execPath, [...NODE_FLAGS, "--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let acked = 0;
   child.stdout.on("data", (chunk: Buffer) => {
     acked += chunk

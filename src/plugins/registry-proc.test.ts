@@ -12,8 +12,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import type { Logger } from "@homeagent/sdk";
 import { quietLog } from "../../test/fixtures/kernel-harness.js";
+import { nodeArgs } from "../../test/fixtures/node-entry.js";
 import { type TestPluginHost, testPluginHost } from "../../test/fixtures/plugin-host.js";
-import { FIXTURE_PLUGINS, installFixturePlugin } from "../../test/fixtures/plugins.js";
+import { installFixturePlugin } from "../../test/fixtures/plugins.js";
 import { processAlive } from "../../test/fixtures/proc-plugins.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 import { refusalOf } from "../kernel/stages.js";
@@ -179,18 +180,9 @@ test("critical guard, running: a call it cannot judge (its snapshot is over 1 Mi
 test("a registry start kills what the plugin of a SIGKILLed daemon on the same data directory forked", {
   skip: process.platform !== "linux",
 }, async () => {
-  const daemon = spawn(
-    process.execPath,
-    [
-      "--conditions=development",
-      "--import",
-      "tsx",
-      join(FIXTURE_PLUGINS, "..", "proc-orphan-host.ts"),
-      "grandchild",
-      t.host.dataDir,
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
+  const daemon = spawn(process.execPath, nodeArgs("test/fixtures/proc-orphan-host.ts", "grandchild", t.host.dataDir), {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let grandchild = 0;
   try {
     const [line] = (await once(daemon.stdout, "data")) as [Buffer];

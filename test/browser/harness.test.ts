@@ -11,6 +11,7 @@ import {
   addSessionCookie,
   axeViolations,
   browserSkip,
+  captureScreenshot,
   cjkFontSkip,
   errorsOf,
   isCjkFamily,
@@ -33,7 +34,7 @@ describe("browser harness", { skip: browserSkip }, () => {
     const res = await page.goto(`${web.base}/login`);
     assert.equal(res?.status(), 200);
     await page.getByRole("button", { name: "Log in" }).waitFor();
-    const shot = await screenshot(page, "login");
+    const shot = await captureScreenshot(page, "login");
     assert.ok(statSync(shot).size > 1000, `screenshot ${shot} is too small to show anything`);
     // Before a login only the favicon and the session probe may be refused.
     const unexpected = errorsOf(page).filter((e) => !/^http 401 GET \/(favicon\.ico|api\/v1\/session)$/.test(e));

@@ -10,6 +10,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { ToolContext } from "@homeagent/sdk";
+import { nodeArgs } from "../../../test/fixtures/node-entry.js";
 import { testPluginHost } from "../../../test/fixtures/plugin-host.js";
 import { FIXTURE_PLUGINS, fixtureRun, launchFixture, processAlive } from "../../../test/fixtures/proc-plugins.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
@@ -232,11 +233,9 @@ test("kill(): the exit is reported as unexpected", async () => {
 });
 
 test("a child hung and not reading stdin dies with a daemon killed by SIGKILL", { skip: !setprivPath() }, async () => {
-  const host = spawn(
-    process.execPath,
-    ["--conditions=development", "--import", "tsx", join(FIXTURE_PLUGINS, "..", "proc-orphan-host.ts")],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
+  const host = spawn(process.execPath, nodeArgs("test/fixtures/proc-orphan-host.ts"), {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   try {
     const [line] = (await once(host.stdout, "data")) as [Buffer];
     const pid = Number(line.toString().trim());

@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import test from "node:test";
-import { fileURLToPath } from "node:url";
+import { entryPath, NODE_FLAGS } from "../../../../test/fixtures/node-entry.js";
 import { installFixturePlugin } from "../../../../test/fixtures/plugins.js";
 import { tempDir } from "../../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../../test/fixtures/wait.js";
@@ -16,9 +16,9 @@ import { PROTOCOL_VERSION } from "../protocol/index.js";
 import { RPC_DEADLINE, RpcError, RpcPeer } from "../protocol/peer.js";
 import type { StageSnapshot } from "../protocol/stage-patch.js";
 
-const RUNNER = fileURLToPath(new URL("./runner.ts", import.meta.url));
-/** The runner is TypeScript here, as under `npm test`: the child needs the same loader and conditions. */
-const NODE_ARGS = ["--import", import.meta.resolve("tsx"), "--conditions=development"];
+const RUNNER = entryPath("packages/sdk/src/stdio/runner.ts");
+/** The child loads the SDK the way this test does (compiled, or from source through tsx). */
+const NODE_ARGS = NODE_FLAGS;
 
 type CoreHandler = (method: string, params: unknown[]) => unknown;
 
