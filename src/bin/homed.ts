@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { setFlagsFromString } from "node:v8";
-import { Auth } from "../daemon/auth.js";
+import { Auth } from "../auth/auth.js";
 import { type Daemon, startDaemon } from "../daemon/bootstrap.js";
 import { prepareDataDir, resolveDataDir } from "../daemon/paths.js";
 import { errorMessage } from "../util/errors.js";

@@ -3,6 +3,8 @@
  * down in reverse order; every piece is closed even if an earlier one fails to.
  */
 import type { KernelStatus, Logger } from "@homeagent/sdk";
+import { Auth } from "../auth/auth.js";
+import { authHost } from "../auth/auth-host.js";
 import { builtinPlugins } from "../builtins/index.js";
 import { ConfigRegistry } from "../config/registry.js";
 import { isSecret } from "../config/validate.js";
@@ -12,7 +14,8 @@ import { Agent } from "../kernel/agent.js";
 import { KNOWLEDGE_TOOL_NAMES } from "../knowledge/tools.js";
 import { installBundledAdapters } from "../llm/adapters.js";
 import type { ProviderManager } from "../llm/manager.js";
-import { llmSourceTools } from "../llm/source-tools.js";
+import { startLlmSources } from "../llm/sources/live-sources.js";
+import { llmSourceTools } from "../llm/sources/source-tools.js";
 import { openMemoryStore } from "../memory/store.js";
 import { MemorySystem } from "../memory/system.js";
 import { ForgetHooks } from "../plugins/forget-hooks.js";
@@ -21,10 +24,7 @@ import type { PluginHost } from "../plugins/sdk-impl.js";
 import { errorMessage } from "../util/errors.js";
 import { userZone } from "../util/time-zone.js";
 import { VERSION } from "../version.js";
-import { Auth } from "./auth.js";
-import { authHost } from "./auth-host.js";
 import { forgetInHistoryFile, historyFile } from "./input-history.js";
-import { startLlmSources } from "./llm-sources.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
 import { EMBEDDING_PENDING, type Retrieval, startRetrieval } from "./retrieval.js";

@@ -90,7 +90,7 @@ export interface ContextEvent {
 export type NewContextEvent = Omit<ContextEvent, "id" | "response" | "toolsUsed" | "toolResults" | "noMemory"> &
   Partial<Pick<ContextEvent, "response" | "toolsUsed" | "toolResults" | "noMemory">>;
 
-/** The context window behind the prompt's timeline; RelevanceContext (src/memory/context.ts) implements it. */
+/** The context window behind the prompt's timeline; RelevanceContext (src/memory/window/context.ts) implements it. */
 export interface ContextWindow {
   /** Durable before it resolves; returns the event's id. */
   append(e: NewContextEvent): Promise<number>;

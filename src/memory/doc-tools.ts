@@ -10,10 +10,10 @@
  * is shown in the result with its best-matching turns, and the result says so.
  */
 import type { ToolDef, ToolHandler } from "@homeagent/sdk";
-import type { RelevanceContext } from "./context.js";
-import { DOC_LIMITS } from "./doc-schema.js";
-import type { DocStore } from "./documents.js";
+import type { DocStore } from "./documents/documents.js";
+import { DOC_LIMITS } from "./documents/schema.js";
 import { turnLine } from "./event-text.js";
+import type { RelevanceContext } from "./window/context.js";
 
 export interface DocTool {
   def: ToolDef;

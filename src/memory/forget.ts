@@ -15,15 +15,15 @@ import { type ForgetCounts, foldForForget, forgetMatcher } from "@homeagent/sdk"
 import type { ContextEvent } from "../kernel/types.js";
 import type { SearchIndex } from "../retrieval/search.js";
 import { HomeAgentError } from "../util/errors.js";
-import type { RelevanceContext } from "./context.js";
 import { NoMergeMarkers } from "./distill/merge.js";
 import type { DistillPipeline } from "./distill/pipeline.js";
-import type { DocTurn } from "./doc-schema.js";
-import type { DocStore } from "./documents.js";
-import type { GraphDB } from "./graph.js";
+import type { DocStore } from "./documents/documents.js";
+import type { DocTurn } from "./documents/schema.js";
+import type { GraphDB } from "./graph/graph.js";
 import { containsAll } from "./statements.js";
 import { type DB, upgradeBackups } from "./store.js";
 import { mentioning, type TextLog } from "./textlog.js";
+import type { RelevanceContext } from "./window/context.js";
 
 export interface ForgetDeps {
   db: DB;

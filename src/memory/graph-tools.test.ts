@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ToolContext } from "@homeagent/sdk";
 import { openGraph } from "../../test/fixtures/memory-graph.js";
-import type { Triple } from "./graph.js";
+import type { Triple } from "./graph/graph.js";
+import { Indexer } from "./graph/indexer.js";
+import { SocialStore } from "./graph/social.js";
 import { GRAPH_TOOL_NAMES, type GraphToolDeps, graphTools } from "./graph-tools.js";
-import { Indexer } from "./indexer.js";
-import { SocialStore } from "./social.js";
 
 function setup(hooks: Pick<GraphToolDeps, "forget" | "rewrite"> = {}) {
   const g = openGraph();

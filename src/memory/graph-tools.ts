@@ -5,10 +5,10 @@
  */
 import type { ToolContext, ToolDef, ToolHandler } from "@homeagent/sdk";
 import { tokenize } from "../embedding/text.js";
-import type { GraphDB, RecallResult, Triple } from "./graph.js";
-import { GraphError, MAX_DEPTH } from "./graph-rules.js";
-import { type Indexer, queryKeywords } from "./indexer.js";
-import type { SocialStore } from "./social.js";
+import type { GraphDB, RecallResult, Triple } from "./graph/graph.js";
+import { type Indexer, queryKeywords } from "./graph/indexer.js";
+import { GraphError, MAX_DEPTH } from "./graph/rules.js";
+import type { SocialStore } from "./graph/social.js";
 
 export interface GraphTool {
   def: ToolDef;

@@ -11,9 +11,9 @@
  */
 import type { HistoryEntry } from "@homeagent/sdk";
 import { describe, intArg, MemoryArgumentError } from "./api-args.js";
-import { CONTEXT_LIMITS, contextItemId } from "./context.js";
 import { cachedStatement } from "./statements.js";
 import type { DB } from "./store.js";
+import { CONTEXT_LIMITS, contextItemId } from "./window/context.js";
 
 export const HISTORY_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
 

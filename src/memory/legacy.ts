@@ -7,9 +7,9 @@
  */
 import type { ContextEvent, NewContextEvent } from "../kernel/types.js";
 import type { SearchIndex } from "../retrieval/search.js";
-import type { RelevanceContext } from "./context.js";
-import type { DocStore } from "./documents.js";
+import type { DocStore } from "./documents/documents.js";
 import { type DB, hasTable, LEGACY_CONTEXT_TABLE, upgradeBackups } from "./store.js";
+import type { RelevanceContext } from "./window/context.js";
 
 /** Evicted rows per document: about one window's worth, like one prune batch. */
 const ARCHIVE_BATCH = 30;

@@ -6,12 +6,12 @@
 import type { DocMemoryAPI, MemoryAPI, MemoryDoc, MemoryItem, MemoryKind, SocialAPI } from "@homeagent/sdk";
 import type { SearchHit, StoredItem } from "../retrieval/search.js";
 import { HomeAgentError } from "../util/errors.js";
-import { entityOut, relationOut } from "./api-shapes.js";
 import { LOOPS, type LoopName } from "./distill/heartbeat.js";
-import type { Doc } from "./doc-schema.js";
-import { commitFacts } from "./fact-commit.js";
-import { deleteFactById, editFactById } from "./fact-edit.js";
-import { graphPage } from "./graph-page.js";
+import type { Doc } from "./documents/schema.js";
+import { entityOut, relationOut } from "./graph/api-shapes.js";
+import { commitFacts } from "./graph/fact-commit.js";
+import { deleteFactById, editFactById } from "./graph/fact-edit.js";
+import { graphPage } from "./graph/page.js";
 import { recallIntent } from "./graph-tools.js";
 import { conversationHistory } from "./history.js";
 import type { MemorySystem } from "./system.js";

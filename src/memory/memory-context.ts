@@ -8,9 +8,9 @@ import type { ContextEvent, MemoryBudgets, MemoryContext, PreparedQuery } from "
 import type { SearchIndex } from "../retrieval/search.js";
 import { errorMessage } from "../util/errors.js";
 import type { DistillPipeline } from "./distill/pipeline.js";
-import type { DocStore } from "./documents.js";
-import type { Indexer } from "./indexer.js";
-import { relatedMemory } from "./related.js";
+import type { DocStore } from "./documents/documents.js";
+import { relatedMemory } from "./documents/related.js";
+import type { Indexer } from "./graph/indexer.js";
 import type { TextLog } from "./textlog.js";
 
 export interface MemoryContextDeps {

@@ -12,24 +12,24 @@ import type { Job } from "../kernel/jobs.js";
 import type { MemoryContext } from "../kernel/types.js";
 import { SearchIndex } from "../retrieval/search.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
-import { RelevanceContext } from "./context.js";
 import { LOOP_KEYS } from "./distill/config.js";
 import { Heartbeat, type LoopName } from "./distill/heartbeat.js";
 import { DistillPipeline } from "./distill/pipeline.js";
 import { type DocTool, docTools } from "./doc-tools.js";
-import { DocStore } from "./documents.js";
+import { DocStore } from "./documents/documents.js";
 import { Forgetter } from "./forget.js";
 import { ForgetService } from "./forget-service.js";
-import { GraphDB } from "./graph.js";
+import { GraphDB } from "./graph/graph.js";
+import { Indexer } from "./graph/indexer.js";
+import { SocialStore } from "./graph/social.js";
 import { graphTools } from "./graph-tools.js";
-import { Indexer } from "./indexer.js";
 import { migrateLegacyContext } from "./legacy.js";
 import { memoryApis } from "./memory-api.js";
 import { LayeredMemoryContext } from "./memory-context.js";
 import { Scrubber } from "./scrub.js";
-import { SocialStore } from "./social.js";
 import { type DB, discardUpgradeBackups } from "./store.js";
 import { TextLog } from "./textlog.js";
+import { RelevanceContext } from "./window/context.js";
 
 /** What memory needs of the kernel once it exists. */
 export interface KernelPort {

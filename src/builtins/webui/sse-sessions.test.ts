@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { SseReader } from "../../../test/fixtures/sse-reader.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
 import { startWebDaemon, type WebDaemon } from "../../../test/fixtures/webui.js";
-import { Auth } from "../../daemon/auth.js";
+import { Auth } from "../../auth/auth.js";
 import { SessionStreams } from "./sse-sessions.js";
 import { SseStream, type StreamClose } from "./sse-stream.js";
 

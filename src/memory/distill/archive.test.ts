@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { directJobs } from "../../../test/fixtures/distill-fakes.js";
 import { openLayers, storedEvent } from "../../../test/fixtures/memory-layers.js";
 import type { ContextEvent } from "../../kernel/types.js";
-import { GraphDB } from "../graph.js";
+import { GraphDB } from "../graph/graph.js";
 import { ARCHIVE_MAX_PER_TICK, runArchiveLoop } from "./archive.js";
 import { docToTriples, isNoise } from "./doc-triples.js";
 

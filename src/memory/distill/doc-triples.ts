@@ -7,7 +7,7 @@
  * keeps stop words, numbers and self-loops out.
  */
 import { STOP_WORDS } from "../../embedding/stopwords.js";
-import { NAME_MAX_RUNES, NAME_MIN_RUNES, normalizeName, runes } from "../graph-rules.js";
+import { NAME_MAX_RUNES, NAME_MIN_RUNES, normalizeName, runes } from "../graph/rules.js";
 import { DISTILL_SESSION } from "./pipeline.js";
 import type { ColdDoc, DocTurnLite } from "./ports.js";
 import { extractTriples } from "./rules.js";

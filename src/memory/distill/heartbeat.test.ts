@@ -6,7 +6,7 @@ import { FakeClock } from "../../../test/fixtures/fake-clock.js";
 import { openLayers } from "../../../test/fixtures/memory-layers.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
-import { GraphDB } from "../graph.js";
+import { GraphDB } from "../graph/graph.js";
 import { openMemoryStore } from "../store.js";
 import { Heartbeat, type HeartbeatDeps, type LoopName, PIPELINE_INTERVAL_MS } from "./heartbeat.js";
 import { DistillPipeline } from "./pipeline.js";

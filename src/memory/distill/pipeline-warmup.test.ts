@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import { test } from "node:test";
 import { directJobs } from "../../../test/fixtures/distill-fakes.js";
 import { openLayers } from "../../../test/fixtures/memory-layers.js";
-import { GraphDB } from "../graph.js";
+import { GraphDB } from "../graph/graph.js";
 import { DistillPipeline } from "./pipeline.js";
 
 test("the first tick of a fresh process has no warm-up inside a job step", async () => {

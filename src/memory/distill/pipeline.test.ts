@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { directJobs } from "../../../test/fixtures/distill-fakes.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { SearchIndex } from "../../retrieval/search.js";
-import { GraphDB } from "../graph.js";
+import { GraphDB } from "../graph/graph.js";
 import { openMemoryStore } from "../store.js";
 import { DISTILL_SESSION, DistillPipeline, type PipelineOptions } from "./pipeline.js";
 import type { CommitOpts } from "./ports.js";

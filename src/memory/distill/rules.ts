@@ -6,7 +6,7 @@
  * Subject: the speaker's name when the line opens with `Name: text` (a group chat, a transcript), otherwise
  * "用户" (triple.ts says why one word for both languages).
  */
-import { NAME_MAX_RUNES, NAME_MIN_RUNES, normalizeName, runes } from "../graph-rules.js";
+import { NAME_MAX_RUNES, NAME_MIN_RUNES, normalizeName, runes } from "../graph/rules.js";
 import { GENERIC_SPEAKERS, NOT_SPEAKERS } from "./lexicon.js";
 import { greetingName, matchEnglish } from "./rules-en.js";
 import { matchChinese } from "./rules-zh.js";

@@ -10,7 +10,7 @@ import { directJobs, type JobRecord } from "../../../test/fixtures/distill-fakes
 import { openLayers, storedEvent, userEvent } from "../../../test/fixtures/memory-layers.js";
 import { tokenize } from "../../embedding/text.js";
 import type { ContextEvent } from "../../kernel/types.js";
-import { GraphDB } from "../graph.js";
+import { GraphDB } from "../graph/graph.js";
 import { runArchiveLoop } from "./archive.js";
 import { runDistillLoop } from "./context-loop.js";
 import { DistillPipeline } from "./pipeline.js";

@@ -5,7 +5,7 @@
  */
 
 /** The graph's own shape: what the rules produce is committed as it is. */
-export type { Triple } from "../graph-core.js";
+export type { Triple } from "../graph/core.js";
 
 /** Who "I" is when the line names no speaker: the word the original graph and its prompts use. */
 export const DEFAULT_SUBJECT = "用户";
