@@ -6,8 +6,8 @@
  */
 
 import { readFileSync } from "node:fs";
+import type { CompletionRequest } from "../src/kernel/llm-spec.js";
 import { bundledAdapterLibraries } from "../src/llm/adapters.js";
-import type { CompletionRequest } from "../src/llm/provider.js";
 import { LuaVM } from "../src/lua/vm.js";
 import { percentile } from "./stats.js";
 

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { ForgetReport, PluginSDK } from "@homeagent/sdk";
 import { memoryCommand } from "../src/builtins/cli/memory-commands.js";
-import type { CompletionRequest } from "../src/llm/provider.js";
+import type { CompletionRequest } from "../src/kernel/llm-spec.js";
 import { type MemoryHarness, startMemoryAgent } from "./fixtures/memory-system.js";
 import { waitFor } from "./fixtures/wait.js";
 

@@ -7,7 +7,6 @@
 
 import { isAbsolute } from "node:path";
 import type { SettingDef } from "@homeagent/sdk";
-import { HEARTBEAT_CONFIG_DEFS } from "../memory/distill/config.js";
 import { isTimeZone } from "../util/time-zone.js";
 import { parseDuration } from "./duration.js";
 import { isName, NAME_RULE } from "./validate.js";
@@ -397,6 +396,4 @@ export const CORE_DEFS: ConfigDef[] = [
     placeholder: "<data>/knowledge",
     check: (value) => (value === "" || isAbsolute(value) ? undefined : "must be an absolute path (or empty)"),
   },
-  // The memory heartbeat loops (inventory §7), defined beside the loops.
-  ...HEARTBEAT_CONFIG_DEFS,
 ];

@@ -9,6 +9,7 @@ import { builtinPlugins } from "../builtins/index.js";
 import { ConfigRegistry } from "../config/registry.js";
 import { isSecret } from "../config/validate.js";
 import { EmbeddingRegistry } from "../embedding/spi.js";
+import { tokenize } from "../embedding/text.js";
 import { registerBuiltinEmbedders } from "../embedding/tiers.js";
 import { Agent } from "../kernel/agent.js";
 import { KNOWLEDGE_TOOL_NAMES } from "../knowledge/tools.js";
@@ -16,6 +17,7 @@ import { installBundledAdapters } from "../llm/adapters.js";
 import type { ProviderManager } from "../llm/manager.js";
 import { startLlmSources } from "../llm/sources/live-sources.js";
 import { llmSourceTools } from "../llm/sources/source-tools.js";
+import { HEARTBEAT_CONFIG_DEFS } from "../memory/distill/config.js";
 import { openMemoryStore } from "../memory/store.js";
 import { MemorySystem } from "../memory/system.js";
 import { ForgetHooks } from "../plugins/forget-hooks.js";
@@ -66,6 +68,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { paths, corrected } = prepareDataDir(opts.dataDir);
   const env = opts.env ?? process.env;
   const config = ConfigRegistry.open(paths.configDb, { env });
+  // The config center knows the core keys; each subsystem brings its own definitions (config imports none).
+  config.registerDefs([...HEARTBEAT_CONFIG_DEFS]);
   const write = opts.logWrite ?? ((line: string) => process.stderr.write(line));
   let secrets = config.secrets();
   // Recomputing scans every setting: only when a secret changed.
@@ -125,6 +129,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     settings,
     log: logger("kernel"),
     onAnswered: (source) => usage.meter.recordTurn(source),
+    words: tokenize,
   });
   memory.attach(agent);
   config.onChange((key) => memory.settingChanged(key));

@@ -15,7 +15,7 @@ import { previewContext } from "./preview.js";
 import { Scheduler } from "./scheduler.js";
 import { StageHost } from "./stages.js";
 import type { TurnControl } from "./tool-loop.js";
-import { TOOL_SEARCH_DEF, type ToolOffer } from "./tool-search.js";
+import { plainWords, TOOL_SEARCH_DEF, type ToolOffer, type Words } from "./tool-search.js";
 import { KERNEL_OWNER, ToolRegistry } from "./tools.js";
 import { runTurn, SELF_CHANNEL } from "./turn.js";
 import type { AgentSettings, ContextWindow, InputTask, LLMClient, MemoryContext, TaskKind } from "./types.js";
@@ -33,6 +33,8 @@ export interface AgentOptions {
   maxJobs?: number;
   /** Told once per turn the LLM answered, with the source of its last reply (the daemon's usage meter). */
   onAnswered?: (llmSource: string) => void;
+  /** Words of a text for tool_search (the daemon passes the search engine's tokenizer); default plainWords. */
+  words?: Words;
 }
 
 export interface SelfTaskOptions {
@@ -211,7 +213,17 @@ export class Agent {
    */
   previewContext(query: string): Promise<ContextPreview> {
     const { llm, settings, memory, context, log } = this.opts;
-    const deps = { llm, settings, memory, context, tools: this.tools, inputs: this.inputs, outputs: this.outputs };
+    const words = this.opts.words ?? plainWords;
+    const deps = {
+      llm,
+      settings,
+      memory,
+      context,
+      words,
+      tools: this.tools,
+      inputs: this.inputs,
+      outputs: this.outputs,
+    };
     const id = `preview_${Date.now().toString(36)}_${++this.previews}`;
     return previewContext({ ...deps, warn: (msg) => log.warn(msg) }, query, id);
   }
@@ -285,6 +297,7 @@ export class Agent {
           warn: (msg) => this.opts.log.warn(msg),
           notice: (key, message, event) => this.notice(key, message, event),
           offers: this.offers,
+          words: this.opts.words ?? plainWords,
           onComposed: (report) => {
             this.last = report;
           },

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import type { AgentEvent } from "@homeagent/sdk";
 import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
-import { type ChatMessage, ProviderError } from "../llm/provider.js";
+import { ProviderError } from "../llm/provider.js";
 import {
   DEFAULT_CONTEXT_WINDOW,
   estimateTokens,
@@ -10,8 +10,10 @@ import {
   newestThatFit,
   pruneForRetry,
   requestBudget,
+  tagTimeline,
   totalTokens,
 } from "./budget.js";
+import type { ChatMessage } from "./llm-spec.js";
 import { TIMELINE_HEADER } from "./prompt.js";
 
 describe("token estimate", () => {
@@ -51,7 +53,8 @@ describe("shrinking a request", () => {
   ];
   const request = (): ChatMessage[] => [
     { role: "system", content: "prompt" },
-    { role: "system", content: `${TIMELINE_HEADER}\n${big}` },
+    tagTimeline({ role: "system", content: `${TIMELINE_HEADER}\n${big}` }),
+    { role: "system", content: `${TIMELINE_HEADER} copied by a plugin: not the timeline\n${big}` },
     { role: "user", content: "go" },
     ...round("1"),
     ...round("2"),
@@ -67,7 +70,7 @@ describe("shrinking a request", () => {
       [false, true, true],
     );
     assert.ok(
-      messages.some((m) => m.content.startsWith(TIMELINE_HEADER)),
+      messages.some((m) => m.content.startsWith(`${TIMELINE_HEADER}\n`)),
       "timeline kept while results suffice",
     );
     fitToBudget(messages, 1500);
@@ -76,8 +79,12 @@ describe("shrinking a request", () => {
       [false, false, true],
     );
     assert.equal(
-      messages.some((m) => m.content.startsWith(TIMELINE_HEADER)),
+      messages.some((m) => m.content.startsWith(`${TIMELINE_HEADER}\n`)),
       false,
+    );
+    assert.ok(
+      messages.some((m) => m.content.includes("copied by a plugin")),
+      "only the tagged message is the timeline",
     );
   });
 
@@ -85,8 +92,12 @@ describe("shrinking a request", () => {
     const messages = request();
     assert.equal(pruneForRetry(messages), true);
     assert.equal(
-      messages.some((m) => m.content.startsWith(TIMELINE_HEADER)),
+      messages.some((m) => m.content.startsWith(`${TIMELINE_HEADER}\n`)),
       false,
+    );
+    assert.ok(
+      messages.some((m) => m.content.includes("copied by a plugin")),
+      "only the tagged message is the timeline",
     );
     assert.deepEqual(
       messages.filter((m) => m.role === "tool").map((m) => m.content === big),

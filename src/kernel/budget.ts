@@ -5,8 +5,7 @@
  * characters) keeps requests in range; a provider's "context length exceeded" covers the misses.
  */
 import type { ContextMessage } from "@homeagent/sdk";
-import type { ChatMessage } from "../llm/provider.js";
-import { TIMELINE_HEADER } from "./prompt.js";
+import type { ChatMessage } from "./llm-spec.js";
 
 /** Assumed when a source's window is unknown: small enough for most local models, large enough to work. */
 export const DEFAULT_CONTEXT_WINDOW = 32_768;
@@ -121,8 +120,20 @@ function olderToolResults(messages: ChatMessage[]): number[] {
   return out;
 }
 
+/**
+ * The timeline messages compose made, known by identity: a message whose text merely starts like the
+ * timeline (a plugin's, a client's) is never taken for it, and the header's wording can change freely.
+ */
+const timelines = new WeakSet<ChatMessage>();
+
+/** Marks `message` as the request's timeline, the section dropped when a request must shrink. */
+export function tagTimeline(message: ChatMessage): ChatMessage {
+  timelines.add(message);
+  return message;
+}
+
 function dropTimeline(messages: ChatMessage[]): boolean {
-  const i = messages.findIndex((m) => m.role === "system" && m.content.startsWith(TIMELINE_HEADER));
+  const i = messages.findIndex((m) => timelines.has(m));
   if (i < 0) return false;
   messages.splice(i, 1);
   return true;

@@ -12,7 +12,6 @@
  * the chat (a client's system prompt belongs ahead of its conversation).
  */
 import type { ContextMessage, ContextReport } from "@homeagent/sdk";
-import type { ChatMessage } from "../llm/provider.js";
 import { errorMessage } from "../util/errors.js";
 import {
   DEFAULT_CONTEXT_WINDOW,
@@ -22,11 +21,13 @@ import {
   messageTokens,
   newestThatFit,
   requestBudget,
+  tagTimeline,
   truncateToTokens,
 } from "./budget.js";
+import type { ChatMessage } from "./llm-spec.js";
 import { outputRulesText, personaText, renderTimeline, timelineHeader, timelineRow } from "./prompt.js";
 import { allocate, OPEN_ENDED, SECTIONS, type SectionName, type SectionTokens } from "./sections.js";
-import { ToolOffer } from "./tool-search.js";
+import { ToolOffer, type Words } from "./tool-search.js";
 import type { ToolRegistry } from "./tools.js";
 import type { AgentSettings, ContextEvent, LLMClient, MemoryContext, PreparedQuery } from "./types.js";
 
@@ -40,6 +41,8 @@ export interface ComposeDeps {
   memory?: MemoryContext;
   warn: (msg: string) => void;
   notice: Notice;
+  /** Splits tool_search queries and tool descriptions into words. */
+  words: Words;
 }
 
 export interface ComposeInput {
@@ -110,6 +113,7 @@ export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promis
     allow: c.allow,
     preferred: recentTools(c.timeline),
     channel: c.channel,
+    words: deps.words,
   });
   if (offer.trimmed) {
     deps.notice(
@@ -203,7 +207,7 @@ function windowTimeline(events: ContextEvent[], zone: string): Timeline {
     need: rows.length ? headerCost + rows.reduce((sum, r) => sum + rowCost(r), 0) : 0,
     fit: (tokens) => {
       const text = renderTimeline(newestThatFit(rows, tokens - headerCost, rowCost), zone);
-      return text ? [{ role: "system", content: text }] : [];
+      return text ? [tagTimeline({ role: "system", content: text })] : [];
     },
   };
 }

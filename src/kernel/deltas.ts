@@ -3,7 +3,7 @@
  * UI and the cli to show as it arrives.
  */
 import type { EventBus } from "../events/bus.js";
-import type { StreamChunk } from "../llm/provider.js";
+import type { StreamChunk } from "./llm-spec.js";
 
 /**
  * Publishes the deltas of one LLM call. When the text starts over (an interrupted call is asked again, or

@@ -3,7 +3,7 @@
  * rest of the kernel see the SDK's camelCase shapes. This is the one place the two meet.
  */
 import type { TokenUsage, ToolCall } from "@homeagent/sdk";
-import type { UnifiedToolCall, UnifiedUsage, WireToolCall } from "../llm/provider.js";
+import type { UnifiedToolCall, UnifiedUsage, WireToolCall } from "./llm-spec.js";
 
 export function toTokenUsage(u: UnifiedUsage | null): TokenUsage | null {
   if (!u) return null;

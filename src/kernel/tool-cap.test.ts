@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
-import type { CompletionRequest, CompletionResponse, UnifiedToolCall } from "../llm/provider.js";
+import type { CompletionRequest, CompletionResponse, UnifiedToolCall } from "./llm-spec.js";
 import { capToolCalls } from "./tool-cap.js";
 import type { LLMClient } from "./types.js";
 

@@ -9,8 +9,8 @@
  * other call of the round has (the server's own when no other call shares it).
  */
 import type { ToolCall, ToolResult } from "@homeagent/sdk";
-import type { CompletionResponse } from "../llm/provider.js";
 import { toToolCall } from "./llm-shapes.js";
+import type { CompletionResponse } from "./llm-spec.js";
 
 export interface CappedRound {
   /** The calls to run, at most the cap. */

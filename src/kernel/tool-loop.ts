@@ -8,12 +8,12 @@
  */
 import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
 import type { EventBus } from "../events/bus.js";
-import { type ChatMessage, type CompletionResponse, ProviderError, type ToolSpec } from "../llm/provider.js";
 import { estimateTokens, fitToBudget, pruneForRetry, requestBudget } from "./budget.js";
 import { linkAbort } from "./cancel.js";
 import { DeltaPublisher } from "./deltas.js";
 import { type InterruptQueue, interruptMessage } from "./interrupts.js";
 import { addUsage, toTokenUsage, toWireToolCall } from "./llm-shapes.js";
+import { type ChatMessage, type CompletionResponse, isContextTooLong, type ToolSpec } from "./llm-spec.js";
 import type { StageHost } from "./stages.js";
 import { type CappedRound, capToolCalls } from "./tool-cap.js";
 import type { ToolOffer } from "./tool-search.js";
@@ -167,7 +167,7 @@ async function callLLM(
   try {
     return await streamLLM(deps, ctx, messages, tools, control);
   } catch (err) {
-    if (!(err instanceof ProviderError && err.kind === "context_length") || !pruneForRetry(messages)) throw err;
+    if (!isContextTooLong(err) || !pruneForRetry(messages)) throw err;
     deps.bus.publish("system", "kernel", {
       kind: "context_pruned",
       requestId: ctx.requestId,

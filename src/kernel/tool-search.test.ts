@@ -10,6 +10,7 @@ import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js"
 import { StubMemory } from "../../test/fixtures/memory-stub.js";
 import { estimateTokens, messageTokens, requestBudget, totalTokens } from "./budget.js";
 import { floorOf } from "./sections.js";
+import { plainWords } from "./tool-search.js";
 
 let h: Harness;
 let memory: StubMemory;
@@ -117,4 +118,40 @@ test("tool_search with no match lists the tools it can load", async () => {
   await h.agent.injectInputSync("cli", "cli", "do the impossible");
   const result = h.llm.requests[1].messages.find((m) => m.role === "tool")?.content ?? "";
   assert.match(result, /No tool matches "zzzz"\. Tools you can search for: .*weather_forecast/);
+});
+
+test("the kernel's own word splitter: English words whole, each Han character a word", () => {
+  assert.deepEqual(plainWords("Send the FILE_2 提醒我 tomorrow"), [
+    "send",
+    "the",
+    "file",
+    "2",
+    "提",
+    "醒",
+    "我",
+    "tomorrow",
+  ]);
+});
+
+test("tool_search matches with the words the Agent is given (the daemon gives it the search tokenizer)", async () => {
+  h.close();
+  const asked: string[] = [];
+  // A tokenizer that knows 天气预报 is one word, as jieba does; the plain splitter would make four of it.
+  const words = (text: string) => {
+    asked.push(text);
+    return text.includes("天气预报") ? ["天气预报"] : plainWords(text);
+  };
+  h = startAgent({ words });
+  manyTools(60);
+  h.agent.tools.register(
+    "zh",
+    { name: "forecast_zh", description: "天气预报", parameters: { type: "object" } },
+    () => "晴",
+  );
+  h.llm.window = 8192;
+  h.llm.enqueue({ toolCalls: [{ name: "tool_search", arguments: { query: "天气预报" } }] }, { text: "ok" });
+  await h.agent.injectInputSync("cli", "cli", "明天天气怎么样");
+  assert.ok(asked.includes("天气预报"), "the query went through the Agent's words");
+  const result = h.llm.requests[1].messages.find((m) => m.role === "tool")?.content ?? "";
+  assert.match(result, /forecast_zh/);
 });

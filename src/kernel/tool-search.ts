@@ -14,9 +14,8 @@
  * are validated as always): trimming saves tokens, it is not a permission; only an allowlist refuses.
  */
 
-import { tokenize } from "../embedding/text.js";
-import type { ToolSpec } from "../llm/provider.js";
 import { estimateTokens } from "./budget.js";
+import type { ToolSpec } from "./llm-spec.js";
 import type { RegisteredTool, ToolRegistry } from "./tools.js";
 
 export const TOOL_SEARCH = "tool_search";
@@ -52,12 +51,24 @@ export interface OfferEntry {
 /** Brackets of the JSON list: with each entry's +1 for its separator, Σ cost + this bounds the list's estimate. */
 const LIST_COST = 2;
 
+/** The words of a text, lower-cased, for matching a tool_search query against tool names and descriptions. */
+export type Words = (text: string) => string[];
+
+/**
+ * The kernel's own word splitter: letters and digits in runs, each Han character a word. The daemon gives the
+ * Agent the search engine's tokenizer instead (jieba for Chinese, stemmed English), so a query matches a
+ * tool the way search matches a document.
+ */
+export const plainWords: Words = (text) =>
+  text.toLowerCase().match(/\p{Script=Han}|(?:(?!\p{Script=Han})[\p{L}\p{N}])+/gu) ?? [];
+
 export interface OfferOptions {
   /** A self-task's allowlist; absent = every registered tool. */
   allow?: ReadonlySet<string>;
   /** Tool names to offer first when trimming, after tool_search and the memory tools. */
   preferred: string[];
   channel: string;
+  words: Words;
 }
 
 export class ToolOffer {
@@ -68,6 +79,7 @@ export class ToolOffer {
   readonly trimmed: boolean;
 
   private readonly allow: ReadonlySet<string> | undefined;
+  private readonly words: Words;
 
   private constructor(
     private readonly candidates: OfferEntry[],
@@ -75,6 +87,7 @@ export class ToolOffer {
     opts: OfferOptions,
   ) {
     this.allow = opts.allow;
+    this.words = opts.words;
     const search = candidates.find((e) => e.name === TOOL_SEARCH);
     const others = candidates.filter((e) => e !== search);
     this.total = others.length;
@@ -121,7 +134,7 @@ export class ToolOffer {
 
   /** tool_search: the best matches for `query`, their definitions added to the offer as far as they fit. */
   search(query: string): string {
-    const matches = rank(this.candidates, query);
+    const matches = rank(this.candidates, query, this.words);
     if (matches.length === 0) {
       const rest = this.candidates.filter((e) => !this.isOffered(e.name) && e.name !== TOOL_SEARCH);
       const names = rest.slice(0, NAMES_LISTED).map((e) => e.name);
@@ -192,22 +205,22 @@ function coreSet(
   return picked;
 }
 
-function rank(entries: OfferEntry[], query: string): OfferEntry[] {
-  const words = new Set(tokenize(query));
+function rank(entries: OfferEntry[], query: string, split: Words): OfferEntry[] {
+  const words = new Set(split(query));
   const exact = query.trim();
   if (words.size === 0 && !exact) return [];
   const scored = entries
     .filter((e) => e.name !== TOOL_SEARCH)
-    .map((e, i) => ({ e, i, score: score(e, words, exact) }))
+    .map((e, i) => ({ e, i, score: score(e, words, exact, split) }))
     .filter((s) => s.score > 0);
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
   return scored.slice(0, SEARCH_LIMIT).map((s) => s.e);
 }
 
-function score(e: OfferEntry, words: Set<string>, exact: string): number {
+function score(e: OfferEntry, words: Set<string>, exact: string, split: Words): number {
   if (e.name === exact) return 100;
-  const name = new Set(tokenize(e.name.replace(/[_-]+/g, " ")));
-  const description = new Set(tokenize(e.description));
+  const name = new Set(split(e.name.replace(/[_-]+/g, " ")));
+  const description = new Set(split(e.description));
   let s = 0;
   for (const w of words) {
     if (name.has(w)) s += 3;

@@ -21,7 +21,7 @@ import { stopMessage } from "./cancel.js";
 import { composeRequest, type Notice } from "./compose.js";
 import { newStageContext } from "./stages.js";
 import { type LoopDeps, runToolLoop, type TurnControl } from "./tool-loop.js";
-import type { ToolOffer } from "./tool-search.js";
+import type { ToolOffer, Words } from "./tool-search.js";
 import { closeTurn, type OpenedTurn, openTurn } from "./turn-events.js";
 import type { ContextWindow, InputTask, MemoryContext, MutableStageContext } from "./types.js";
 
@@ -34,6 +34,8 @@ export interface TurnDeps extends LoopDeps {
   notice: Notice;
   /** The running turn's tool offer by request id, for tool_search. */
   offers: Map<string, ToolOffer>;
+  /** Splits tool_search queries and tool descriptions into words. */
+  words: Words;
   onComposed: (report: ContextReport) => void;
   /** Told once per turn the LLM answered, with the source of its last reply (the daemon's usage meter). */
   onAnswered?: (llmSource: string) => void;

@@ -4,7 +4,7 @@
  * memory layer (src/memory) implements ContextWindow and MemoryContext; the kernel never imports it.
  */
 import type { InjectOptions, InputReply, StageContext } from "@homeagent/sdk";
-import type { CompletionRequest, CompletionResponse, StreamChunk } from "../llm/provider.js";
+import type { CompletionRequest, CompletionResponse, StreamChunk } from "./llm-spec.js";
 
 /** StageContext as the kernel holds it: the stage name changes as the input moves along. */
 export type MutableStageContext = { -readonly [K in keyof StageContext]: StageContext[K] };

@@ -11,8 +11,9 @@ import { after, before, beforeEach, test } from "node:test";
 import type { Logger } from "@homeagent/sdk";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { waitFor } from "../../test/fixtures/wait.js";
+import type { CompletionRequest } from "../kernel/llm-spec.js";
 import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
-import { type CompletionRequest, ProviderError } from "./provider.js";
+import { ProviderError } from "./provider.js";
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../test/fixtures/adapters/${name}.lua`, import.meta.url), "utf8");

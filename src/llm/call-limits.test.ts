@@ -12,17 +12,12 @@ import { after, before, beforeEach, describe, test } from "node:test";
 import { drainStream, streamText } from "../../test/fixtures/adapter-harness.js";
 import { type FakeLLM, type RecordedRequest, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { waitFor } from "../../test/fixtures/wait.js";
+import type { CompletionRequest, StreamChunk } from "../kernel/llm-spec.js";
 import { LuaVM } from "../lua/vm.js";
 import { HomeAgentError } from "../util/errors.js";
 import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
 import { ProviderManager } from "./manager.js";
-import {
-  type CompletionRequest,
-  type Provider,
-  ProviderError,
-  ProviderTimeoutError,
-  type StreamChunk,
-} from "./provider.js";
+import { type Provider, ProviderError, ProviderTimeoutError } from "./provider.js";
 
 const OPENAI = readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8");
 const OLLAMA = readFileSync(new URL("./adapters/ollama.lua", import.meta.url), "utf8");

@@ -8,9 +8,11 @@
  * When one runs out the request is aborted and `expired` says which, so the provider can report it;
  * `close()` stops the clocks and drops a connection that is still open, whatever ended the call.
  */
+
+import type { StreamChunk } from "../kernel/llm-spec.js";
 import { MAX_TIMER_MS } from "../util/time-limit.js";
 import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
-import { type CallLimit, ProviderTimeoutError, type StreamChunk } from "./provider.js";
+import { type CallLimit, ProviderTimeoutError } from "./provider.js";
 
 export interface CallLimits {
   /** Give up when the headers (a stream: its first body bytes) have not arrived in this many ms; 0 = no limit. */

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
+import type { ChatMessage, StreamChunk } from "../kernel/llm-spec.js";
 import { LuaAdaptedProvider } from "./lua-provider.js";
 import { ProviderManager } from "./manager.js";
-import type { ChatMessage, StreamChunk } from "./provider.js";
 
 const TOOLS = [
   {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type AdapterHarness, loadAdapter } from "../../test/fixtures/adapter-harness.js";
-import type { CompletionRequest } from "./provider.js";
+import type { CompletionRequest } from "../kernel/llm-spec.js";
 
 const NAMES = ["deepseek", "mistral", "groq", "github", "server"] as const;
 type Name = (typeof NAMES)[number];

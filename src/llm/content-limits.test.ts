@@ -10,10 +10,11 @@ import { after, before, beforeEach, describe, test } from "node:test";
 import { drainStream, streamText } from "../../test/fixtures/adapter-harness.js";
 import { type FakeLLM, type FakeStep, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { waitFor } from "../../test/fixtures/wait.js";
+import type { CompletionRequest } from "../kernel/llm-spec.js";
 import { LuaVM } from "../lua/vm.js";
 import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
 import { ProviderManager } from "./manager.js";
-import { type CompletionRequest, ProviderTimeoutError } from "./provider.js";
+import { ProviderTimeoutError } from "./provider.js";
 
 const adapter = (name: string) => readFileSync(new URL(`./adapters/${name}.lua`, import.meta.url), "utf8");
 const FORMATS = {

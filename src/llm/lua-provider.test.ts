@@ -9,9 +9,10 @@ import { after, before, beforeEach, test } from "node:test";
 import type { Logger } from "@homeagent/sdk";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { waitFor } from "../../test/fixtures/wait.js";
+import type { CompletionRequest, StreamChunk } from "../kernel/llm-spec.js";
 import { bundledAdapterLibraries } from "./adapters.js";
 import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
-import { type CompletionRequest, ProviderError, type StreamChunk } from "./provider.js";
+import { ProviderError } from "./provider.js";
 import { StreamAccumulator } from "./stream-accumulator.js";
 
 const OPENAI = readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8");

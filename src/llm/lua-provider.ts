@@ -32,6 +32,7 @@
  * the host of base_url (plus `httpAllowedHosts`).
  */
 import type { Logger } from "@homeagent/sdk";
+import type { CompletionRequest, CompletionResponse, StreamChunk } from "../kernel/llm-spec.js";
 import type { LuaVM } from "../lua/vm.js";
 import { formatBytes } from "../util/bytes.js";
 import { BodyTooLargeError, readCappedText } from "../util/capped-body.js";
@@ -42,14 +43,7 @@ import type { AdapterSpec } from "./adapter-script.js";
 import { type CallLimits, CallWatch, DEFAULT_CALL_LIMITS } from "./call-watch.js";
 import { LineTooLongError } from "./lines.js";
 import { ndjsonBatches } from "./ndjson.js";
-import {
-  type CallOptions,
-  type CompletionRequest,
-  type CompletionResponse,
-  type Provider,
-  ProviderError,
-  type StreamChunk,
-} from "./provider.js";
+import { type CallOptions, type Provider, ProviderError } from "./provider.js";
 import { ReplyBudget } from "./reply-budget.js";
 import { sseBatches } from "./sse.js";
 import { toResponse, toStreamChunks } from "./unified.js";

@@ -6,15 +6,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitFor } from "../../test/fixtures/wait.js";
+import type { CompletionRequest, CompletionResponse, StreamChunk } from "../kernel/llm-spec.js";
 import { AllProvidersFailedError, ProviderManager, type SourceEntry } from "./manager.js";
-import {
-  type CallOptions,
-  type CompletionRequest,
-  type CompletionResponse,
-  type Provider,
-  ProviderError,
-  type StreamChunk,
-} from "./provider.js";
+import { type CallOptions, type Provider, ProviderError } from "./provider.js";
 
 type Step = CompletionResponse | Error | ((req: CompletionRequest, opts: CallOptions) => Promise<CompletionResponse>);
 

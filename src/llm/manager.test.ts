@@ -4,9 +4,10 @@ import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { waitFor } from "../../test/fixtures/wait.js";
+import type { CompletionRequest, StreamChunk } from "../kernel/llm-spec.js";
 import { LuaAdaptedProvider } from "./lua-provider.js";
 import { AllProvidersFailedError, NoSourceError, ProviderManager, type SourceEntry } from "./manager.js";
-import { type CompletionRequest, ProviderError, type StreamChunk } from "./provider.js";
+import { ProviderError } from "./provider.js";
 
 const OPENAI = readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8");
 const fakes: FakeLLM[] = [];

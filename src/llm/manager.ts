@@ -23,15 +23,9 @@
  */
 import type { LlmSourceStatus, Logger } from "@homeagent/sdk";
 import { NO_SOURCE_CONFIGURED } from "../config/sources.js";
+import type { CompletionRequest, CompletionResponse, UnifiedUsage } from "../kernel/llm-spec.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
-import {
-  type CallOptions,
-  type CompletionRequest,
-  type CompletionResponse,
-  type Provider,
-  ProviderError,
-  type UnifiedUsage,
-} from "./provider.js";
+import { type CallOptions, type Provider, ProviderError } from "./provider.js";
 import { Semaphore } from "./semaphore.js";
 import { isAbort, isTimeout, StreamAttempts, type StreamOptions } from "./stream-attempt.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type AdapterHarness, loadAdapter } from "../../test/fixtures/adapter-harness.js";
-import type { CompletionRequest } from "./provider.js";
+import type { CompletionRequest } from "../kernel/llm-spec.js";
 
 let openai: AdapterHarness;
 const call = (fn: string, input: string) => openai.call(fn, input);

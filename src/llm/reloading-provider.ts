@@ -11,17 +11,11 @@
  */
 import { join } from "node:path";
 import type { Logger } from "@homeagent/sdk";
+import type { CompletionRequest, CompletionResponse, StreamChunk } from "../kernel/llm-spec.js";
 import { errorMessage } from "../util/errors.js";
 import { fileStamp } from "../util/file-stamp.js";
 import { adaptersDir, librariesDir, loadAdapterLibraries, loadAdapterSource, luaNames } from "./adapters.js";
-import {
-  type CallOptions,
-  type CompletionRequest,
-  type CompletionResponse,
-  type Provider,
-  ProviderError,
-  type StreamChunk,
-} from "./provider.js";
+import { type CallOptions, type Provider, ProviderError } from "./provider.js";
 
 export interface ReloadingProviderOptions {
   dataDir: string;

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { StreamChunk } from "./provider.js";
+import type { StreamChunk } from "../kernel/llm-spec.js";
 import { CALL_OVERHEAD_BYTES, ReplyBudget } from "./reply-budget.js";
 
 const MiB = 1024 * 1024;

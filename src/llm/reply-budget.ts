@@ -6,8 +6,9 @@
  * keeps what came and knows why it stops. The note is marked `cut`, and so is the reply it ends (manager.ts): the
  * tool loop then ends the turn with that text instead of running tool calls that may be cut as well.
  */
+
+import type { StreamChunk } from "../kernel/llm-spec.js";
 import { formatBytes } from "../util/bytes.js";
-import type { StreamChunk } from "./provider.js";
 
 /**
  * What one tool call costs beyond its name and arguments: its object here, the call in the next request

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MAX_TOOL_CALLS_PER_REPLY, type StreamChunk } from "./provider.js";
+import type { StreamChunk } from "../kernel/llm-spec.js";
+import { MAX_TOOL_CALLS_PER_REPLY } from "./provider.js";
 import { MAX_DROPPED_INDEXES, StreamAccumulator } from "./stream-accumulator.js";
 
 function chunk(fields: Partial<StreamChunk>): StreamChunk {

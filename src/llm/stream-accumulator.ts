@@ -7,14 +7,10 @@
  * are only counted (`dropped_tool_calls`), so the model is told. Call ids are kept as the server sent them,
  * empty or repeated ones included: the tool loop gives each call of a round an id of its own.
  */
+
+import type { CompletionResponse, StreamChunk, UnifiedToolCall, UnifiedUsage } from "../kernel/llm-spec.js";
 import { isObject } from "../util/object.js";
-import {
-  type CompletionResponse,
-  MAX_TOOL_CALLS_PER_REPLY,
-  type StreamChunk,
-  type UnifiedToolCall,
-  type UnifiedUsage,
-} from "./provider.js";
+import { MAX_TOOL_CALLS_PER_REPLY } from "./provider.js";
 
 /** Distinct indexes of dropped calls remembered to count each once (under a megabyte however large they are). */
 export const MAX_DROPPED_INDEXES = 16 * MAX_TOOL_CALLS_PER_REPLY;

@@ -6,16 +6,14 @@
  * given become void because the reply starts over — a plain-chat fallback, a retry, the next source.
  */
 import type { Logger } from "@homeagent/sdk";
+import type { CompletionRequest, CompletionResponse, StreamChunk } from "../kernel/llm-spec.js";
 import { errorMessage } from "../util/errors.js";
 import {
   ADAPTER_REQUEST_FAILED,
   type CallOptions,
-  type CompletionRequest,
-  type CompletionResponse,
   type Provider,
   ProviderError,
   ProviderTimeoutError,
-  type StreamChunk,
 } from "./provider.js";
 import { StreamAccumulator } from "./stream-accumulator.js";
 

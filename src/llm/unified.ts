@@ -2,14 +2,10 @@
  * Adapter output → the unified TS shapes. Adapters are user-editable Lua, so their JSON is checked and
  * completed here (missing fields get their empty value) instead of trusted.
  */
+
+import type { CompletionResponse, StreamChunk, UnifiedToolCall, UnifiedUsage } from "../kernel/llm-spec.js";
 import { isObject } from "../util/object.js";
-import {
-  type CompletionResponse,
-  MAX_TOOL_CALLS_PER_REPLY,
-  type StreamChunk,
-  type UnifiedToolCall,
-  type UnifiedUsage,
-} from "./provider.js";
+import { MAX_TOOL_CALLS_PER_REPLY } from "./provider.js";
 
 function str(v: unknown): string {
   return typeof v === "string" ? v : "";

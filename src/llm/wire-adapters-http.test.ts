@@ -6,8 +6,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { type FakeLLM, type RecordedRequest, startFakeLLM } from "../../test/fixtures/fake-llm.js";
+import type { ChatMessage, CompletionRequest, StreamChunk } from "../kernel/llm-spec.js";
 import { LuaAdaptedProvider } from "./lua-provider.js";
-import { type ChatMessage, type CompletionRequest, ProviderError, type StreamChunk } from "./provider.js";
+import { ProviderError } from "./provider.js";
 import { StreamAccumulator } from "./stream-accumulator.js";
 
 const KEY = "test-key-123";

@@ -2,10 +2,11 @@
  * The connection gate (connection-gate.ts) over real sockets against a real daemon: connections that never
  * authenticate cannot lock keyed clients out — not 530 half-open ones with the real caps, not requests that
  * never finish — and over the pre-auth cap the oldest is cut; a new connection's first request has a shorter
- * deadline than the server's ordinary one.
+ * deadline than the server's ordinary one. That deadline runs on a fake clock, moved by hand.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { FakeClock } from "../../../test/fixtures/fake-clock.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
 import { type RawSocket, rawSocket, startWebuiAlone, TEST_API_KEY } from "../../../test/fixtures/webui.js";
 import { DEFAULT_LIMITS, MAX_CONNECTIONS, serverTimeouts } from "./limits.js";
@@ -15,8 +16,10 @@ describe("the connection gate", () => {
     const { headersMs, firstHeadersMs } = serverTimeouts(DEFAULT_LIMITS);
     assert.ok(DEFAULT_LIMITS.maxPreAuthConnections < MAX_CONNECTIONS, "headroom for authenticated connections");
     assert.ok(firstHeadersMs <= 5000 && firstHeadersMs < headersMs, "a shorter deadline for a first request");
-    // The real caps; only the first request's deadline is shrunk, and it stays well under the 10 s one.
-    const { daemon, port } = await startWebuiAlone({ listenAddr: "127.0.0.1:0", timeouts: { firstHeadersMs: 3000 } });
+    // The real caps and deadlines; the first request's deadline runs on a clock moved by hand, the server's
+    // ordinary header deadline on the real one.
+    const clock = new FakeClock();
+    const { daemon, port } = await startWebuiAlone({ listenAddr: "127.0.0.1:0", clock });
     const sockets: RawSocket[] = [];
     const closed = () => sockets.filter((s) => s.closed()).length;
     try {
@@ -33,8 +36,16 @@ describe("the connection gate", () => {
       const took = performance.now() - started;
       assert.ok(took < 2000, `answered in ${Math.round(took)} ms`);
       assert.ok(closed() < count, "half-open connections were still open: the keyed request had room of its own");
-      // Sooner than the ordinary header deadline would cut them.
-      await waitFor(() => closed() === count, "every half-open connection to be cut", { timeoutMs: headersMs - 1000 });
+      // The first deadline passing cuts them (a connection the server took in late is cut on the next move),
+      // sooner than the ordinary header deadline would.
+      await waitFor(
+        () => {
+          clock.advance(firstHeadersMs);
+          return closed() === count;
+        },
+        "every half-open connection to be cut",
+        { timeoutMs: headersMs - 1000 },
+      );
     } finally {
       for (const s of sockets) s.socket.destroy();
       await daemon.stop();
@@ -42,10 +53,12 @@ describe("the connection gate", () => {
   });
 
   test("over the pre-auth cap the oldest unauthenticated connection is cut (503); an authenticated one never; a late first request is 408", async () => {
+    const clock = new FakeClock();
     const { daemon, port } = await startWebuiAlone({
       listenAddr: "127.0.0.1:0",
       limits: { maxPreAuthConnections: 4 },
       timeouts: { firstHeadersMs: 1500 },
+      clock,
     });
     const keyed = `GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${TEST_API_KEY}\r\n\r\n`;
     const answers = (s: RawSocket) => s.received().match(/HTTP\/1\.1 200/g)?.length ?? 0;
@@ -61,6 +74,11 @@ describe("the connection gate", () => {
       assert.match(oldest.received(), /^HTTP\/1\.1 503 .*"too_many_connections"/s);
       authed.socket.write(keyed);
       await waitFor(() => answers(authed) === 2, "the authenticated connection to keep serving");
+      assert.ok(
+        rest.every((s) => !s.closed()),
+        "the rest are still waiting",
+      );
+      clock.advance(1500);
       await waitFor(() => rest.every((s) => s.closed()), "the rest to miss their first deadline");
       for (const s of rest) assert.match(s.received(), /^HTTP\/1\.1 408 .*"request_timeout"/s);
       assert.equal(authed.closed(), false);

@@ -10,6 +10,7 @@ import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import type { HttpBindings, ServerType } from "@hono/node-server";
 import type { MiddlewareHandler } from "hono";
+import { type Clock, systemClock } from "../../util/clock.js";
 import type { WebEnv } from "./context.js";
 
 export interface GateLimits {
@@ -21,7 +22,7 @@ export interface GateLimits {
 
 interface PreAuth {
   /** Set until the first request's headers are in. */
-  timer: NodeJS.Timeout | undefined;
+  timer: unknown;
 }
 
 /** Answers for a connection cut before it sent a whole request: it then learns why, like Node's own 408. */
@@ -40,7 +41,11 @@ export class ConnectionGate {
   /** In arrival order, so the first entry is the oldest. */
   private readonly preAuth = new Map<Socket, PreAuth>();
 
-  constructor(private readonly limits: GateLimits) {}
+  /** `clock` runs the first-request deadlines (tests move its time by hand). */
+  constructor(
+    private readonly limits: GateLimits,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   attach(server: ServerType): void {
     const http = server as Server;
@@ -48,7 +53,7 @@ export class ConnectionGate {
     http.on("request", (req) => {
       const state = this.preAuth.get(req.socket);
       if (!state) return;
-      clearTimeout(state.timer);
+      if (state.timer !== undefined) this.clock.clearTimer(state.timer);
       state.timer = undefined;
     });
   }
@@ -62,15 +67,16 @@ export class ConnectionGate {
 
   private admit(socket: Socket): void {
     if (this.preAuth.size >= this.limits.maxPreAuth) this.evictOne();
-    const timer = setTimeout(() => cut(socket, TOO_SLOW), this.limits.firstHeadersMs);
-    timer.unref();
+    // The system clock's timers are unref'd: a connection waiting for its first request keeps no process alive.
+    const timer = this.clock.setTimer(() => cut(socket, TOO_SLOW), this.limits.firstHeadersMs);
     this.preAuth.set(socket, { timer });
     socket.once("close", () => this.release(socket));
   }
 
   /** Takes the connection off the pre-auth list: it is authenticated, cut or gone. */
   private release(socket: Socket): void {
-    clearTimeout(this.preAuth.get(socket)?.timer);
+    const timer = this.preAuth.get(socket)?.timer;
+    if (timer !== undefined) this.clock.clearTimer(timer);
     this.preAuth.delete(socket);
   }
 

@@ -7,6 +7,7 @@
 import type { AddressInfo } from "node:net";
 import { definePlugin, type Plugin, type PluginSDK } from "@homeagent/sdk";
 import { createAdaptorServer } from "@hono/node-server";
+import type { Clock } from "../../util/clock.js";
 import { createApp } from "./app.js";
 import { chatRunner } from "./chat-runner.js";
 import { ConnectionGate } from "./connection-gate.js";
@@ -29,6 +30,8 @@ export interface WebuiPluginOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** The built dashboard to serve (tests pass their own); default the package's dist/web. */
   webRoot?: string;
+  /** Runs the connection gate's first-request deadlines; default the system clock (tests move time by hand). */
+  clock?: Clock;
 }
 
 export interface WebuiPlugin extends Plugin {
@@ -63,10 +66,10 @@ export function createWebuiPlugin(opts: WebuiPluginOptions = {}): WebuiPlugin {
         sessionStreams: new SessionStreams(),
       };
       const timeouts = serverTimeouts(limits, opts.timeouts);
-      const gate = new ConnectionGate({
-        maxPreAuth: limits.maxPreAuthConnections,
-        firstHeadersMs: timeouts.firstHeadersMs,
-      });
+      const gate = new ConnectionGate(
+        { maxPreAuth: limits.maxPreAuthConnections, firstHeadersMs: timeouts.firstHeadersMs },
+        opts.clock,
+      );
       const web = createApp(deps, {
         listen: () => bound ?? address,
         allowedHosts: () => parseAllowedHosts(sdk.settings.get("allowed_hosts")),

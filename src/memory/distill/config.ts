@@ -1,6 +1,6 @@
 /**
  * The heartbeat loops' settings (inventory §7: core.agent.distill_interval … with the original's defaults).
- * The lead registers these with the other core definitions; the Heartbeat reads them through the function
+ * The daemon registers these with the config center at start; the Heartbeat reads them through the function
  * it is given, so a changed interval applies from the next tick (or at once after `reschedule()`).
  */
 import type { ConfigDef } from "../../config/defaults.js";
