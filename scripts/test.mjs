@@ -5,21 +5,24 @@
 //   node scripts/test.mjs [tier …] [filter …] [node test flags …]
 //
 // Tiers: unit, e2e, browser, durability (scripts/test/tiers.mjs); none named runs them all. A filter keeps
-// the files whose path contains it ("memory/", "forget"). Flags starting with "--" go to node, e.g.
+// the files whose path contains it, or any of several ("memory/", "forget"). Flags starting with "--" go to node, e.g.
 // `npm test -- --test-name-pattern=interrupt`.
 //
 // Unit files share one process per core (each inside a suite named after its file, so its hooks stay its
 // own); every other file gets a process of its own. The slowest files start first, by the timings of the
 // previous run (.build/test-timings.json).
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join, relative } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { BUILD_DIR, compileTests } from "./test/compile.mjs";
 import { classify, TIERS } from "./test/tiers.mjs";
 
 const TIMINGS = ".build/test-timings.json";
-const RUN_TIMINGS = ".build/test-timings.run.json";
+const LOCK = ".build/test.lock";
+const RUN_DIR = `.build/test-runs/${process.pid}`;
+const RUN_TIMINGS = join(RUN_DIR, "timings.json");
 /** Guesses for files without a timing yet: the heavier tiers start first. */
 const GUESS_MS = { browser: 8000, durability: 6000, e2e: 4000, unit: 500 };
 
@@ -31,18 +34,21 @@ const cores = availableParallelism();
 const concurrency = Number(process.env.HOMEAGENT_TEST_CONCURRENCY) || cores + 1;
 
 const started = performance.now();
+holdBuildLock();
 const compiled = await compileTests();
 if (tiers.length === 0 || tiers.includes("browser")) freshDashboard();
 const compileMs = Math.round(performance.now() - started);
 
 const all = classify();
 const files = [...all].filter(
-  ([file, tier]) => (tiers.length === 0 || tiers.includes(tier)) && filters.every((f) => file.includes(f)),
+  ([file, tier]) =>
+    (tiers.length === 0 || tiers.includes(tier)) && (filters.length === 0 || filters.some((f) => file.includes(f))),
 );
 if (files.length === 0) {
   console.error(`no test file matches ${[...tiers, ...filters].join(" ") || "anything"}`);
   process.exit(1);
 }
+mkdirSync(RUN_DIR, { recursive: true });
 const timings = existsSync(TIMINGS) ? JSON.parse(readFileSync(TIMINGS, "utf8")) : {};
 const cost = ([file, tier]) => timings[file] ?? GUESS_MS[tier];
 
@@ -75,6 +81,7 @@ const { status, signal } = spawnSync(
   { stdio: "inherit", env: { HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0", ...process.env } },
 );
 saveTimings();
+rmSync(RUN_DIR, { recursive: true, force: true });
 console.log(`test command: ${((performance.now() - started) / 1000).toFixed(1)} s wall`);
 process.exit(status ?? (signal ? 1 : 0));
 
@@ -93,6 +100,37 @@ function freshDashboard() {
     stdio: "inherit",
   });
   if (vite.status !== 0) process.exit(vite.status ?? 1);
+}
+
+/**
+ * One test command at a time uses .build/test: a second one's compile would rewrite files the first is
+ * loading. The lock names its holder, and is taken over when that process is gone.
+ */
+function holdBuildLock() {
+  mkdirSync(".build", { recursive: true });
+  for (;;) {
+    try {
+      writeFileSync(LOCK, String(process.pid), { flag: "wx" });
+      process.on("exit", () => rmSync(LOCK, { force: true }));
+      return;
+    } catch {
+      const holder = Number(readFileSync(LOCK, "utf8"));
+      if (holder && holder !== process.pid && isRunning(holder)) {
+        console.error(`another test command (pid ${holder}) is using ${BUILD_DIR}: wait for it to end, or stop it`);
+        process.exit(1);
+      }
+      rmSync(LOCK, { force: true });
+    }
+  }
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
 }
 
 function compiledPath(file) {
@@ -114,12 +152,15 @@ function unitProcesses(list) {
   return groups;
 }
 
-/** A test file that runs `files` in one process, each in a suite of its own. */
+/**
+ * A test file that runs `files` in one process, each in a suite of its own. Written outside the compiled tree
+ * and per run, so that a test command started meanwhile (whose compile sweeps that tree) leaves it alone.
+ */
 function aggregator(list, index) {
-  const path = join(BUILD_DIR, `unit-${index}.test.js`);
+  const path = join(RUN_DIR, `unit-${index}.test.js`);
   const lines = list.sort().map((file) => {
-    const spec = `./${relative(BUILD_DIR, compiledPath(file))}`;
-    return `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(spec)});\n});`;
+    const url = pathToFileURL(resolve(compiledPath(file))).href;
+    return `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(url)});\n});`;
   });
   writeFileSync(path, `import { describe } from "node:test";\n${lines.join("\n")}\n`);
   return path;

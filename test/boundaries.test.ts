@@ -1,17 +1,109 @@
 /**
- * The layering rules of DESIGN.md, checked on every run so they hold without anyone remembering them:
- * the kernel does no IO and knows no built-in plugin; a built-in plugin uses only the public SDK, Node,
- * npm packages and its own folder — exactly what an external plugin could use.
+ * The layering rules of DESIGN.md, checked on every run so they hold without anyone remembering them: an
+ * allowlist of which folders each folder of src/ may import, no import cycles, the kernel does no IO, and a
+ * built-in plugin uses only the public SDK, Node, npm packages and its own folder — exactly what an
+ * external plugin could use.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { test } from "node:test";
+import {
+  type Allowlist,
+  importCycles,
+  importGraph,
+  importsOf,
+  layerViolations,
+  sourceFiles,
+} from "./fixtures/import-graph.js";
 import { REPO_ROOT } from "./fixtures/node-entry.js";
 
 const ROOT = REPO_ROOT;
 const SRC = join(ROOT, "src");
+
+/**
+ * DESIGN's layering: each folder of src/ (memory's rooms apart) and the folders it may import besides its
+ * own. Lower layers first; daemon/ assembles everything and only bin/ sits above it. A new folder fails the
+ * test until it is added here with what it may use.
+ */
+const ALLOW: Allowlist = {
+  util: [],
+  events: ["util"],
+  io: ["util"],
+  // The kernel's event bus and channel registries are no-IO structures it builds itself.
+  kernel: ["util", "events", "io"],
+  config: ["util"],
+  lua: ["util"],
+  embedding: ["util", "config"],
+  retrieval: ["util", "embedding"],
+  knowledge: ["util", "embedding", "retrieval"],
+  llm: ["util", "config", "kernel", "lua"],
+  auth: ["util"],
+  "memory/window": ["util", "kernel", "retrieval", "memory", "memory/documents"],
+  "memory/documents": ["util", "kernel", "embedding", "retrieval", "memory"],
+  "memory/graph": ["util", "kernel", "embedding", "retrieval", "memory"],
+  "memory/distill": ["util", "config", "embedding", "retrieval", "memory", "memory/graph"],
+  memory: [
+    "util",
+    "kernel",
+    "config",
+    "embedding",
+    "retrieval",
+    "memory/window",
+    "memory/documents",
+    "memory/graph",
+    "memory/distill",
+  ],
+  // src/version.ts
+  ".": [],
+  plugins: [".", "util", "config", "kernel", "io", "embedding", "auth"],
+  // Built-in plugins import no src/ folder at all (the next test: only the SDK and their own folder).
+  builtins: [],
+  daemon: [
+    ".",
+    "util",
+    "events",
+    "io",
+    "kernel",
+    "config",
+    "lua",
+    "embedding",
+    "retrieval",
+    "knowledge",
+    "llm",
+    "auth",
+    "memory",
+    "memory/distill",
+    "plugins",
+    "builtins",
+  ],
+  bin: [".", "util", "auth", "daemon"],
+};
+
+test("each folder of src/ imports only the folders the allowlist gives it", () => {
+  assert.deepEqual(layerViolations(importGraph(SRC), ALLOW), []);
+});
+
+test("src/ has no import cycles (type-only imports included)", () => {
+  assert.deepEqual(importCycles(importGraph(SRC)), []);
+});
+
+test("a broken rule is caught: an import the allowlist refuses, an unlisted folder, a cycle", () => {
+  const graph = new Map([
+    ["kernel/turn.ts", new Set(["llm/provider.ts", "util/errors.ts"])],
+    ["llm/provider.ts", new Set(["kernel/llm-spec.ts"])],
+    ["kernel/llm-spec.ts", new Set(["kernel/turn.ts"])],
+    ["util/errors.ts", new Set<string>()],
+    ["gadgets/x.ts", new Set(["util/errors.ts"])],
+  ]);
+  assert.deepEqual(layerViolations(graph, ALLOW), [
+    "kernel/turn.ts imports llm/provider.ts: kernel/ may import only util, events, io",
+    "gadgets/x.ts: its folder is not in the allowlist — add it, with the folders it may import",
+  ]);
+  assert.deepEqual(importCycles(graph), [["kernel/llm-spec.ts", "kernel/turn.ts", "llm/provider.ts"]]);
+  assert.deepEqual(layerViolations(importGraph(SRC), { ...ALLOW, kernel: ["util", "events"] }).length > 0, true);
+});
 
 const KERNEL_FORBIDDEN_NODE = new Set([
   "fs",
@@ -24,26 +116,6 @@ const KERNEL_FORBIDDEN_NODE = new Set([
   "tls",
   "worker_threads",
 ]);
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(path);
-    return /\.(ts|js|mjs|cjs)$/.test(e.name) ? [path] : [];
-  });
-}
-
-/** Every module specifier of a file: static imports, re-exports, dynamic import() and require(). */
-export function importsOf(text: string): string[] {
-  const found: string[] = [];
-  const patterns = [
-    /\b(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?["']([^"']+)["']/g,
-    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
-    /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
-  ];
-  for (const re of patterns) for (const m of text.matchAll(re)) found.push(m[1]);
-  return found;
-}
 
 function violations(files: string[], check: (file: string, spec: string) => string | undefined): string[] {
   const out: string[] = [];

@@ -34,6 +34,8 @@ before(async () => {
     },
     ollamaUrl: "",
     logWrite: (l) => logs.push(l),
+    // A quarter of the default 2 s: an attack lasts far longer than the limit, and /status far less.
+    adapterTimeoutMs: 500,
   });
 });
 

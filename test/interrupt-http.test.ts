@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { CapText } from "@homeagent/sdk";
+
 import { LuaAdaptedProvider } from "../src/llm/lua-provider.js";
 import { ProviderManager } from "../src/llm/manager.js";
 import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
@@ -52,7 +52,7 @@ test("an interrupt aborts the HTTP request in flight and is inserted before the 
 
 test("an interrupt during a self-task aborts its HTTP request and is answered on the interrupter's channel", async () => {
   const timer: string[] = [];
-  h.agent.outputs.register("timer", "timer", CapText, "timer", (m) => void timer.push(m.payload));
+  h.agent.outputs.register("timer", "timer", ["text"], "timer", (m) => void timer.push(m.payload));
   const before = fake.requests.length;
   fake.enqueue({ text: "consolidated", delayMs: 10_000 }, { text: "turning the kettle off" });
   const self = h.agent.injectSelf("merge these memories");

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { test } from "node:test";
 import { MEMORY_TOOL_CHARS } from "../src/kernel/turn-events.js";
+import { memoryApis } from "../src/memory/memory-api.js";
 import { type MemoryHarness, startMemoryAgent } from "./fixtures/memory-system.js";
 import { waitFor } from "./fixtures/wait.js";
 
@@ -47,7 +48,7 @@ test("forget matches names with non-ASCII capitals in archived turns, documents 
     for (let i = 0; i < 14; i++) await h.say(`filler message number ${i} about the weather`);
     await h.memory.index.flush();
     assert.equal(rows(h, "SELECT id FROM doc_turns WHERE input LIKE '%mile Zoltan%'").length, 1, "archived");
-    const report = await h.memory.apis().memory.forget("émile", { confirm: true });
+    const report = await memoryApis(h.memory).memory.forget("émile", { confirm: true });
     assert.ok(report.removed.documents >= 1, JSON.stringify(report.removed));
     await h.memory.index.flush();
     assert.deepEqual(rows(h, "SELECT id FROM doc_turns WHERE input LIKE '%mile Zoltan%'"), []);
@@ -59,7 +60,7 @@ test("forget removes soft-purged entities too", () =>
   withMemory(async (h) => {
     await h.tool("memory_commit", { triples: [{ subject: "Bobbington", relation: "works_at", object: "Acme" }] });
     await h.tool("memory_purge", { subject_contains: "Bobbington", mode: "soft" });
-    const report = await h.memory.apis().memory.forget("bobbington", { confirm: true });
+    const report = await memoryApis(h.memory).memory.forget("bobbington", { confirm: true });
     assert.equal(report.removed.entities >= 1, true, JSON.stringify(report.removed));
     assert.deepEqual(rows(h, "SELECT name FROM entities WHERE name LIKE '%bobbington%'"), []);
   }));
@@ -69,7 +70,7 @@ test("forget deletes the pre-upgrade copy of memory.db, which holds the old text
     const backup = `${h.dbPath}.bak-2`;
     writeFileSync(backup, "old memory mentioning Quillfeather", { mode: 0o600 });
     await h.say("Quillfeather is my pen name");
-    const report = await h.memory.apis().memory.forget("quillfeather", { confirm: true });
+    const report = await memoryApis(h.memory).memory.forget("quillfeather", { confirm: true });
     assert.equal(report.removed.backups, 1);
     assert.equal(existsSync(backup), false);
   }));
@@ -79,7 +80,7 @@ test("/memory forget while a turn runs: the turn is answered, and its text is fo
     h.llm.enqueue({ text: "noted", delayMs: 300 });
     const reply = h.agent.injectInputSync("cli", "cli", "my old handle was zorblax");
     await waitFor(() => h.memory.context.events().some((e) => e.input.includes("zorblax")), "the turn to start");
-    await h.memory.apis().memory.forget("zorblax", { confirm: true });
+    await memoryApis(h.memory).memory.forget("zorblax", { confirm: true });
     const r = await reply;
     assert.equal(r.error, undefined);
     assert.equal(r.content, "noted");
@@ -96,7 +97,7 @@ test("running a loop while the agent is busy returns at once instead of waiting 
     const reply = h.agent.injectInputSync("cli", "cli", "a slow question");
     await waitFor(() => h.agent.status().busy, "the turn to run");
     const began = performance.now();
-    const r = await h.memory.apis().memory.runLoop("distill");
+    const r = await memoryApis(h.memory).memory.runLoop("distill");
     assert.match(r.summary, /started; the agent is busy/);
     assert.ok(performance.now() - began < 300, "did not wait for the turn");
     await reply;
@@ -124,7 +125,7 @@ test("a turn of huge tool output still delivers its reply; memory keeps a bounde
 test("an index item no layer owns that still holds the text is swept out by forget", () =>
   withMemory(async (h) => {
     await h.memory.index.add([{ id: "stray:1", kind: "turn", text: "a stray item naming Quillon Varga" }]);
-    const report = await h.memory.apis().memory.forget("quillon varga", { confirm: true });
+    const report = await memoryApis(h.memory).memory.forget("quillon varga", { confirm: true });
     assert.equal(report.removed.indexItems, 1);
     assert.equal(h.memory.index.get("stray:1"), null);
   }));
@@ -151,7 +152,7 @@ test("a secret with quotes and a backslash is forgotten where it is stored as JS
         ...Array(3).fill(JSON.stringify(secret).slice(1, -1)),
       );
     assert.ok(holding().length >= 2, JSON.stringify(holding()));
-    const report = await h.memory.apis().memory.forget(secret, { confirm: true });
+    const report = await memoryApis(h.memory).memory.forget(secret, { confirm: true });
     assert.ok(report.removed.documents >= 1, JSON.stringify(report.removed));
     assert.deepEqual(holding(), []);
   }));
@@ -164,8 +165,8 @@ test("full-width letters and extra spaces in what is forgotten match the names t
         { subject: "Alice Smith", relation: "knows", object: "Bob" },
       ],
     });
-    await h.memory.apis().memory.forget("ＺＯＲＧ７７", { confirm: true });
-    await h.memory.apis().memory.forget("alice   smith", { confirm: true });
+    await memoryApis(h.memory).memory.forget("ＺＯＲＧ７７", { confirm: true });
+    await memoryApis(h.memory).memory.forget("alice   smith", { confirm: true });
     assert.equal(h.memory.graph.entity("ZORG77"), null);
     assert.equal(h.memory.graph.entity("Alice Smith"), null);
     assert.ok(h.memory.graph.entity("Acme") === null, "left with nothing, it goes too");

@@ -5,8 +5,10 @@
  * name, as a relation label and as an entity type is counted by the preview, removed by `forget --yes`, and
  * absent from the next prompt about the people — who are still remembered.
  */
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { memoryApis } from "../src/memory/memory-api.js";
 import { type MemoryHarness, startMemoryAgent } from "./fixtures/memory-system.js";
 
 async function planted(): Promise<MemoryHarness> {
@@ -57,7 +59,7 @@ test("secrets in trait values, trait names, relation labels and entity types rea
 test("forget counts and removes each of them, and the next prompt holds none while the people stay", async () => {
   const h = await planted();
   try {
-    const memory = h.memory.apis().memory;
+    const memory = memoryApis(h.memory).memory;
     const expect: Array<[string, Partial<Record<string, number>>]> = [
       ["7391-zebra-quartz", { traits: 1 }],
       ["青鸟七三九一", { traits: 1 }],

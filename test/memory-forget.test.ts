@@ -7,6 +7,7 @@
  * (whose `forget` hook clears the other layers). Afterwards the name is in no text of any table, no index
  * item, no log line, not in the bytes of memory.db and its WAL, and not in the next related prompt.
  */
+
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { test } from "node:test";
 import type { ForgetReport, PluginSDK } from "@homeagent/sdk";
 import { memoryCommand } from "../src/builtins/cli/memory-commands.js";
 import type { CompletionRequest } from "../src/kernel/llm-spec.js";
+import { memoryApis } from "../src/memory/memory-api.js";
 import { type MemoryHarness, startMemoryAgent } from "./fixtures/memory-system.js";
 import { waitFor } from "./fixtures/wait.js";
 
@@ -206,7 +208,7 @@ function countsIn(line: string): Record<string, number> {
 }
 
 function sdkOf(h: MemoryHarness): PluginSDK {
-  const apis = h.memory.apis();
+  const apis = memoryApis(h.memory);
   return { memory: apis.memory, docMemory: apis.docMemory, social: apis.social } as unknown as PluginSDK;
 }
 
@@ -258,7 +260,7 @@ test("/memory forget shows what matches and removes nothing; --yes removes it fr
     assert.deepEqual(tablesMentioning(h, name), before, "a preview removes nothing");
     assert.equal(logLines(h).filter((l) => l.includes(name)).length, expected.textLog);
 
-    const report: ForgetReport = await h.memory.apis().memory.forget(name, { confirm: false });
+    const report: ForgetReport = await memoryApis(h.memory).memory.forget(name, { confirm: false });
     assert.equal(report.confirmed, false);
     assert.ok(Object.values(report.removed).every((n) => n === 0));
 

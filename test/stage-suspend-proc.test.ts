@@ -13,7 +13,7 @@ import { installFixturePlugin } from "./fixtures/plugins.js";
 import { tempDir } from "./fixtures/temp-dir.js";
 
 /** core.plugin.stage_timeout here: small, so the warm-up is short; a suspended plugin costs no part of it. */
-const STAGE_TIMEOUT_MS = 400;
+const STAGE_TIMEOUT_MS = 250;
 
 let fake: FakeLLM;
 let homed: HomedProcess;
@@ -73,7 +73,7 @@ test("a plugin whose seven stage handlers stop answering is suspended after 3 mi
   assert.match(entry, /^deaf-stages \[bin 0\.1\.0\]: running, health degraded/);
   assert.match(
     entry,
-    /\n {2}degraded: its before_toolcall handler failed 3 of its last 3 runs \(last: .*(got no answer within|timed out after) 400 ms.*\); all its stage handlers are skipped until it restarts or is reloaded \(\/plugins reload deaf-stages/,
+    /\n {2}degraded: its before_toolcall handler failed 3 of its last 3 runs \(last: .*(got no answer within|timed out after) 250 ms.*\); all its stage handlers are skipped until it restarts or is reloaded \(\/plugins reload deaf-stages/,
   );
   assert.match(
     homed.stderr(),

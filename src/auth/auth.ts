@@ -27,7 +27,11 @@ export class AuthError extends HomeAgentError {
   /** For `auth_rate_limited` and `auth_busy`: seconds until a new attempt can succeed. */
   readonly retryAfterS?: number;
 
-  constructor(code: string, message: string, retryAfterS?: number) {
+  constructor(
+    code: "auth_failed" | "auth_rate_limited" | "auth_busy" | "auth_no_credentials",
+    message: string,
+    retryAfterS?: number,
+  ) {
     super({ code, message });
     if (retryAfterS !== undefined) this.retryAfterS = retryAfterS;
   }

@@ -93,7 +93,13 @@ export class WaiterClient {
     const splitter = new LineSplitter(
       MAX_REPLY_BYTES,
       (line) => this.onLine(line),
-      () => this.fail(new Error("homed sent a reply larger than 256 MiB")),
+      () =>
+        this.fail(
+          new HomeAgentError({
+            code: "bad_frame",
+            message: "homed sent a reply larger than 256 MiB, more than the waiter reads; the connection was closed",
+          }),
+        ),
     );
     socket.on("data", (chunk: Buffer) => splitter.push(chunk));
     socket.on("close", () => this.fail(new ConnectionClosedError(this.notice)));

@@ -5,7 +5,7 @@
  * A definition's extra `check` rule is code, not data, and stays behind.
  */
 import type { ConfigDefInfo } from "@homeagent/sdk";
-import type { ConfigDef } from "./defaults.js";
+import type { ConfigDef } from "./config-def.js";
 import type { EnvOverlay } from "./env.js";
 import { isName, isSecret } from "./validate.js";
 

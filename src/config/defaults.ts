@@ -6,18 +6,10 @@
  */
 
 import { isAbsolute } from "node:path";
-import type { SettingDef } from "@homeagent/sdk";
 import { isTimeZone } from "../util/time-zone.js";
+import type { ConfigDef } from "./config-def.js";
 import { parseDuration } from "./duration.js";
 import { isName, NAME_RULE } from "./validate.js";
-
-export interface ConfigDef extends SettingDef {
-  /** Full key; a `*` segment matches any one name segment (e.g. an LLM source name). */
-  key: string;
-  category: string;
-  /** A rule beyond the type's: why `value` is refused, or undefined. Core definitions only. */
-  check?: (value: string) => string | undefined;
-}
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;

@@ -3,7 +3,7 @@
  * source's). Registering checks each definition against its own rules, so a bad default fails where it is
  * written rather than at some later read.
  */
-import type { ConfigDef } from "./defaults.js";
+import type { ConfigDef } from "./config-def.js";
 import { ConfigError } from "./errors.js";
 import { defProblem, isName } from "./validate.js";
 

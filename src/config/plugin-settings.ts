@@ -5,7 +5,7 @@
  * `config_<sanitised name>` tables mapped `my-plugin` and `my_plugin` to one table; they are migrated here).
  */
 import type { SettingDef, SettingsAPI } from "@homeagent/sdk";
-import type { ConfigDef } from "./defaults.js";
+import type { ConfigDef } from "./config-def.js";
 import { ConfigError } from "./errors.js";
 import type { ConfigStore } from "./store.js";
 import { requireValid } from "./validate.js";

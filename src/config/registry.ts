@@ -12,8 +12,9 @@
 import type { ConfigDefInfo, ConfigEntry } from "@homeagent/sdk";
 import { errorMessage } from "../util/errors.js";
 import { maskSecret } from "../util/secret.js";
+import type { ConfigDef } from "./config-def.js";
 import { defInfos } from "./def-info.js";
-import { CORE_DEFS, type ConfigDef } from "./defaults.js";
+import { CORE_DEFS } from "./defaults.js";
 import { DefTable } from "./definitions.js";
 import { parseDuration } from "./duration.js";
 import { type EnvOverlay, envOverlay } from "./env.js";

@@ -10,7 +10,8 @@ import type { ConfigType } from "@homeagent/sdk";
 import Database from "better-sqlite3";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
 import { MAX_TIMER_MS } from "../util/time-limit.js";
-import { CORE_DEFS, type ConfigDef } from "./defaults.js";
+import type { ConfigDef } from "./config-def.js";
+import { CORE_DEFS } from "./defaults.js";
 import { ConfigError, ConfigRegistry } from "./registry.js";
 import { formatMs, maxLengthOf, rangeOf } from "./validate.js";
 

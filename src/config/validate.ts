@@ -8,7 +8,7 @@ import type { ConfigType } from "@homeagent/sdk";
 import { errorMessage } from "../util/errors.js";
 import { maskSecret } from "../util/secret.js";
 import { MAX_TIMER_MS } from "../util/time-limit.js";
-import type { ConfigDef } from "./defaults.js";
+import type { ConfigDef } from "./config-def.js";
 import { parseDuration } from "./duration.js";
 import { ConfigError } from "./errors.js";
 

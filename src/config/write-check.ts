@@ -4,7 +4,7 @@
  */
 
 import { looksMasked, maskSecret } from "../util/secret.js";
-import type { ConfigDef } from "./defaults.js";
+import type { ConfigDef } from "./config-def.js";
 import type { EnvOverlay } from "./env.js";
 import { ConfigError } from "./errors.js";
 import { pluginKeyParts } from "./plugin-settings.js";

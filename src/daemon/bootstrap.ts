@@ -4,7 +4,6 @@
  */
 import type { KernelStatus, Logger } from "@homeagent/sdk";
 import { Auth } from "../auth/auth.js";
-import { authHost } from "../auth/auth-host.js";
 import { builtinPlugins } from "../builtins/index.js";
 import { ConfigRegistry } from "../config/registry.js";
 import { isSecret } from "../config/validate.js";
@@ -18,8 +17,10 @@ import type { ProviderManager } from "../llm/manager.js";
 import { startLlmSources } from "../llm/sources/live-sources.js";
 import { llmSourceTools } from "../llm/sources/source-tools.js";
 import { HEARTBEAT_CONFIG_DEFS } from "../memory/distill/config.js";
+import { memoryApis } from "../memory/memory-api.js";
 import { openMemoryStore } from "../memory/store.js";
 import { MemorySystem } from "../memory/system.js";
+import { authHost } from "../plugins/auth-host.js";
 import { ForgetHooks } from "../plugins/forget-hooks.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
 import type { PluginHost } from "../plugins/sdk-impl.js";
@@ -44,6 +45,8 @@ export interface DaemonOptions {
    * HOMEAGENT_OLLAMA_URL, else http://127.0.0.1:11434.
    */
   ollamaUrl?: string;
+  /** Limit of each LLM adapter call, in ms; default LuaAdaptedProvider's (tests shrink it). */
+  adapterTimeoutMs?: number;
 }
 
 export interface Daemon {
@@ -101,6 +104,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     config,
     dataDir: paths.root,
     ollamaUrl: opts.ollamaUrl,
+    adapterTimeoutMs: opts.adapterTimeoutMs,
     env,
     log: logger("llm"),
     onCall: (source, used) => usage.meter.recordCall(source, used),
@@ -135,9 +139,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   config.onChange((key) => memory.settingChanged(key));
   const announce = (payload: Record<string, unknown>) => agent.bus.publish("system", "kernel", payload);
   sources.announceTo(announce);
-  for (const tool of [...llmSourceTools(llmApi), ...memory.tools()]) {
-    agent.tools.register("kernel", tool.def, tool.handler);
-  }
+  agent.registerCoreTools("llm", llmSourceTools(llmApi));
+  agent.registerCoreTools("memory", memory.tools());
   agent.start();
   const embeddings = new EmbeddingRegistry();
   registerBuiltinEmbedders(embeddings, logger("retrieval"));
@@ -172,13 +175,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     status,
     llm: llmApi,
     embeddings,
-    memory: memory.apis(),
+    memory: memoryApis(memory),
     forgetHooks: new ForgetHooks(),
   };
   plugins = new PluginRegistry(host, config, log, { pluginDir: paths.plugins });
   host.plugins = plugins;
-  // Kernel tools that register after the plugins keep their names: a plugin asking for one is refused.
-  agent.tools.reserve(KNOWLEDGE_TOOL_NAMES);
+  // Core tools that register after the plugins keep their names: a plugin asking for one is refused.
+  agent.reserveToolNames(KNOWLEDGE_TOOL_NAMES);
   await plugins.startAll(opts.plugins ?? builtinPlugins());
   // After the plugins, so that an embedding provider a plugin added can be the configured one.
   const ready = startRetrieval(config, embeddings, paths.root, logger("retrieval"), announce, memory);
@@ -191,7 +194,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   });
   // After the plugins, so that settings they declared are checked too.
   reportConfig(config, log, announce);
-  for (const tool of ready.knowledgeTools) agent.tools.register("kernel", tool.def, tool.handler);
+  agent.registerCoreTools("knowledge", ready.knowledgeTools);
   agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, dataDir: paths.root });
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
   memory.started();

@@ -27,7 +27,7 @@ test("a plugin registering knowledge_search fails alone; the daemon starts with 
     const state = d.plugins.list().find((p) => p.name === "squatter");
     assert.equal(state?.state, "failed");
     assert.match(state?.lastError ?? "", /knowledge_search.*reserved/);
-    assert.equal(d.agent.tools.get("knowledge_search")?.owner, "kernel");
+    assert.equal(d.agent.tools.get("knowledge_search")?.owner, "knowledge");
     const reply = await d.agent.tools.execute(
       { id: "c1", name: "knowledge_search", arguments: { query: "anything" } },
       { requestId: "r1", source: "test", channel: "test", signal: new AbortController().signal },

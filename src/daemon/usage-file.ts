@@ -9,7 +9,7 @@ import { readFileSync, statSync } from "node:fs";
 import type { Logger } from "@homeagent/sdk";
 import { UsageMeter } from "../llm/usage-meter.js";
 import { type Clock, systemClock } from "../util/clock.js";
-import { errorMessage } from "../util/errors.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { writePrivateFile } from "../util/private-file.js";
 
 export const USAGE_WRITE_DELAY_MS = 5000;
@@ -65,7 +65,12 @@ export function openUsageFile(opts: UsageFileOptions): MeteredUsage {
 function load(meter: UsageMeter, file: string, log: Logger): void {
   try {
     const size = statSync(file).size;
-    if (size > MAX_FILE_BYTES) throw new Error(`${size} bytes, more than the ${MAX_FILE_BYTES} it can be`);
+    if (size > MAX_FILE_BYTES) {
+      throw new HomeAgentError({
+        code: "usage_file_invalid",
+        message: `${size} bytes, more than the ${MAX_FILE_BYTES} it can be`,
+      });
+    }
     meter.restore(JSON.parse(readFileSync(file, "utf8")));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return;

@@ -5,15 +5,22 @@
  * `cli_help` would make `output_send__cli_help`, the help tool of channel `cli`). A send's result is the
  * handler's own result, so the model never sees a success that did not happen.
  */
-import type { OutputChannelOptions, OutputHandler, OutputMessage, ToolDef, ToolHandler } from "@homeagent/sdk";
-import { CapAudio, CapFile, CapImage, CapStructured, CapText } from "@homeagent/sdk";
+import {
+  OUTPUT_CAPABILITIES,
+  type OutputCapability,
+  type OutputChannelOptions,
+  type OutputHandler,
+  type OutputMessage,
+  type ToolDef,
+  type ToolHandler,
+} from "@homeagent/sdk";
 import { HomeAgentError } from "../util/errors.js";
 import { OwnedChannels } from "./owned-channels.js";
 
 export interface OutputChannel {
   name: string;
   owner: string;
-  caps: number;
+  caps: OutputCapability[];
   description: string;
   types: string[];
   help: string;
@@ -39,16 +46,17 @@ export function channelToolNames(name: string): string[] {
 }
 
 const CHANNEL_NAME = /^[A-Za-z0-9_-]{1,40}$/;
-const CAP_NAMES: Array<[number, string]> = [
-  [CapText, "text"],
-  [CapFile, "file"],
-  [CapImage, "image"],
-  [CapAudio, "audio"],
-  [CapStructured, "structured"],
-];
 
-export function capNames(caps: number): string[] {
-  return CAP_NAMES.filter(([bit]) => (caps & bit) !== 0).map(([, name]) => name);
+/** The capabilities as given, each once, in OUTPUT_CAPABILITIES' order; anything else is refused. */
+export function checkCapabilities(caps: readonly unknown[]): OutputCapability[] {
+  const unknown = caps.filter((c) => !OUTPUT_CAPABILITIES.includes(c as OutputCapability));
+  if (unknown.length > 0) {
+    throw new HomeAgentError({
+      code: "invalid_argument",
+      message: `unknown output channel capability ${JSON.stringify(unknown[0])}: use ${OUTPUT_CAPABILITIES.join(", ")}`,
+    });
+  }
+  return OUTPUT_CAPABILITIES.filter((c) => caps.includes(c));
 }
 
 export class OutputChannels extends OwnedChannels<OutputChannel> {
@@ -60,7 +68,7 @@ export class OutputChannels extends OwnedChannels<OutputChannel> {
   register(
     owner: string,
     name: string,
-    caps: number,
+    caps: readonly OutputCapability[],
     description: string,
     handler: OutputHandler,
     opts: OutputChannelOptions = {},
@@ -80,12 +88,18 @@ export class OutputChannels extends OwnedChannels<OutputChannel> {
     }
     this.guard(channelToolNames(name), `output channel "${name}" of plugin "${owner}"`);
     const types = opts.types?.length ? opts.types : ["text"];
-    this.channels.set(name, { name, owner, caps, description, types, help: opts.help ?? "", handler });
+    const known = checkCapabilities(caps);
+    this.channels.set(name, { name, owner, caps: known, description, types, help: opts.help ?? "", handler });
   }
 
   async send(name: string, msg: OutputMessage): Promise<unknown> {
     const ch = this.channels.get(name);
-    if (!ch) throw new Error(`no output channel "${name}"; available: ${this.names().join(", ") || "(none)"}`);
+    if (!ch) {
+      throw new HomeAgentError({
+        code: "channel_not_found",
+        message: `no output channel "${name}"; available: ${this.names().join(", ") || "(none)"}`,
+      });
+    }
     return ch.handler(msg);
   }
 
@@ -103,7 +117,7 @@ export class OutputChannels extends OwnedChannels<OutputChannel> {
       handler: () =>
         [...this.channels.values()].map((ch) => ({
           name: ch.name,
-          caps: capNames(ch.caps),
+          caps: [...ch.caps],
           description: ch.description,
           tool: `output_send__${ch.name}`,
         })),
@@ -153,7 +167,7 @@ export class OutputChannels extends OwnedChannels<OutputChannel> {
         [
           `channel: ${ch.name}`,
           `description: ${ch.description}`,
-          `capabilities: ${capNames(ch.caps).join(", ") || "none"}`,
+          `capabilities: ${ch.caps.join(", ") || "none"}`,
           `type: one of ${ch.types.join(", ")}`,
           ch.help || "meta: no routing fields; leave it empty.",
         ].join("\n"),

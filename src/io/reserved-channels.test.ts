@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
-import { type Capability, CapText } from "@homeagent/sdk";
+import type { Capability } from "@homeagent/sdk";
 import { type TestPluginHost, testPluginHost } from "../../test/fixtures/plugin-host.js";
 import { createPluginSDK } from "../plugins/sdk-impl.js";
 import { HomeAgentError } from "../util/errors.js";
@@ -35,8 +35,8 @@ test("an external plugin may not take a built-in's input or output channel name"
   assert.throws(() => squatter.registerInputChannel("webui"), reserved("webui", /built-in "webui"/));
   assert.throws(() => squatter.registerInputChannel("http"), reserved("http", /built-in "webui"/));
   assert.throws(() => squatter.registerInputChannel("terminal"), reserved("terminal", /built-in "agentcli"/));
-  assert.throws(() => squatter.registerOutputChannel("timer", CapText, "x", () => {}), reserved("timer", /"timer"/));
-  assert.throws(() => squatter.registerOutputChannel("CLI", CapText, "x", () => {}), reserved("CLI", /"cli"/));
+  assert.throws(() => squatter.registerOutputChannel("timer", ["text"], "x", () => {}), reserved("timer", /"timer"/));
+  assert.throws(() => squatter.registerOutputChannel("CLI", ["text"], "x", () => {}), reserved("CLI", /"cli"/));
   assert.equal(t.harness.agent.inputs.get("cli"), undefined);
   assert.deepEqual(t.harness.agent.outputs.names(), []);
 });
@@ -57,17 +57,17 @@ test("the built-in owning a name registers it; another built-in may not", () => 
   sdkOf("webui", true).registerInputChannel("http", { noMemory: true });
   assert.equal(t.harness.agent.inputs.get("http")?.noMemory, true);
   assert.throws(
-    () => sdkOf("cli", true).registerOutputChannel("webui", CapText, "x", () => {}),
+    () => sdkOf("cli", true).registerOutputChannel("webui", ["text"], "x", () => {}),
     reserved("webui", /"webui"/),
   );
-  sdkOf("cli", true).registerOutputChannel("cli", CapText, "terminal", () => {});
+  sdkOf("cli", true).registerOutputChannel("cli", ["text"], "terminal", () => {});
   assert.deepEqual(t.harness.agent.outputs.names(), ["cli"]);
 });
 
 test("other names stay open to every plugin", () => {
   const p = sdkOf("weather", false);
   p.registerInputChannel("qq", { noMemory: true });
-  p.registerOutputChannel("lamp", CapText, "the desk lamp", () => {});
+  p.registerOutputChannel("lamp", ["text"], "the desk lamp", () => {});
   assert.equal(t.harness.agent.inputs.get("qq")?.owner, "weather");
   assert.deepEqual(t.harness.agent.outputs.names(), ["lamp"]);
 });

@@ -2,7 +2,15 @@
  * Agent: wires the kernel together and offers the inject API. It owns no IO: the LLM, the context
  * window, memory and the settings are handed in, and everything user-facing happens in plugins.
  */
-import type { ContextPreview, ContextReport, InjectOptions, InputReply, Logger } from "@homeagent/sdk";
+import type {
+  ContextPreview,
+  ContextReport,
+  InjectOptions,
+  InputReply,
+  Logger,
+  ToolDef,
+  ToolHandler,
+} from "@homeagent/sdk";
 import { type BusStats, EventBus } from "../events/bus.js";
 import { InputChannels } from "../io/input-channels.js";
 import { OutputChannels } from "../io/output-channels.js";
@@ -16,7 +24,7 @@ import { Scheduler } from "./scheduler.js";
 import { StageHost } from "./stages.js";
 import type { TurnControl } from "./tool-loop.js";
 import { plainWords, TOOL_SEARCH_DEF, type ToolOffer, type Words } from "./tool-search.js";
-import { KERNEL_OWNER, ToolRegistry } from "./tools.js";
+import { type CoreOwner, KERNEL_OWNER, ToolRegistry } from "./tools.js";
 import { runTurn, SELF_CHANNEL } from "./turn.js";
 import type { AgentSettings, ContextWindow, InputTask, LLMClient, MemoryContext, TaskKind } from "./types.js";
 
@@ -129,7 +137,7 @@ export class Agent {
   }
 
   async stop(): Promise<void> {
-    this.shutdown.abort(new Error(SHUTDOWN_MESSAGE));
+    this.shutdown.abort(new HomeAgentError({ code: "shutting_down", message: SHUTDOWN_MESSAGE }));
     await this.scheduler.stop();
   }
 
@@ -171,7 +179,7 @@ export class Agent {
       );
     } else {
       running.control.interrupts.push({ source, channel, text });
-      running.control.llmAbort?.abort(new Error(`interrupted by ${source}`));
+      running.control.llmAbort?.abort(new HomeAgentError({ code: "interrupted", message: `interrupted by ${source}` }));
     }
     if (running) this.bus.publish("system", "kernel", { kind: "interrupt", source, channel });
   }
@@ -226,6 +234,18 @@ export class Agent {
     };
     const id = `preview_${Date.now().toString(36)}_${++this.previews}`;
     return previewContext({ ...deps, warn: (msg) => log.warn(msg) }, query, id);
+  }
+  /**
+   * Registers a subsystem's own tools (memory's, the knowledge base's, the LLM sources'): their names are
+   * reserved from then on, as tool_search's is, and a plugin asking for one is refused.
+   */
+  registerCoreTools(owner: CoreOwner, tools: ReadonlyArray<{ def: ToolDef; handler: ToolHandler }>): void {
+    for (const tool of tools) this.tools.register(owner, tool.def, tool.handler);
+  }
+
+  /** Reserves the names of core tools that register later (after the plugins have started). */
+  reserveToolNames(names: readonly string[]): void {
+    this.tools.reserve([...names]);
   }
 
   status(): AgentStatus {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CapText } from "@homeagent/sdk";
+
 import { startAgent } from "../../test/fixtures/kernel-harness.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 import { QueueFullError, Scheduler } from "./scheduler.js";
@@ -64,7 +64,7 @@ test("a self-task's reply goes to _consolidation_, never to a user channel", asy
   const h = startAgent();
   try {
     const delivered: string[] = [];
-    h.agent.outputs.register("p", "cli", CapText, "cli", (m) => void delivered.push(m.payload));
+    h.agent.outputs.register("p", "cli", ["text"], "cli", (m) => void delivered.push(m.payload));
     h.llm.enqueue({ text: "consolidated" });
     const reply = await h.agent.injectSelf("consolidate memory");
     assert.equal(reply.content, "consolidated");

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
-import { CapText } from "@homeagent/sdk";
+
 import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 
@@ -17,7 +17,7 @@ afterEach(() => h.close());
 
 test("an interrupt cancels a running self-task and is answered on the interrupter's channel", async () => {
   const timer: string[] = [];
-  h.agent.outputs.register("timer", "timer", CapText, "timer", (m) => void timer.push(m.payload));
+  h.agent.outputs.register("timer", "timer", ["text"], "timer", (m) => void timer.push(m.payload));
   h.llm.enqueue({ text: "consolidated", delayMs: 5000 }, { text: "the kettle is off" });
   const self = h.agent.injectSelf("merge these memory entries");
   await waitFor(() => h.llm.requests.length === 1, "the self-task's LLM call");
@@ -37,8 +37,8 @@ test("an interrupt cancels a running self-task and is answered on the interrupte
 
 test("an interrupt that displaced a self-task runs before input that was already waiting", async () => {
   const order: string[] = [];
-  h.agent.outputs.register("timer", "timer", CapText, "timer", (m) => void order.push(`timer:${m.payload}`));
-  h.agent.outputs.register("cli", "cli", CapText, "cli", (m) => void order.push(`cli:${m.payload}`));
+  h.agent.outputs.register("timer", "timer", ["text"], "timer", (m) => void order.push(`timer:${m.payload}`));
+  h.agent.outputs.register("cli", "cli", ["text"], "cli", (m) => void order.push(`cli:${m.payload}`));
   h.llm.enqueue({ text: "consolidated", delayMs: 5000 });
   h.llm.fallback = (req) => ({ text: `re: ${req.messages.at(-1)?.content}` });
   const self = h.agent.injectSelf("consolidate");
@@ -79,7 +79,7 @@ test("a self-task without an allowlist gets no tools", async () => {
 
 test("a self-task that names an output channel delivers its reply and records it as an agent event", async () => {
   const got: string[] = [];
-  h.agent.outputs.register("p", "cli", CapText, "cli", (m) => void got.push(m.payload));
+  h.agent.outputs.register("p", "cli", ["text"], "cli", (m) => void got.push(m.payload));
   h.llm.enqueue({ text: "time to stretch (・ω・)" });
   const reply = await h.agent.injectSelf("remind the user to stretch", { outputChannel: "cli" });
   assert.equal(reply.content, "time to stretch (・ω・)");

@@ -320,7 +320,10 @@ export class StageHost {
 
   private add(plugin: string, stage: Stage, scope: StageScope, invoke: Invoke): () => void {
     if (!STAGES.includes(stage)) {
-      throw new Error(`unknown stage "${stage}": use one of ${STAGES.join(", ")}`);
+      throw new HomeAgentError({
+        code: "invalid_argument",
+        message: `unknown stage "${stage}": use one of ${STAGES.join(", ")}`,
+      });
     }
     const checked: Invoke = async (ctx, gate, at) => this.checkCalls(plugin, at, await invoke(ctx, gate, at), ctx);
     const reg: Registration = { plugin, stage, scope, invoke: checked, closed: false, seq: this.seq++ };
@@ -377,7 +380,12 @@ export class StageHost {
 
 /** Why a handler's result was not waited for; with the plugin and stage it is recorded under. */
 function unfinished(reg: Registration, timeoutMs: number, stop: AbortSignal | undefined): Error {
-  if (stop?.aborted) return new Error(`stopped before it finished: ${stopMessage(stop.reason)}`);
+  if (stop?.aborted) {
+    return new HomeAgentError({
+      code: "cancelled",
+      message: `stopped before it finished: ${stopMessage(stop.reason)}`,
+    });
+  }
   return new StageTimeoutError({
     code: "stage_timeout",
     message: `timed out after ${timeoutMs} ms (core.plugin.stage_timeout); ${reg.stage} went on without it`,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import type { AgentEvent } from "@homeagent/sdk";
-import { CapText } from "@homeagent/sdk";
+
 import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 
@@ -89,7 +89,7 @@ test("duplicate tool names are refused, and a plugin's tools can be removed at o
 
 test("output channels become output_send__ tools whose result is the handler's own", async () => {
   const sent: string[] = [];
-  h.agent.outputs.register("chat", "qq", CapText, "QQ messages", (m) => {
+  h.agent.outputs.register("chat", "qq", ["text"], "QQ messages", (m) => {
     if (m.payload === "fail") throw new Error("QQ offline");
     sent.push(m.payload);
     return "delivered";
@@ -119,7 +119,7 @@ test("output channels become output_send__ tools whose result is the handler's o
 
 test("an async input's reply goes to the input's own output channel", async () => {
   const got: string[] = [];
-  h.agent.outputs.register("p", "timer", CapText, "timer", (m) => void got.push(m.payload));
+  h.agent.outputs.register("p", "timer", ["text"], "timer", (m) => void got.push(m.payload));
   h.llm.enqueue({ text: "tick reply" });
   h.agent.injectInput("timer", "timer", "tick");
   await waitFor(() => got.length === 1);
@@ -141,7 +141,7 @@ test("an interrupt cancels the LLM call in flight and its text reaches the next 
 
 test("an interrupt with nothing running becomes a new input", async () => {
   const got: string[] = [];
-  h.agent.outputs.register("p", "timer", CapText, "timer", (m) => void got.push(m.payload));
+  h.agent.outputs.register("p", "timer", ["text"], "timer", (m) => void got.push(m.payload));
   h.llm.enqueue({ text: "handled" });
   h.agent.injectInterrupt("timer", "timer", "wake up");
   await waitFor(() => got.length === 1);

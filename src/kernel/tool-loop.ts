@@ -8,6 +8,7 @@
  */
 import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
 import type { EventBus } from "../events/bus.js";
+import { HomeAgentError } from "../util/errors.js";
 import { estimateTokens, fitToBudget, pruneForRetry, requestBudget } from "./budget.js";
 import { linkAbort } from "./cancel.js";
 import { DeltaPublisher } from "./deltas.js";
@@ -49,7 +50,7 @@ export interface LoopResult {
   llmSource?: string;
 }
 
-class InterruptedCall extends Error {}
+class InterruptedCall extends HomeAgentError {}
 
 export async function runToolLoop(
   deps: LoopDeps,
@@ -205,7 +206,10 @@ async function streamLLM(
   } catch (err) {
     if (abort.signal.aborted && !control.stop.aborted) {
       deltas.reset();
-      throw new InterruptedCall("interrupted");
+      throw new InterruptedCall({
+        code: "interrupted",
+        message: "interrupted: the call is asked again with the new input",
+      });
     }
     throw err;
   } finally {
@@ -304,7 +308,13 @@ async function executeWithin(
   const abort = new AbortController();
   const unlink = linkAbort(abort, [stop]);
   const timer = setTimeout(
-    () => abort.abort(new Error(`did not finish within ${ms} ms (core.agent.tool_timeout)`)),
+    () =>
+      abort.abort(
+        new HomeAgentError({
+          code: "tool_timeout",
+          message: `did not finish within ${ms} ms (core.agent.tool_timeout)`,
+        }),
+      ),
     ms,
   );
   try {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CapText, type ToolDef } from "@homeagent/sdk";
+import type { OutputCapability, ToolDef } from "@homeagent/sdk";
 import { startAgent } from "../../test/fixtures/kernel-harness.js";
 import { OutputChannels } from "../io/output-channels.js";
 import { KERNEL_OWNER, ToolNameError, ToolRegistry } from "./tools.js";
@@ -23,7 +23,7 @@ test("a tool first, then a channel generating the same name: the channel is refu
   const { tools, outputs } = registries();
   tools.register("p1", def("output_send__cli"), () => "x");
   assert.throws(
-    () => outputs.register("cli-plugin", "cli", CapText, "terminal", () => {}),
+    () => outputs.register("cli-plugin", "cli", ["text"], "terminal", () => {}),
     (err: unknown) =>
       err instanceof ToolNameError &&
       err.code === "tool_name_taken" &&
@@ -36,7 +36,7 @@ test("a tool first, then a channel generating the same name: the channel is refu
 
 test("a channel first, then a tool of one of its names: the tool is refused", () => {
   const { tools, outputs } = registries();
-  outputs.register("cli-plugin", "cli", CapText, "terminal", () => {});
+  outputs.register("cli-plugin", "cli", ["text"], "terminal", () => {});
   for (const name of ["output_send__cli", "output_send__cli_help", "output_list_channels"]) {
     assert.throws(() => tools.register("p1", def(name), () => "x"), ToolNameError, name);
   }
@@ -48,19 +48,22 @@ test("a channel first, then a tool of one of its names: the tool is refused", ()
 
 test("a channel whose names collide with another channel's is refused, in either order", () => {
   const first = registries();
-  first.outputs.register("a", "cli", CapText, "terminal", () => {});
-  assert.throws(() => first.outputs.register("b", "cli_help", CapText, "help desk", () => {}), /output_send__cli_help/);
+  first.outputs.register("a", "cli", ["text"], "terminal", () => {});
+  assert.throws(
+    () => first.outputs.register("b", "cli_help", ["text"], "help desk", () => {}),
+    /output_send__cli_help/,
+  );
   const second = registries();
-  second.outputs.register("b", "cli_help", CapText, "help desk", () => {});
-  assert.throws(() => second.outputs.register("a", "cli", CapText, "terminal", () => {}), /output_send__cli_help/);
+  second.outputs.register("b", "cli_help", ["text"], "help desk", () => {});
+  assert.throws(() => second.outputs.register("a", "cli", ["text"], "terminal", () => {}), /output_send__cli_help/);
 });
 
 test("whatever the order of registrations, the tools sent to the LLM have unique names", async () => {
   const steps: Array<[string, (h: ReturnType<typeof startAgent>) => void]> = [
     ["tool output_send__cli", (h) => h.agent.tools.register("p1", def("output_send__cli"), () => 1)],
     ["tool output_send__cli_help", (h) => h.agent.tools.register("p2", def("output_send__cli_help"), () => 1)],
-    ["channel cli", (h) => h.agent.outputs.register("p3", "cli", CapText, "cli", () => {})],
-    ["channel cli_help", (h) => h.agent.outputs.register("p4", "cli_help", CapText, "help", () => {})],
+    ["channel cli", (h) => h.agent.outputs.register("p3", "cli", ["text"], "cli", () => {})],
+    ["channel cli_help", (h) => h.agent.outputs.register("p4", "cli_help", ["text"], "help", () => {})],
     ["kernel tool knowledge_search", (h) => h.agent.tools.register(KERNEL_OWNER, def("knowledge_search"), () => 1)],
     ["plugin tool knowledge_search", (h) => h.agent.tools.register("p5", def("knowledge_search"), () => 1)],
   ];
@@ -106,7 +109,7 @@ test("names reserved for kernel tools that register later cannot be taken by a p
   const { tools, outputs } = registries();
   tools.reserve(["knowledge_search", "output_send__kb"]);
   assert.throws(() => tools.register("p", def("knowledge_search"), () => 1), /reserved for a kernel tool/);
-  assert.throws(() => outputs.register("p", "kb", CapText, "kb", () => {}), /reserved for a kernel tool/);
+  assert.throws(() => outputs.register("p", "kb", ["text"], "kb", () => {}), /reserved for a kernel tool/);
   tools.register(KERNEL_OWNER, def("knowledge_search"), () => "kernel");
   assert.equal(tools.get("knowledge_search")?.owner, KERNEL_OWNER);
 });
@@ -139,4 +142,19 @@ test("a tool that never finishes is abandoned at core.agent.tool_timeout and the
   } finally {
     await h.close();
   }
+});
+
+test("an output channel's capabilities are names from OUTPUT_CAPABILITIES; another is refused, listing them", () => {
+  const { outputs } = registries();
+  const bad = ["text", "smell"] as unknown as OutputCapability[];
+  assert.throws(
+    () => outputs.register("p", "nose", bad, "nose", () => {}),
+    /unknown output channel capability "smell": use text, file, image, audio, structured/,
+  );
+  assert.deepEqual(outputs.names(), []);
+  outputs.register("p", "lamp", ["image", "text", "text"], "the desk lamp", () => {});
+  const list = outputs.tools().find((t) => t.def.name === "output_list_channels");
+  assert.deepEqual(list?.handler({}, undefined as never), [
+    { name: "lamp", caps: ["text", "image"], description: "the desk lamp", tool: "output_send__lamp" },
+  ]);
 });

@@ -2,8 +2,9 @@
  * ToolRegistry: tools registered by plugins and the kernel, plus tools contributed by other sources (output
  * channels), re-aggregated on every LLM cycle. Tool names are unique across all of them — many providers
  * reject a request that lists one function twice — so every registration, from either side, is checked
- * against every name already given out, and the second one is refused. Kernel tools (owner "kernel") and
- * names the kernel reserves for tools it registers later can never be taken by a plugin. Every failure of a
+ * against every name already given out, and the second one is refused. The daemon's own tools (owners
+ * "kernel", "memory", "knowledge", "llm") and names reserved for such tools registered later can never be
+ * taken by a plugin. Every failure of a
  * call becomes a result the model can read.
  */
 import type { ToolCall, ToolCallStatus, ToolContext, ToolDef, ToolHandler } from "@homeagent/sdk";
@@ -13,8 +14,16 @@ import { deleteOwned, isObject } from "../util/object.js";
 import { stopMessage } from "./cancel.js";
 import { validateArguments } from "./tool-args.js";
 
-/** Owner of the kernel's own tools; their names are reserved. */
+/** Owner of the kernel's own tools (tool_search, the output channel tools). */
 export const KERNEL_OWNER = "kernel";
+
+/** Owners of the daemon's own tools, by subsystem: their names are reserved, and no plugin may use these names. */
+export const CORE_OWNERS = [KERNEL_OWNER, "memory", "knowledge", "llm"] as const;
+export type CoreOwner = (typeof CORE_OWNERS)[number];
+
+export function isCoreOwner(owner: string): owner is CoreOwner {
+  return (CORE_OWNERS as readonly string[]).includes(owner);
+}
 
 export interface RegisteredTool {
   def: ToolDef;
@@ -53,7 +62,7 @@ export class ToolRegistry {
     for (const name of names) this.reserved.add(name);
   }
 
-  /** Registers a tool; `owner` is the plugin's name, or KERNEL_OWNER for the kernel's own tools. */
+  /** Registers a tool; `owner` is the plugin's name, or a CoreOwner for the daemon's own tools. */
   register(owner: string, def: ToolDef, handler: ToolHandler): void {
     if (!TOOL_NAME.test(def.name)) {
       throw new ToolNameError({
@@ -61,10 +70,10 @@ export class ToolRegistry {
         message: `invalid tool name "${def.name}": use 1-64 letters, digits, "_" or "-"`,
       });
     }
-    const kernel = owner === KERNEL_OWNER;
-    this.check(def.name, `tool "${def.name}" of ${ownerText(owner)}`, kernel);
+    const core = isCoreOwner(owner);
+    this.check(def.name, `tool "${def.name}" of ${ownerText(owner)}`, core);
     this.own.set(def.name, { def, handler, owner });
-    if (kernel) this.reserved.add(def.name);
+    if (core) this.reserved.add(def.name);
   }
 
   /**
@@ -75,8 +84,8 @@ export class ToolRegistry {
     for (const name of names) this.check(name, claimant, false);
   }
 
-  private check(name: string, claimant: string, kernel: boolean): void {
-    if (!kernel && this.reserved.has(name)) {
+  private check(name: string, claimant: string, core: boolean): void {
+    if (!core && this.reserved.has(name)) {
       throw new ToolNameError({
         code: "tool_name_reserved",
         message: `${claimant} is refused: "${name}" is reserved for a kernel tool; choose another name`,
@@ -134,7 +143,7 @@ export class ToolRegistry {
       const out = await untilAborted(
         async () => tool.handler(call.arguments, ctx),
         ctx.signal,
-        (reason) => new Error(stopMessage(reason)),
+        (reason) => new HomeAgentError({ code: "cancelled", message: stopMessage(reason) }),
       );
       return { status: "ok", content: truncate(stringify(out), MAX_RESULT_CHARS) };
     } catch (err) {
@@ -144,7 +153,8 @@ export class ToolRegistry {
 }
 
 function ownerText(owner: string): string {
-  return owner === KERNEL_OWNER ? "the kernel" : `plugin "${owner}"`;
+  if (owner === KERNEL_OWNER) return "the kernel";
+  return isCoreOwner(owner) ? `the daemon's ${owner}` : `plugin "${owner}"`;
 }
 
 function holderText(tool: RegisteredTool): string {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
-import { CapText } from "@homeagent/sdk";
+
 import { type Harness, startAgent } from "../../test/fixtures/kernel-harness.js";
 import { StubMemory } from "../../test/fixtures/memory-stub.js";
 import { waitFor } from "../../test/fixtures/wait.js";
@@ -77,7 +77,7 @@ test("only user input prunes: interrupts and self-tasks do not", async () => {
   h.settings.contextSize = 2;
   await h.agent.injectInputSync("cli", "cli", "one");
   assert.equal(h.context.prunes.length, 1);
-  h.agent.outputs.register("p", "timer", CapText, "timer", () => {});
+  h.agent.outputs.register("p", "timer", ["text"], "timer", () => {});
   h.agent.injectInterrupt("timer", "timer", "ring");
   await waitFor(() => memory.done.length === 2, "the interrupt's turn");
   await h.agent.injectSelf("consolidate", { tools: [] });

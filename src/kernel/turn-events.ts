@@ -11,7 +11,7 @@
  */
 import type { ToolResult } from "@homeagent/sdk";
 import type { InputChannels } from "../io/input-channels.js";
-import { errorMessage } from "../util/errors.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { withinTime } from "../util/time-limit.js";
 import type { ToolRegistry } from "./tools.js";
 import type {
@@ -200,9 +200,14 @@ export async function cleanWith(
     const out: unknown = await withinTime(
       (async () => cleaner(text))(),
       timeoutMs,
-      () => new Error(`it did not finish within ${timeoutMs} ms`),
+      () => new HomeAgentError({ code: "cleaner_timeout", message: `it did not finish within ${timeoutMs} ms` }),
     );
-    if (typeof out !== "string") throw new Error(`it returned ${out === null ? "null" : typeof out}, not a string`);
+    if (typeof out !== "string") {
+      throw new HomeAgentError({
+        code: "cleaner_bad_result",
+        message: `it returned ${out === null ? "null" : typeof out}, not a string; a cleaner returns the cleaned text`,
+      });
+    }
     return out === text ? undefined : out;
   } catch (err) {
     onError(err);

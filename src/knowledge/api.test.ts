@@ -172,10 +172,10 @@ test("search: limit default 10, cut to 50, refused when it is no count; blank qu
   await assert.rejects(api.search("q".repeat(5000)), refusedWith("too_large"));
 });
 
-test("a tree beyond its node limit fails with too_large instead of growing without end", async () => {
+test("a tree beyond its node limit fails with knowledge_tree_too_large instead of growing without end", async () => {
   const { kb, api } = setup();
   for (let i = 0; i <= MAX_TREE_NODES / 100; i++) {
     for (let j = 0; j < 100; j++) mkdirSync(join(kb.root, `c${i}`, `d${j}`), { recursive: true });
   }
-  await assert.rejects(api.tree(), refusedWith("too_large", /more than 10000/));
+  await assert.rejects(api.tree(), refusedWith("knowledge_tree_too_large", /more than 10000/));
 });

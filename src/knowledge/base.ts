@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } fro
 import { join } from "node:path";
 import type { EmbeddingProvider } from "../embedding/spi.js";
 import { SearchIndex } from "../retrieval/search.js";
+import { HomeAgentError } from "../util/errors.js";
 import { fileStamp } from "../util/file-stamp.js";
 import { writePrivateFile } from "../util/private-file.js";
 import { contentFile, itemDir, KnowledgeNameError, sanitizeName } from "./paths.js";
@@ -75,7 +76,9 @@ export class KnowledgeBase {
    * holds the new text.
    */
   async write(segments: readonly string[], content: string): Promise<{ item: KnowledgeItem; created: boolean }> {
-    if (typeof content !== "string") throw new Error("knowledge content must be a string");
+    if (typeof content !== "string") {
+      throw new HomeAgentError({ code: "invalid_argument", message: "knowledge content must be a string" });
+    }
     const name = segments.join("/");
     const dir = itemDir(this.root, segments);
     for (let i = 1; i < segments.length; i++) {

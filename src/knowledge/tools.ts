@@ -3,6 +3,7 @@
  * knowledge_search, knowledge_create, knowledge_list.
  */
 import type { ToolDef, ToolHandler } from "@homeagent/sdk";
+import { HomeAgentError } from "../util/errors.js";
 import type { KnowledgeBase } from "./base.js";
 
 export interface KnowledgeTool {
@@ -32,7 +33,9 @@ export function knowledgeTools(kb: KnowledgeBase): KnowledgeTool[] {
       },
       handler: async (args) => {
         const topK = args.top_k === undefined ? 5 : Number(args.top_k);
-        if (!Number.isInteger(topK) || topK < 1) throw new Error("top_k must be a positive integer");
+        if (!Number.isInteger(topK) || topK < 1) {
+          throw new HomeAgentError({ code: "invalid_argument", message: "top_k must be a positive integer" });
+        }
         const results = await kb.search(String(args.query ?? ""), Math.min(topK, 50));
         return { results, count: results.length };
       },

@@ -23,7 +23,7 @@ export function knowledgeTree(root: string, maxNodes = MAX_TREE_NODES): Knowledg
     for (const name of entries) {
       if (++count > maxNodes) {
         throw new HomeAgentError({
-          code: "too_large",
+          code: "knowledge_tree_too_large",
           message: `the knowledge folder ${root} holds more than ${maxNodes} categories and items; search it instead, or split it`,
         });
       }

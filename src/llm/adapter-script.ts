@@ -9,6 +9,7 @@
  * and `begin_stream()` resets an instance before it is reused. Non-stream calls use the first instance.
  */
 import type { CallLimits, LoadOptions, LuaCall, LuaVM } from "../lua/vm.js";
+import { HomeAgentError } from "../util/errors.js";
 
 export type AuthScheme = "bearer" | "x-api-key" | "x-goog-api-key" | "none";
 export type StreamFormat = "sse" | "ndjson";
@@ -54,11 +55,11 @@ export class AdapterScript {
     readonly resets: boolean,
   ) {}
 
-  /** Loads and checks the script; rejects with LuaError for a broken script and Error for a contract violation. */
+  /** Loads and checks the script; rejects with LuaError for a broken script, adapter_invalid for a broken contract. */
   static async load(vm: LuaVM, name: string, source: string, opts: LoadOptions): Promise<AdapterScript> {
     const table = (await vm.loadScript(name, source, opts)) as AdapterTable | undefined;
     if (typeof table?.transform_request !== "function" || typeof table.transform_response !== "function") {
-      throw new Error("the script must return a table with transform_request and transform_response");
+      throw invalidAdapter("the script must return a table with transform_request and transform_response");
     }
     const endpoint = text(table.endpoint, "endpoint") || "/chat/completions";
     const headers: Record<string, string> = {};
@@ -103,11 +104,17 @@ export class AdapterScript {
 
 function text(value: unknown, field: string): string {
   if (value === undefined || typeof value === "string") return value ?? "";
-  throw new Error(`${field} must be a string, not ${typeof value}`);
+  throw invalidAdapter(`${field} must be a string, not ${typeof value}`);
 }
 
 function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
   if (allowed.includes(value as T)) return value as T;
-  throw new Error(`${field} must be one of ${allowed.map((a) => `"${a}"`).join(", ")}, not ${JSON.stringify(value)}`);
+  throw invalidAdapter(
+    `${field} must be one of ${allowed.map((a) => `"${a}"`).join(", ")}, not ${JSON.stringify(value)}`,
+  );
+}
+
+function invalidAdapter(message: string): HomeAgentError {
+  return new HomeAgentError({ code: "adapter_invalid", message });
 }

@@ -10,6 +10,7 @@
  */
 
 import type { StreamChunk } from "../kernel/llm-spec.js";
+import { HomeAgentError } from "../util/errors.js";
 import { MAX_TIMER_MS } from "../util/time-limit.js";
 import { DEFAULT_MAX_LINE_BYTES } from "./lines.js";
 import { type CallLimit, ProviderTimeoutError } from "./provider.js";
@@ -169,7 +170,7 @@ export class CallWatch {
     clearTimeout(this.firstContentTimer);
     clearTimeout(this.callTimer);
     this.caller?.removeEventListener("abort", this.onCallerAbort);
-    if (!this.own.signal.aborted) this.own.abort(new Error("call finished"));
+    if (!this.own.signal.aborted) this.own.abort(new HomeAgentError({ code: "cancelled", message: "call finished" }));
   }
 
   /** What is left of the idle limit: all of it before content, less the waits since the last content after. */
@@ -186,7 +187,7 @@ export class CallWatch {
       () => {
         if (this.own.signal.aborted) return;
         this.expired = limit;
-        this.own.abort(new Error(`${limit} limit reached`));
+        this.own.abort(new HomeAgentError({ code: `llm_${limit}_timeout`, message: `${limit} limit reached` }));
       },
       Math.min(ms, MAX_TIMER_MS),
     );

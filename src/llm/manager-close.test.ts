@@ -7,8 +7,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitFor } from "../../test/fixtures/wait.js";
 import type { CompletionRequest, CompletionResponse } from "../kernel/llm-spec.js";
-import { ProviderManager, type SourceEntry } from "./manager.js";
+import { ProviderManager } from "./manager.js";
 import { type Provider, ProviderError } from "./provider.js";
+import type { SourceEntry } from "./source-state.js";
 
 const req: CompletionRequest = { model: "", messages: [{ role: "user", content: "hi" }] };
 

@@ -7,8 +7,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { waitFor } from "../../test/fixtures/wait.js";
 import type { CompletionRequest, CompletionResponse, StreamChunk } from "../kernel/llm-spec.js";
-import { AllProvidersFailedError, ProviderManager, type SourceEntry } from "./manager.js";
+import { AllProvidersFailedError, ProviderManager } from "./manager.js";
 import { type CallOptions, type Provider, ProviderError } from "./provider.js";
+import type { SourceEntry } from "./source-state.js";
 
 type Step = CompletionResponse | Error | ((req: CompletionRequest, opts: CallOptions) => Promise<CompletionResponse>);
 
@@ -267,4 +268,21 @@ test("a source's thinking_enabled turns thinking on for it alone", async () => {
   const { m } = setup([a], [{ thinkingEnabled: true }]);
   await m.chat({ ...req, disable_thinking: true });
   assert.equal(a.calls[0].disable_thinking, false);
+});
+
+test("a retry delay given as a function is asked at each retry: a changed core.llm.retry_delay needs no restart", async () => {
+  let delay = 1;
+  const asked: number[] = [];
+  const m = new ProviderManager({
+    retryDelayMs: () => {
+      asked.push(delay);
+      return delay;
+    },
+  });
+  const a = new ScriptProvider("a").script(down(), reply("one"), down(), reply("two"));
+  m.setSources([{ name: "a", provider: a, priority: 0 }]);
+  assert.equal((await m.chat(req)).content, "one");
+  delay = 2;
+  assert.equal((await m.chat(req)).content, "two");
+  assert.deepEqual(asked, [1, 2]);
 });

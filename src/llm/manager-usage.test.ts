@@ -5,7 +5,8 @@ import { after, before, test } from "node:test";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import type { UnifiedUsage } from "../kernel/llm-spec.js";
 import { LuaAdaptedProvider } from "./lua-provider.js";
-import { ProviderManager, type SourceEntry } from "./manager.js";
+import { ProviderManager } from "./manager.js";
+import type { SourceEntry } from "./source-state.js";
 
 const OPENAI = readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8");
 let a: FakeLLM;

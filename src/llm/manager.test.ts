@@ -6,8 +6,9 @@ import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 import type { CompletionRequest, StreamChunk } from "../kernel/llm-spec.js";
 import { LuaAdaptedProvider } from "./lua-provider.js";
-import { AllProvidersFailedError, NoSourceError, ProviderManager, type SourceEntry } from "./manager.js";
+import { AllProvidersFailedError, NoSourceError, ProviderManager } from "./manager.js";
 import { ProviderError } from "./provider.js";
+import type { SourceEntry } from "./source-state.js";
 
 const OPENAI = readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8");
 const fakes: FakeLLM[] = [];

@@ -26,101 +26,57 @@ import { NO_SOURCE_CONFIGURED } from "../config/sources.js";
 import type { CompletionRequest, CompletionResponse, UnifiedUsage } from "../kernel/llm-spec.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { type CallOptions, type Provider, ProviderError } from "./provider.js";
-import { Semaphore } from "./semaphore.js";
-import { isAbort, isTimeout, StreamAttempts, type StreamOptions } from "./stream-attempt.js";
-
-export interface SourceEntry {
-  name: string;
-  provider: Provider;
-  /** Lower runs first; equal priorities keep registration order. */
-  priority: number;
-  adapter?: string;
-  /** Requests in flight at once; excess calls wait. 0 = unlimited. */
-  maxConcurrent?: number;
-  /** Tokens; 0 or absent = unknown. */
-  contextWindow?: number;
-  /** false = never send tools to this source; absent = unknown (they are sent). */
-  supportsTools?: boolean;
-  /** Ask this source's model to think even when the request disables thinking. */
-  thinkingEnabled?: boolean;
-  /**
-   * The configuration the entry was built from. setSources keeps the state (and provider) of a source whose
-   * fingerprint did not change, and starts a changed one afresh.
-   */
-  fingerprint?: string;
-}
+import {
+  newSource,
+  type Source,
+  type SourceEntry,
+  SourceHealth,
+  type SourceHealthOptions,
+  type SourceInfo,
+  sourceStatus,
+  supportsTools,
+  windowOf,
+} from "./source-state.js";
+import { isAbort, StreamAttempts, type StreamOptions } from "./stream-attempt.js";
 
 export type SourceStatus = LlmSourceStatus;
 
-/** What a server said about its model, learnt after the source was set up. */
-export interface SourceInfo {
-  contextWindow?: number;
-  supportsTools?: boolean;
-}
-
-export interface ProviderManagerOptions {
-  /** Pause before the second attempt on a transient error, in ms. Default 2000. */
-  retryDelayMs?: number;
-  /** Longest retry-after honoured by waiting; longer ones move on to the next source. Default 30 s. */
-  maxRetryAfterMs?: number;
-  /** Cooldown after the 1st, 2nd, … consecutive failure; the last step repeats. */
-  cooldownStepsMs?: number[];
-  /** Clock for cooldowns (tests inject one). */
-  now?: () => number;
-  log?: Logger;
+/** Retry pauses, cooldown steps and the clock are the sources' health options (source-state.ts). */
+export interface ProviderManagerOptions extends SourceHealthOptions {
   /** Told once per source when its tools are left out; the daemon turns it into a system event. */
   onNotice?: (notice: { kind: "tools_unsupported"; source: string; model: string; message: string }) => void;
   /** Told after every successful call, with the usage the provider reported (the daemon's usage meter). */
   onCall?: (source: string, usage: UnifiedUsage | null) => void;
 }
 
-export class NoSourceError extends Error {
+export class NoSourceError extends HomeAgentError {
   constructor() {
-    super(NO_SOURCE_CONFIGURED);
-    this.name = "NoSourceError";
+    super({ code: "llm_no_source", message: NO_SOURCE_CONFIGURED });
   }
 }
 
-export class AllProvidersFailedError extends Error {
+export class AllProvidersFailedError extends HomeAgentError {
   constructor(readonly failures: ReadonlyArray<{ source: string; reason: string }>) {
-    super(`all ${failures.length} LLM sources failed: ${failures.map((f) => `${f.source}: ${f.reason}`).join("; ")}`);
-    this.name = "AllProvidersFailedError";
+    super({
+      code: "llm_all_failed",
+      message: `all ${failures.length} LLM sources failed: ${failures.map((f) => `${f.source}: ${f.reason}`).join("; ")}`,
+    });
   }
 }
 
-export const DEFAULT_COOLDOWN_STEPS_MS = [60_000, 5 * 60_000, 25 * 60_000, 60 * 60_000];
 const ATTEMPTS_PER_SOURCE = 2;
-
-interface Source {
-  entry: SourceEntry;
-  gate: Semaphore;
-  disabled: boolean;
-  /** Consecutive failures; picks the cooldown step. */
-  failures: number;
-  cooldownUntil: number;
-  lastError?: string;
-  info: SourceInfo;
-  toolsNoticeSent: boolean;
-  /** Replaced or closed: no new call starts on it, and its provider is closed once its calls have ended. */
-  retired: boolean;
-  providerClosed: boolean;
-}
 
 export class ProviderManager {
   private list: Source[] = [];
   private preferred = "";
-  private readonly retryDelayMs: number;
-  private readonly maxRetryAfterMs: number;
-  private readonly cooldownSteps: number[];
+  private readonly health: SourceHealth;
   private readonly now: () => number;
   private readonly log?: Logger;
   private readonly onNotice?: ProviderManagerOptions["onNotice"];
   private readonly onCall?: ProviderManagerOptions["onCall"];
 
   constructor(opts: ProviderManagerOptions = {}) {
-    this.retryDelayMs = opts.retryDelayMs ?? 2000;
-    this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 30_000;
-    this.cooldownSteps = opts.cooldownStepsMs ?? DEFAULT_COOLDOWN_STEPS_MS;
+    this.health = new SourceHealth(opts);
     this.now = opts.now ?? Date.now;
     this.log = opts.log;
     this.onNotice = opts.onNotice;
@@ -137,17 +93,7 @@ export class ProviderManager {
       .map(({ entry }) => {
         const kept = old.get(entry.name);
         if (kept && entry.fingerprint !== undefined && kept.entry.fingerprint === entry.fingerprint) return kept;
-        return {
-          entry,
-          gate: new Semaphore(entry.maxConcurrent ?? 0),
-          disabled: false,
-          failures: 0,
-          cooldownUntil: 0,
-          info: {},
-          toolsNoticeSent: false,
-          retired: false,
-          providerClosed: false,
-        };
+        return newSource(entry, this.log);
       });
     for (const source of previous) if (!this.list.includes(source)) this.retire(source);
   }
@@ -173,25 +119,7 @@ export class ProviderManager {
 
   sources(): SourceStatus[] {
     const now = this.now();
-    return this.list.map((s) => {
-      const cooling = !s.disabled && s.cooldownUntil > now;
-      const supportsTools = this.supportsTools(s);
-      return {
-        name: s.entry.name,
-        model: s.entry.provider.model,
-        adapter: s.entry.adapter ?? "",
-        available: !s.disabled && !cooling,
-        state: s.disabled ? "unavailable" : cooling ? "cooling_down" : "ready",
-        ...(s.lastError === undefined ? {} : { lastError: s.lastError }),
-        ...(cooling ? { cooldownUntil: s.cooldownUntil } : {}),
-        priority: s.entry.priority,
-        preferred: s.entry.name === this.preferred,
-        contextWindow: this.windowOf(s),
-        ...(supportsTools === undefined ? {} : { supportsTools }),
-        maxConcurrent: s.entry.maxConcurrent ?? 0,
-        inFlight: s.gate.inFlight,
-      };
-    });
+    return this.list.map((s) => sourceStatus(s, now, this.preferred));
   }
 
   hasSources(): boolean {
@@ -202,13 +130,13 @@ export class ProviderManager {
   contextWindow(model = ""): number {
     const { first, lastResort } = this.candidates(model);
     const next = first[0] ?? lastResort[0];
-    return next ? this.windowOf(next) : 0;
+    return next ? windowOf(next) : 0;
   }
 
   /** Makes a disabled or cooling source eligible again (e.g. after its key was fixed). */
   resetSource(name: string): void {
     const source = this.find(name);
-    if (source) this.markHealthy(source);
+    if (source) this.health.markHealthy(source);
   }
 
   /**
@@ -263,12 +191,12 @@ export class ProviderManager {
         const sourceReq = this.requestFor(source, req);
         try {
           const response = await this.withSlot(source, signal, () => call(source, sourceReq));
-          this.markHealthy(source);
+          this.health.markHealthy(source);
           return this.answered(source, response);
         } catch (err) {
           if (isAbort(err, signal)) throw abortError();
           if (err instanceof ProviderError && err.kind === "context_length") throw err;
-          const wait = this.handleFailure(source, err, attempt < attempts);
+          const wait = this.health.handleFailure(source, err, attempt < attempts);
           if (wait === undefined) break;
           await sleep(wait, signal);
         }
@@ -276,33 +204,6 @@ export class ProviderManager {
       failures.push({ source: source.entry.name, reason: source.lastError ?? "failed" });
     }
     throw new AllProvidersFailedError(failures);
-  }
-
-  /** Updates the source after a failed call; returns how long to wait before retrying it, or undefined to move on. */
-  private handleFailure(source: Source, err: unknown, canRetry: boolean): number | undefined {
-    const kind = err instanceof ProviderError ? err.kind : "fatal";
-    const status = err instanceof ProviderError ? err.status : undefined;
-    source.lastError = errorMessage(err);
-    this.log?.warn(`LLM source ${source.entry.name} failed: ${source.lastError}`);
-    if (kind === "auth") {
-      source.disabled = true;
-      return undefined;
-    }
-    const retryAfter = err instanceof ProviderError ? err.retryAfterMs : undefined;
-    if (retryAfter !== undefined) {
-      if (retryAfter <= this.maxRetryAfterMs && canRetry) return retryAfter;
-      this.coolDown(source, retryAfter);
-      return undefined;
-    }
-    if (kind === "transient") {
-      // Waiting out a timeout twice would double the time before the next source gets a chance.
-      if (canRetry && !isTimeout(err)) return this.retryDelayMs;
-      this.coolDown(source);
-      return undefined;
-    }
-    // A 4xx says the request was wrong, not the source; a reply the adapter cannot read says the opposite.
-    if (status === undefined) this.coolDown(source);
-    return undefined;
   }
 
   /** The response, marked with its source; the call is reported (a failing listener is only logged). */
@@ -314,23 +215,6 @@ export class ProviderManager {
       this.log?.warn(`LLM source ${name}: recording the call's usage failed: ${errorMessage(err)}`);
     }
     return { ...response, source: name };
-  }
-
-  private coolDown(source: Source, forMs?: number): void {
-    source.failures++;
-    const step = this.cooldownSteps[Math.min(source.failures, this.cooldownSteps.length) - 1] ?? 0;
-    source.cooldownUntil = this.now() + (forMs ?? step);
-    this.log?.warn(
-      `LLM source ${source.entry.name} cooling down until ${new Date(source.cooldownUntil).toISOString()} ` +
-        `(failure ${source.failures} in a row)`,
-    );
-  }
-
-  private markHealthy(source: Source): void {
-    source.disabled = false;
-    source.failures = 0;
-    source.cooldownUntil = 0;
-    source.lastError = undefined;
   }
 
   private candidates(model: string) {
@@ -362,7 +246,7 @@ export class ProviderManager {
   private requestFor(source: Source, req: CompletionRequest): CompletionRequest {
     let out = req;
     if (source.entry.thinkingEnabled && req.disable_thinking) out = { ...out, disable_thinking: false };
-    if (req.tools?.length && this.supportsTools(source) === false) {
+    if (req.tools?.length && supportsTools(source) === false) {
       const { tools: _tools, tool_choice: _choice, ...rest } = out;
       out = rest;
       if (!source.toolsNoticeSent) {
@@ -383,41 +267,18 @@ export class ProviderManager {
     } catch {
       throw abortError();
     }
+    source.closer.begin();
     try {
       return await fn();
     } finally {
       release();
-      if (source.retired) this.closeIfIdle(source);
+      source.closer.end();
     }
   }
 
   private retire(source: Source): void {
     source.retired = true;
-    this.closeIfIdle(source);
-  }
-
-  private closeIfIdle(source: Source): void {
-    if (source.gate.inFlight > 0 || source.providerClosed) return;
-    source.providerClosed = true;
-    const { name, provider } = source.entry;
-    try {
-      Promise.resolve(provider.close?.()).catch((err) => this.warnClose(name, err));
-    } catch (err) {
-      this.warnClose(name, err);
-    }
-  }
-
-  private warnClose(name: string, err: unknown): void {
-    this.log?.warn(`LLM source ${name}: closing its replaced provider failed: ${errorMessage(err)}`);
-  }
-
-  private supportsTools(s: Source): boolean | undefined {
-    return s.entry.supportsTools ?? s.info.supportsTools;
-  }
-
-  /** A configured window wins; else what the server reported; 0 = unknown. */
-  private windowOf(s: Source): number {
-    return s.entry.contextWindow || s.info.contextWindow || 0;
+    source.closer.retire();
   }
 
   private find(name: string): Source | undefined {

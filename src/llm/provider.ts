@@ -3,6 +3,7 @@
  * spec (src/kernel/llm-spec.ts), and the errors a call ends with, classified so the ProviderManager can
  * decide what to try next.
  */
+import type { ErrorCode } from "@homeagent/sdk";
 import {
   type CompletionRequest,
   type CompletionResponse,
@@ -40,7 +41,7 @@ export interface ProviderErrorOptions {
   /** What went wrong underneath (a network error, a Lua error, a limit), kept for logs and debuggers. */
   cause?: unknown;
   /** A more specific code than `llm_<kind>`, for programs. */
-  code?: string;
+  code?: ErrorCode;
 }
 
 /**
@@ -60,7 +61,7 @@ export class ProviderError extends HomeAgentError {
     readonly kind: ProviderErrorKind,
     opts: ProviderErrorOptions = {},
   ) {
-    const code = kind === "context_length" ? LLM_CONTEXT_TOO_LONG : (opts.code ?? `llm_${kind}`);
+    const code: ErrorCode = kind === "context_length" ? LLM_CONTEXT_TOO_LONG : (opts.code ?? `llm_${kind}`);
     super({ code, message, cause: opts.cause });
     this.status = opts.status;
     this.retryAfterMs = opts.retryAfterMs;

@@ -15,6 +15,7 @@ import type { CompletionRequest, CompletionResponse, StreamChunk } from "../kern
 import { errorMessage } from "../util/errors.js";
 import { fileStamp } from "../util/file-stamp.js";
 import { adaptersDir, librariesDir, loadAdapterLibraries, loadAdapterSource, luaNames } from "./adapters.js";
+import { IdleClose } from "./idle-close.js";
 import { type CallOptions, type Provider, ProviderError } from "./provider.js";
 
 export interface ReloadingProviderOptions {
@@ -38,9 +39,8 @@ export class ReloadingProvider implements Provider {
   readonly model: string;
   private provider: Closable;
   private stamps: Stamps;
-  /** Calls in flight per provider, so that a replaced one is closed only when it is idle. */
-  private readonly inFlight = new Map<Closable, number>();
-  private closed = false;
+  /** Each version's calls, so that a replaced one is closed only when it is idle. */
+  private readonly closers = new Map<Closable, IdleClose>();
 
   /** Throws when the adapter cannot be read, so a source with a missing adapter is never set up. */
   constructor(private readonly opts: ReloadingProviderOptions) {
@@ -52,55 +52,53 @@ export class ReloadingProvider implements Provider {
 
   async chat(req: CompletionRequest, opts?: CallOptions): Promise<CompletionResponse> {
     const provider = this.current();
-    this.begin(provider);
+    const closer = this.closerOf(provider);
+    closer.begin();
     try {
       return await provider.chat(req, opts);
     } finally {
-      this.end(provider);
+      closer.end();
     }
   }
 
   chatStream(req: CompletionRequest, opts?: CallOptions): AsyncIterable<StreamChunk> {
     const provider = this.current();
-    this.begin(provider);
-    return this.tracked(provider, provider.chatStream(req, opts));
+    const closer = this.closerOf(provider);
+    closer.begin();
+    return this.tracked(closer, provider.chatStream(req, opts));
   }
 
   // A stream that is never iterated never ends here: its provider is then left to the garbage collector.
-  private async *tracked(provider: Closable, stream: AsyncIterable<StreamChunk>): AsyncGenerator<StreamChunk> {
+  private async *tracked(closer: IdleClose, stream: AsyncIterable<StreamChunk>): AsyncGenerator<StreamChunk> {
     try {
       yield* stream;
     } finally {
-      this.end(provider);
+      closer.end();
     }
-  }
-
-  private begin(provider: Closable): void {
-    this.inFlight.set(provider, (this.inFlight.get(provider) ?? 0) + 1);
-  }
-
-  private end(provider: Closable): void {
-    const left = (this.inFlight.get(provider) ?? 1) - 1;
-    if (left > 0) {
-      this.inFlight.set(provider, left);
-      return;
-    }
-    this.inFlight.delete(provider);
-    if (provider !== this.provider || this.closed) this.retire(provider);
   }
 
   /** Closes the current version once its calls have ended (ProviderManager: the source was replaced). */
   close(): void {
-    this.closed = true;
-    if (!this.inFlight.has(this.provider)) this.retire(this.provider);
+    this.retire(this.provider);
   }
 
+  /** Its calls in flight hold its IdleClose: the map forgets it, the last of them closes it. */
   private retire(provider: Closable): void {
-    Promise.resolve(provider.close?.()).catch((err) =>
-      this.opts.log?.warn(
-        `adapter ${this.opts.adapter} (source ${this.name}): closing the old version: ${errorMessage(err)}`,
-      ),
-    );
+    this.closerOf(provider).retire();
+    this.closers.delete(provider);
+  }
+
+  private closerOf(provider: Closable): IdleClose {
+    let closer = this.closers.get(provider);
+    if (!closer) {
+      closer = new IdleClose(
+        () => provider.close?.(),
+        (why) =>
+          this.opts.log?.warn(`adapter ${this.opts.adapter} (source ${this.name}): closing the old version: ${why}`),
+      );
+      this.closers.set(provider, closer);
+    }
+    return closer;
   }
 
   private current(): Provider {
@@ -120,7 +118,7 @@ export class ReloadingProvider implements Provider {
     }
     const old = this.provider;
     this.provider = this.opts.build(source, libraries);
-    if (!this.inFlight.has(old)) this.retire(old);
+    this.retire(old);
     this.stamps = stamps;
     this.opts.log?.info(
       changed.includes(`${adapter}.lua`)

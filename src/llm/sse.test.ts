@@ -84,7 +84,9 @@ test("an endless line without a line end fails at the limit, reads no further an
   await assert.rejects(
     collect(sseData(stream, { maxLineBytes: 64 * 1024 })),
     (err: Error) =>
-      err instanceof LineTooLongError && /a stream line is longer than 64 KiB/.test(err.message) && err.code !== "",
+      err instanceof LineTooLongError &&
+      /a stream line is longer than 64 KiB/.test(err.message) &&
+      err.code === "stream_line_too_long",
   );
   assert.ok(seen.bytes <= 64 * 1024 + 16 * 1024, `read ${seen.bytes} bytes`);
   assert.equal(seen.cancelled, true);

@@ -4,6 +4,7 @@
  */
 
 import type { CompletionResponse, StreamChunk, UnifiedToolCall, UnifiedUsage } from "../kernel/llm-spec.js";
+import { HomeAgentError } from "../util/errors.js";
 import { isObject } from "../util/object.js";
 import { MAX_TOOL_CALLS_PER_REPLY } from "./provider.js";
 
@@ -43,12 +44,16 @@ function list(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
+function notAnObject(): HomeAgentError {
+  return new HomeAgentError({ code: "llm_bad_reply", message: "not a JSON object" });
+}
+
 /**
  * A whole reply. As in a stream (stream-accumulator.ts), calls without a name are dropped, so they cannot
  * take the place of real ones, and named calls beyond MAX_TOOL_CALLS_PER_REPLY are counted, not read.
  */
 export function toResponse(v: unknown): CompletionResponse {
-  if (!isObject(v)) throw new Error("not a JSON object");
+  if (!isObject(v)) throw notAnObject();
   const calls = list(v.tool_calls).filter((call) => isObject(call) && str(call.name) !== "");
   const dropped = calls.length - MAX_TOOL_CALLS_PER_REPLY;
   return {
@@ -67,7 +72,7 @@ export function toStreamChunks(v: unknown): StreamChunk[] {
 }
 
 export function toStreamChunk(v: unknown): StreamChunk {
-  if (!isObject(v)) throw new Error("not a JSON object");
+  if (!isObject(v)) throw notAnObject();
   const chunk: StreamChunk = {
     content: str(v.content),
     reasoning_content: str(v.reasoning_content),

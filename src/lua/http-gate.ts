@@ -5,6 +5,7 @@
  * big an answer, how long all the requests of one call may take together. Redirects are not followed, since
  * one could lead to a host the script may not reach; the script sees the 3xx instead.
  */
+import { BodyTooLargeError } from "../util/capped-body.js";
 import { causeOf } from "../util/errors.js";
 
 export interface LuaHttpRequest {
@@ -112,7 +113,7 @@ async function fetchCapped(req: LuaHttpRequest, signal: AbortSignal): Promise<Lu
     for await (const chunk of res.body) {
       size += chunk.byteLength;
       // Leaving the loop by a throw cancels the body, so the rest is never downloaded.
-      if (size > HTTP_MAX_BYTES) throw new Error(`the response is larger than ${HTTP_MAX_BYTES} bytes`);
+      if (size > HTTP_MAX_BYTES) throw new BodyTooLargeError(HTTP_MAX_BYTES);
       chunks.push(chunk);
     }
   }

@@ -11,6 +11,7 @@
  * not a runaway loop): the clock stops while a request is out, and the HTTP budget bounds that wait.
  */
 import type { Worker } from "node:worker_threads";
+import { HomeAgentError } from "../util/errors.js";
 import { HttpGate, type LuaHttpRequest } from "./http-gate.js";
 import { LuaError } from "./lua-error.js";
 import { FUNCTION_MARK, type LuaThread, takeThread } from "./worker-pool.js";
@@ -78,7 +79,7 @@ const LOG_LEVELS = new Set<string>(["debug", "info", "warn", "error"]);
 
 /** Stands in for a Lua function in a value returned to JS; the function itself stays in the worker. */
 function luaFunction(): never {
-  throw new Error("this is a Lua function: call it through LuaVM.call");
+  throw new HomeAgentError({ code: "internal_error", message: "this is a Lua function: call it through LuaVM.call" });
 }
 
 export class LuaWorker {

@@ -10,6 +10,7 @@
  * is shown in the result with its best-matching turns, and the result says so.
  */
 import type { ToolDef, ToolHandler } from "@homeagent/sdk";
+import { HomeAgentError } from "../util/errors.js";
 import type { DocStore } from "./documents/documents.js";
 import { DOC_LIMITS } from "./documents/schema.js";
 import { turnLine } from "./event-text.js";
@@ -57,10 +58,13 @@ export function docTools(context: RelevanceContext, docs: DocStore): DocTool[] {
       },
       handler: async (args) => {
         const query = String(args.query ?? "").trim();
-        if (!query) throw new Error("query must not be empty");
+        if (!query) throw new HomeAgentError({ code: "invalid_argument", message: "query must not be empty" });
         const topK = args.top_k === undefined ? 3 : Number(args.top_k);
         if (!Number.isInteger(topK) || topK < 1 || topK > DOC_LIMITS.topK)
-          throw new Error(`top_k must be an integer from 1 to ${DOC_LIMITS.topK}`);
+          throw new HomeAgentError({
+            code: "invalid_argument",
+            message: `top_k must be an integer from 1 to ${DOC_LIMITS.topK}`,
+          });
         const plan = await planRestore(docs, query, topK);
         const { docs: found, eventIds } =
           plan.take > 0 ? await context.recallDocs(query, plan.take) : { docs: [], eventIds: [] };

@@ -8,13 +8,14 @@ import { test } from "node:test";
 import type { HistoryEntry, MemoryAPI } from "@homeagent/sdk";
 import { type MemoryHarness, startMemoryAgent } from "../../test/fixtures/memory-system.js";
 import type { NewContextEvent } from "../kernel/types.js";
+import { memoryApis } from "./memory-api.js";
 
 const T = Date.UTC(2025, 0, 6, 9);
 
 function setup(t: { after(fn: () => Promise<void>): void }, contextSize?: number) {
   const h = startMemoryAgent({ contextSize });
   t.after(() => h.close());
-  return { h, memory: h.memory.apis().memory };
+  return { h, memory: memoryApis(h.memory).memory };
 }
 
 /** A user input at T + `at` minutes from `source`, answered unless `response` is "". */

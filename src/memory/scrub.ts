@@ -232,7 +232,7 @@ function runWorker(path: string, tempStore: "memory" | "file", signal: AbortSign
       execArgv: [],
       workerData: { path, tempStore, busyMs: BUSY_MS, truncateTries: 100, truncatePauseMs: 50 },
     });
-    const fail = (code: string, message: string, cause?: unknown) => {
+    const fail = (code: "scrub_stopped" | "scrub_failed", message: string, cause?: unknown) => {
       settle();
       reject(new ScrubError({ code, message, cause }));
     };

@@ -24,7 +24,6 @@ import { Indexer } from "./graph/indexer.js";
 import { SocialStore } from "./graph/social.js";
 import { graphTools } from "./graph-tools.js";
 import { migrateLegacyContext } from "./legacy.js";
-import { memoryApis } from "./memory-api.js";
 import { LayeredMemoryContext } from "./memory-context.js";
 import { Scrubber } from "./scrub.js";
 import { type DB, discardUpgradeBackups } from "./store.js";
@@ -179,10 +178,6 @@ export class MemorySystem {
       }),
       ...docTools(this.context, this.docs),
     ];
-  }
-
-  apis() {
-    return memoryApis(this);
   }
 
   /**

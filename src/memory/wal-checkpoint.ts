@@ -7,7 +7,8 @@
  * for the model. PASSIVE mode never waits for a reader or a writer, so it cannot stall anything either.
  * Durability is unchanged: a commit is in the log before it returns, checkpointed or not.
  */
-import type { DB } from "./store.js";
+import type Database from "better-sqlite3";
+import { HomeAgentError } from "../util/errors.js";
 
 export interface WalCheckpointOptions {
   /** How often the timer checkpoints (ms; default 1,000). */
@@ -34,7 +35,7 @@ export interface CheckpointResult {
  * Checkpoints as much of the log as it can without waiting (PASSIVE); null when the store is closed, in
  * a transaction, or not in WAL mode.
  */
-export function checkpointWal(db: DB): CheckpointResult | null {
+export function checkpointWal(db: Database.Database): CheckpointResult | null {
   if (!db.open || db.inTransaction || db.memory) return null;
   const [row] = db.pragma("wal_checkpoint(PASSIVE)") as Array<{ busy: number; log: number; checkpointed: number }>;
   if (!row || row.log < 0) return null;
@@ -45,12 +46,17 @@ export function checkpointWal(db: DB): CheckpointResult | null {
  * Moves this handle's checkpoints to an unref'd timer (it never keeps the process alive, and stops by
  * itself once the handle is closed). Returns a function that stops it and restores SQLite's default.
  */
-export function scheduleWalCheckpoints(db: DB, opts: WalCheckpointOptions = {}): () => void {
+export function scheduleWalCheckpoints(db: Database.Database, opts: WalCheckpointOptions = {}): () => void {
   const everyMs = opts.everyMs ?? WAL_CHECKPOINT_DEFAULTS.everyMs;
   const backstop = opts.backstopPages ?? WAL_CHECKPOINT_DEFAULTS.backstopPages;
-  if (!Number.isInteger(everyMs) || everyMs < 1) throw new RangeError(`everyMs must be an integer ≥ 1, got ${everyMs}`);
+  if (!Number.isInteger(everyMs) || everyMs < 1) {
+    throw new HomeAgentError({ code: "invalid_argument", message: `everyMs must be an integer ≥ 1, got ${everyMs}` });
+  }
   if (!Number.isInteger(backstop) || backstop < 1) {
-    throw new RangeError(`backstopPages must be an integer ≥ 1, got ${backstop}`);
+    throw new HomeAgentError({
+      code: "invalid_argument",
+      message: `backstopPages must be an integer ≥ 1, got ${backstop}`,
+    });
   }
   db.pragma(`wal_autocheckpoint = ${backstop}`);
   const timer = setInterval(() => {

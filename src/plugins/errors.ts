@@ -4,7 +4,6 @@
  */
 import { CAPABILITIES, type Capability } from "@homeagent/sdk";
 import { HomeAgentError } from "../util/errors.js";
-import type { SdkMember } from "./capabilities.js";
 
 /** Every SDK call of a plugin after it stopped or failed to start, including from work it left running. */
 export class PluginStoppedError extends HomeAgentError {
@@ -19,7 +18,8 @@ export class PluginStoppedError extends HomeAgentError {
 export class CapabilityDeniedError extends HomeAgentError {
   constructor(
     readonly plugin: string,
-    readonly member: SdkMember,
+    /** The SDK member called (capabilities.ts SdkMember). */
+    readonly member: string,
     readonly capability: Capability,
     builtinOnly = false,
   ) {

@@ -48,9 +48,10 @@ test("counts stop at their limits, naming them: tools, stage handlers, output an
   );
   for (let i = 0; i < PLUGIN_LIMITS.stageHandlers; i++) sdk.registerStage("pre_action", () => {});
   assert.throws(() => sdk.registerStage("pre_action", () => {}), limit(/64 stage handlers.*stageHandlers = 64/));
-  for (let i = 0; i < PLUGIN_LIMITS.outputChannels; i++) sdk.registerOutputChannel(`o${i}`, 1, "d", async () => ({}));
+  for (let i = 0; i < PLUGIN_LIMITS.outputChannels; i++)
+    sdk.registerOutputChannel(`o${i}`, ["text"], "d", async () => ({}));
   assert.throws(
-    () => sdk.registerOutputChannel("o_more", 1, "d", async () => ({})),
+    () => sdk.registerOutputChannel("o_more", ["text"], "d", async () => ({})),
     limit(/32 output channels.*outputChannels = 32/),
   );
   for (let i = 0; i < PLUGIN_LIMITS.inputChannels; i++) sdk.registerInputChannel(`i${i}`);
@@ -92,7 +93,7 @@ test("a tool schema too deep (100,000 levels, or a cycle), too large, or too lon
     limit(/tool "chatty" description is 4097 characters, over the 4096-character limit \(descriptionChars\)/),
   );
   assert.throws(
-    () => sdk.registerOutputChannel("loud", 1, "z".repeat(5000), async () => ({})),
+    () => sdk.registerOutputChannel("loud", ["text"], "z".repeat(5000), async () => ({})),
     limit(/output channel "loud" description is 5000 characters/),
   );
   assert.deepEqual(

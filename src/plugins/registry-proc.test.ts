@@ -18,6 +18,7 @@ import { installFixturePlugin } from "../../test/fixtures/plugins.js";
 import { processAlive } from "../../test/fixtures/proc-plugins.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 import { refusalOf } from "../kernel/stages.js";
+import { PluginProcess } from "./proc/plugin-process.js";
 import { PluginRegistry, type RegistryOptions } from "./registry.js";
 
 let t: TestPluginHost;
@@ -65,11 +66,16 @@ const alive = (pid: number) => {
 };
 
 test("children start at once: two that never answer fail together at the limit while echo-ts runs", async () => {
-  const limitMs = 4000;
+  const limitMs = 1000;
   installFixturePlugin(t.host.dataDir, "hang", "hang-a");
   installFixturePlugin(t.host.dataDir, "hang", "hang-b");
   installFixturePlugin(t.host.dataDir, "echo-ts");
-  await start({ handshakeTimeoutMs: limitMs });
+  // The hung children have the short limit; echo-ts the default one, so that node starting slowly on a busy
+  // machine cannot make it miss its handshake.
+  await start({
+    handshakeTimeoutMs: limitMs,
+    launch: (o) => PluginProcess.launch(o.name === "echo-ts" ? { ...o, handshakeTimeoutMs: 10_000 } : o),
+  });
   assert.equal(info("echo-ts")?.state, "running");
   assert.equal(info("echo-ts")?.kind, "js");
   assert.equal(await callTool("echo", { text: "hi" }), "hi");

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import type { Plugin, PluginSDK } from "@homeagent/sdk";
-import { CapText, PLUGIN_API_VERSION } from "@homeagent/sdk";
+import { PLUGIN_API_VERSION } from "@homeagent/sdk";
 import { quietLog } from "../../test/fixtures/kernel-harness.js";
 import { type TestPluginHost, testPluginHost } from "../../test/fixtures/plugin-host.js";
 import { waitFor } from "../../test/fixtures/wait.js";
@@ -36,7 +36,7 @@ const registersEverything = (name: string, failAfter = false): Plugin =>
   plugin(name, (sdk) => {
     sdk.registerTool({ name: `${name}_tool`, description: "", parameters: { type: "object" } }, () => "x");
     sdk.registerStage("on_input", () => {});
-    sdk.registerOutputChannel(`${name}_out`, CapText, "out", () => {});
+    sdk.registerOutputChannel(`${name}_out`, ["text"], "out", () => {});
     sdk.subscribe("*", () => {});
     if (failAfter) throw new Error("cannot bind port");
   });
@@ -204,11 +204,13 @@ test("plugin settings are scoped and auth checks the daemon key", async () => {
   assert.equal(sdk.auth.verify("wrong"), false);
 });
 
-test("plugins named kernel or with an invalid name fail alone, saying why; the others start", async () => {
+test("plugins named after a core tool owner or with an invalid name fail alone, saying why; the others start", async () => {
   await registry.startAll([
     factory(registersEverything("kernel")),
     factory(registersEverything("Bad Name")),
     factory(registersEverything("good")),
+    factory(registersEverything("memory")),
+    factory(registersEverything("llm")),
   ]);
   const list = states();
   assert.equal(list[0].state, "failed");
@@ -216,6 +218,8 @@ test("plugins named kernel or with an invalid name fail alone, saying why; the o
   assert.equal(list[1].state, "failed");
   assert.match(list[1].error ?? "", /invalid plugin name "Bad Name"/);
   assert.equal(list[2].state, "running");
+  assert.match(list[3].error ?? "", /"memory" is reserved for the daemon's own tools/);
+  assert.match(list[4].error ?? "", /"llm" is reserved for the daemon's own tools/);
   assert.ok(!t.harness.agent.tools.names().includes("kernel_tool"));
 });
 

@@ -10,7 +10,7 @@ import { basename, join } from "node:path";
 import type { Logger, PluginInfo, ReloadReport } from "@homeagent/sdk";
 import { requirePluginName } from "../config/plugin-settings.js";
 import type { ConfigRegistry } from "../config/registry.js";
-import { KERNEL_OWNER } from "../kernel/tools.js";
+import { isCoreOwner } from "../kernel/tools.js";
 import { type Clock, systemClock } from "../util/clock.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { BuiltinPlugin, type PluginFactory } from "./builtin.js";
@@ -243,8 +243,8 @@ export class PluginRegistry implements PluginManagerHost {
   private refusal(name: string, capabilities: readonly string[], external: boolean): Error | undefined {
     try {
       requirePluginName(name);
-      // "kernel" owns the daemon's own tools.
-      if (name === KERNEL_OWNER) throw new PluginNameError(name, "is reserved for the daemon's own tools");
+      // "kernel", "memory", "knowledge" and "llm" own the daemon's own tools.
+      if (isCoreOwner(name)) throw new PluginNameError(name, "is reserved for the daemon's own tools");
       // Tools, stages, settings and files are keyed by plugin name: a second plugin of one name would share
       // them, and its failure would detach the first one's registrations.
       const taken = this.find(name);
@@ -255,7 +255,9 @@ export class PluginRegistry implements PluginManagerHost {
       checkDeclared(name, capabilities);
       return undefined;
     } catch (err) {
-      return err instanceof Error ? err : new Error(errorMessage(err));
+      return err instanceof Error
+        ? err
+        : new HomeAgentError({ code: "internal_error", message: errorMessage(err), cause: err });
     }
   }
 

@@ -6,6 +6,7 @@
  * durable source; this index is rebuilt from its stored terms when the database is opened.
  */
 import { stemmer } from "stemmer";
+import { HomeAgentError } from "../util/errors.js";
 
 /**
  * Chosen on the LoCoMo development split (recall@10 with the default fusion): k1 1.2 / b 0.75 (the usual
@@ -92,7 +93,9 @@ export class Bm25Index {
 
   /** Indexes a document that is not in the index (delete it first to re-index). */
   add(doc: number, kind: string, terms: readonly string[], ts = 0): void {
-    if (this.has(doc)) throw new Error(`BM25 index already holds document ${doc}`);
+    if (this.has(doc)) {
+      throw new HomeAgentError({ code: "internal_error", message: `BM25 index already holds document ${doc}` });
+    }
     if (terms.length === 0) return;
     const slot = this.takeSlot(doc);
     const counts = new Map<string, number>();
@@ -247,7 +250,9 @@ export class Bm25Index {
   }
 
   private takeSlot(doc: number): number {
-    if (!Number.isInteger(doc) || doc < 0) throw new Error(`BM25 document ids are integers ≥ 0, got ${doc}`);
+    if (!Number.isInteger(doc) || doc < 0) {
+      throw new HomeAgentError({ code: "internal_error", message: `BM25 document ids are integers ≥ 0, got ${doc}` });
+    }
     const slot = this.free.pop() ?? this.nextSlot++;
     if (doc >= this.slotOf.length) this.slotOf = grow(this.slotOf, sizeFor(doc, this.slotOf.length));
     if (slot >= this.lengths.length) {

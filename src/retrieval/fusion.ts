@@ -3,6 +3,7 @@
  * the corpus; cosine of a lexical vector rarely exceeds 0.5), so each is divided by its maximum over
  * this query's candidates before the weighted sum. A weight then means the same thing for every query.
  */
+import { HomeAgentError } from "../util/errors.js";
 
 export interface Weights {
   bm25: number;
@@ -64,8 +65,15 @@ function rankOf(c: Candidate): number | null {
 
 export function validWeights(w: Weights): Weights {
   for (const [name, v] of Object.entries(w)) {
-    if (!Number.isFinite(v) || v < 0) throw new Error(`search weight "${name}" must be a number ≥ 0, got ${v}`);
+    if (!Number.isFinite(v) || v < 0) {
+      throw new HomeAgentError({
+        code: "invalid_argument",
+        message: `search weight "${name}" must be a number ≥ 0, got ${v}`,
+      });
+    }
   }
-  if (w.bm25 + w.vector === 0) throw new Error("search weights bm25 and vector cannot both be 0");
+  if (w.bm25 + w.vector === 0) {
+    throw new HomeAgentError({ code: "invalid_argument", message: "search weights bm25 and vector cannot both be 0" });
+  }
   return w;
 }

@@ -6,6 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import { cleanText, tokenize } from "../embedding/text.js";
+import { HomeAgentError } from "../util/errors.js";
 import { Bm25Index, bm25Terms } from "./bm25.js";
 import { filterSql, type NormalFilter } from "./filter.js";
 
@@ -271,7 +272,12 @@ export class KeywordIndex {
 /** The item's ts; an existing item written again without one keeps its own. */
 function itemTs(item: ItemInput, old: number | undefined): number {
   const ts = item.ts ?? old ?? Date.now();
-  if (!Number.isFinite(ts)) throw new Error(`item "${item.id}" has a ts that is not a finite number: ${item.ts}`);
+  if (!Number.isFinite(ts)) {
+    throw new HomeAgentError({
+      code: "invalid_argument",
+      message: `item "${item.id}" has a ts that is not a finite number: ${item.ts}`,
+    });
+  }
   return Math.round(ts);
 }
 

@@ -9,7 +9,7 @@ import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
 import { type EmbeddingProvider, textInput } from "../embedding/spi.js";
 import { isZeroVector } from "../embedding/vector-math.js";
-import { errorMessage } from "../util/errors.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
 import type { ChangedRow, KeywordIndex } from "./keyword-index.js";
 import type { VectorIndex, VectorSpace } from "./vector-index.js";
 
@@ -49,9 +49,10 @@ export async function embedRows(
   if (rows.length === 0) return 0;
   const vectors = await embedder.embed(rows.map((r) => textInput(r.text)));
   if (vectors.length !== rows.length) {
-    throw new Error(
-      `embedding provider "${embedder.name}" returned ${vectors.length} vectors for ${rows.length} texts`,
-    );
+    throw new HomeAgentError({
+      code: "embedding_invalid_data",
+      message: `embedding provider "${embedder.name}" returned ${vectors.length} vectors for ${rows.length} texts`,
+    });
   }
   let written = 0;
   stores.vectors.transaction(() => {

@@ -1,25 +1,26 @@
 /**
  * SearchIndex: the one retrieval API every memory layer and the knowledge base use. Items live in one
  * SQLite database with a BM25 keyword index and vectors of the current embedding provider; `search`
- * fuses both. Items are searchable by keyword the moment `add` has written them; their vectors follow.
+ * fuses both. Items are searchable by keyword the moment `add` has written them; their vectors follow
+ * (vector-upkeep.ts keeps them in step with the items and the provider).
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { type EmbeddingProvider, textInput } from "../embedding/spi.js";
-import { cleanText, tokenize } from "../embedding/text.js";
-import { isZeroVector } from "../embedding/vector-math.js";
-import { EmbedQueue } from "./embed-queue.js";
+import type { EmbeddingProvider } from "../embedding/spi.js";
+import { tokenize } from "../embedding/text.js";
+import { HomeAgentError } from "../util/errors.js";
 import { RetrievalError } from "./errors.js";
 import { normalFilter, type SearchFilter } from "./filter.js";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, validWeights, type Weights } from "./fusion.js";
 import { type ChangedRow, type ItemInput, KeywordIndex, MAX_LIST, type StoredItem } from "./keyword-index.js";
 import { filteredKnn } from "./knn.js";
-import { isLexical, lexicalQueryVector, pivoted } from "./lexical-query.js";
-import { asPrepared, type PreparedQuery, PreparedText, type QueryInput, spaceKey } from "./query.js";
-import { embedRows, ReembedJob, type VectorStores } from "./reembed.js";
+import { isLexical, pivoted } from "./lexical-query.js";
+import { asPrepared, type PreparedQuery, PreparedText, type QueryInput } from "./query.js";
+import type { ReembedJob } from "./reembed.js";
 import type { IndexWriter, ListOptions, SearchHit, SearchIndexOptions, SearchOptions, SearchStatus } from "./types.js";
-import { type Neighbour, VectorIndex, type VectorSpace } from "./vector-index.js";
+import { type Neighbour, VectorIndex } from "./vector-index.js";
+import { VectorUpkeep } from "./vector-upkeep.js";
 
 export type { SearchFilter } from "./filter.js";
 export type { Weights } from "./fusion.js";
@@ -30,29 +31,16 @@ export type { IndexWriter, ListOptions, SearchHit, SearchIndexOptions, SearchOpt
 /** Candidates fetched from each component before fusion: a few times k, so fusion can reorder. */
 const POOL_FACTOR = 4;
 const MIN_POOL = 40;
-/** Tells indexes apart in a prepared query's cache: a lexical query vector depends on its index's IDF. */
-let nextInstance = 1;
 
 export class SearchIndex {
   readonly db: Database.Database;
   private readonly ownsDb: boolean;
   private readonly keywords: KeywordIndex;
   private readonly vectors: VectorIndex;
-  private readonly stores: VectorStores;
   private readonly weights: Weights;
-  private readonly queue: EmbedQueue;
-  private readonly instance = nextInstance++;
-  private embedder: EmbeddingProvider | null = null;
-  private space: VectorSpace | null = null;
-  private job: ReembedJob | null = null;
-  private lastError: string | null = null;
-  /** The space was complete before the queued writes: it is again once they are embedded without error. */
-  private restoreComplete = false;
+  private readonly upkeep: VectorUpkeep;
 
-  constructor(
-    db: Database.Database | string,
-    private readonly opts: SearchIndexOptions = {},
-  ) {
+  constructor(db: Database.Database | string, opts: SearchIndexOptions = {}) {
     if (typeof db === "string") {
       if (db !== ":memory:") mkdirSync(dirname(db), { recursive: true });
       this.db = new Database(db);
@@ -67,13 +55,8 @@ export class SearchIndex {
     }
     this.keywords = new KeywordIndex(this.db);
     this.vectors = new VectorIndex(this.db);
-    this.stores = { db: this.db, keywords: this.keywords, vectors: this.vectors };
     this.weights = validWeights({ ...DEFAULT_WEIGHTS, ...opts.weights });
-    this.queue = new EmbedQueue(
-      (rows) => this.embedQueued(rows),
-      () => this.queueDrained(),
-      opts.reembed?.batchSize,
-    );
+    this.upkeep = new VectorUpkeep({ db: this.db, keywords: this.keywords, vectors: this.vectors }, opts);
     this.setEmbedder(opts.embedder ?? null);
   }
 
@@ -82,51 +65,18 @@ export class SearchIndex {
    * its queries; if items lack vectors in its space, re-embedding starts (unless autoReembed is false).
    */
   setEmbedder(embedder: EmbeddingProvider | null): void {
-    void this.job?.stop();
-    this.job = null;
-    this.restoreComplete = false;
-    this.embedder = embedder;
-    if (!embedder) {
-      this.space = null;
-      return;
-    }
-    const { fingerprint, dimension } = embedder.info();
-    this.space = this.vectors.open(fingerprint, dimension, this.keywords.count() === 0);
-    this.vectors.load(this.space);
-    if (this.space.complete) this.dropOtherSpaces(this.space);
-    else if (this.opts.autoReembed !== false) this.reembed();
+    this.upkeep.setEmbedder(embedder);
   }
 
   /** Starts (or resumes) filling in the vectors missing from the current space; null if none are. */
   reembed(): ReembedJob | null {
-    const space = this.space;
-    const embedder = this.embedder;
-    if (!space || !embedder || space.complete) return null;
-    if (this.job && this.job.status().state === "running") return this.job;
-    const job = new ReembedJob(this.stores, space, embedder, {
-      ...this.opts.reembed,
-      skip: (rowid) => this.queue.has(rowid),
-      onComplete: (done) => this.dropOtherSpaces(done),
-    });
-    this.job = job;
-    // A job replaced by a provider switch may fail on its dropped table; only the current one matters.
-    void job.finished.then((p) => {
-      if (!p.error || this.job !== job) return;
-      this.fail(
-        new RetrievalError({
-          code: "reembed_failed",
-          message: `re-embedding with "${embedder.name}" failed: ${p.error}; items without a vector are ranked by keyword until it is run again`,
-          cause: job.failure,
-        }),
-      );
-    });
-    return job;
+    return this.upkeep.reembed();
   }
 
   /** Inserts or replaces items. Resolves once they are durable and their vectors written (if possible). */
   async add(items: readonly ItemInput[]): Promise<void> {
     this.write((w) => w.upsert(items));
-    await this.queue.flush();
+    await this.upkeep.queue.flush();
   }
 
   /** Removes items by id; returns how many existed. */
@@ -143,13 +93,21 @@ export class SearchIndex {
    */
   write<T>(fn: (w: IndexWriter) => T): T {
     if (this.db.inTransaction) {
-      throw new Error("SearchIndex.write must not run inside another transaction: run your SQL inside its callback");
+      throw new HomeAgentError({
+        code: "internal_error",
+        message: "SearchIndex.write must not run inside another transaction: run your SQL inside its callback",
+      });
     }
     const changed: ChangedRow[] = [];
     const removed: number[] = [];
     let open = true;
     const closed = () => {
-      if (!open) throw new Error("the IndexWriter of SearchIndex.write is only usable inside its callback");
+      if (!open) {
+        throw new HomeAgentError({
+          code: "internal_error",
+          message: "the IndexWriter of SearchIndex.write is only usable inside its callback",
+        });
+      }
     };
     const writer: IndexWriter = {
       upsert: (items) => {
@@ -171,32 +129,31 @@ export class SearchIndex {
     try {
       result = this.inTransaction(() => {
         const out = fn(writer);
-        if (changed.length > 0) this.markPending(Math.min(...changed.map((r) => r.rowid)));
+        if (changed.length > 0) this.upkeep.markPending(Math.min(...changed.map((r) => r.rowid)));
         return out;
       });
     } finally {
       open = false;
     }
-    this.queue.forget(removed);
-    if (changed.length > 0 && this.space && this.embedder) this.queue.push(changed);
+    this.upkeep.written(changed, removed);
     return result;
   }
 
   /** Resolves when the vectors of every item written so far have been computed (or have failed). */
   flush(): Promise<void> {
-    return this.queue.flush();
+    return this.upkeep.queue.flush();
   }
 
   /** Tokenizes and embeds a query once, for any number of searches and scorings. */
   async prepare(text: string): Promise<PreparedQuery> {
     const q = new PreparedText(text);
-    await this.queryVector(q);
+    await this.upkeep.queryVector(q);
     return q;
   }
 
   async search(query: QueryInput, opts: SearchOptions = {}): Promise<SearchHit[]> {
     const k = opts.k ?? 10;
-    if (!Number.isInteger(k) || k <= 0) throw new Error(`search k must be a positive integer, got ${k}`);
+    if (!Number.isInteger(k) || k <= 0) throw positiveK("search", k);
     const weights = validWeights({ ...this.weights, ...opts.weights });
     const filter = normalFilter(opts.filter);
     const pool = Math.max(k * POOL_FACTOR, MIN_POOL);
@@ -209,20 +166,20 @@ export class SearchIndex {
       }
     }
 
-    const space = weights.vector > 0 ? this.space : null;
-    const queryVector = space ? await this.queryVector(q) : null;
+    const space = weights.vector > 0 ? this.upkeep.space : null;
+    const queryVector = space ? await this.upkeep.queryVector(q) : null;
     // The provider may have been switched while the query was embedded: then its vector is of no use.
-    if (space && queryVector && this.space?.id === space.id) {
+    if (space && queryVector && this.upkeep.space?.id === space.id) {
       for (const n of filteredKnn(this.keywords, this.vectors, space, queryVector, pool, filter)) {
         const c = candidates.get(n.rowid);
         if (c) c.vector = n.similarity;
         // Not among the keyword hits: its BM25 is below the pool's last one, counted as 0.
         else candidates.set(n.rowid, { rowid: n.rowid, bm25: 0, vector: n.similarity });
       }
-      const lexical = isLexical(this.embedder);
+      const lexical = isLexical(this.upkeep.embedder);
       for (const c of candidates.values()) {
         if (c.vector === null) c.vector = this.vectors.similarity(space, queryVector, c.rowid) ?? null;
-        if (c.vector === null) c.pending = this.vectorPending(space, c.rowid);
+        if (c.vector === null) c.pending = this.upkeep.vectorPending(space, c.rowid);
         else if (lexical) c.vectorRank = pivoted(c.vector, this.keywords.lengthRatio(c.rowid));
       }
     }
@@ -256,12 +213,12 @@ export class SearchIndex {
     const items = ids.map((id) => this.keywords.byId(id)).filter((i): i is StoredItem => i !== undefined);
     const out = new Map<string, number>();
     if (items.length === 0) return out;
-    const space = this.space;
-    const vector = space ? await this.queryVector(q) : null;
+    const space = this.upkeep.space;
+    const vector = space ? await this.upkeep.queryVector(q) : null;
     const rest: StoredItem[] = [];
     for (const item of items) {
       const sim =
-        space && vector && this.space === space ? this.vectors.similarity(space, vector, item.rowid) : undefined;
+        space && vector && this.upkeep.space === space ? this.vectors.similarity(space, vector, item.rowid) : undefined;
       if (sim === undefined) rest.push(item);
       else out.set(item.id, sim);
     }
@@ -278,7 +235,7 @@ export class SearchIndex {
 
   /** Cosine similarity of two stored items in the current space; null when either has no vector there. */
   similarity(a: string, b: string): number | null {
-    const space = this.space;
+    const space = this.upkeep.space;
     const ra = this.keywords.byId(a);
     const rb = this.keywords.byId(b);
     if (!space || !ra || !rb) return null;
@@ -291,11 +248,11 @@ export class SearchIndex {
    * vector when it has one in the current space, else by BM25 of its text divided by its own BM25.
    */
   nearest(id: string, k: number, filter?: SearchFilter): Array<{ id: string; similarity: number }> {
-    if (!Number.isInteger(k) || k <= 0) throw new Error(`nearest k must be a positive integer, got ${k}`);
+    if (!Number.isInteger(k) || k <= 0) throw positiveK("nearest", k);
     const item = this.keywords.byId(id);
     if (!item) return [];
     const f = normalFilter(filter);
-    const space = this.space;
+    const space = this.upkeep.space;
     const vector = space ? this.vectors.vectorOf(space, item.rowid) : undefined;
     let found: Neighbour[];
     if (space && vector) found = filteredKnn(this.keywords, this.vectors, space, vector, k + 1, f);
@@ -333,15 +290,15 @@ export class SearchIndex {
   }
 
   status(): SearchStatus {
-    const space = this.space;
+    const space = this.upkeep.space;
     return {
       items: this.keywords.count(),
       fingerprint: space?.fingerprint ?? null,
       dimension: space?.dimension ?? null,
       vectors: !space ? "none" : space.complete ? "complete" : "partial",
       vectorSearch: !space ? null : "exact",
-      reembed: this.job?.status() ?? null,
-      lastError: this.lastError,
+      reembed: this.upkeep.job?.status() ?? null,
+      lastError: this.upkeep.lastError,
     };
   }
 
@@ -349,40 +306,8 @@ export class SearchIndex {
    * Waits for queued vectors, stops re-embedding (resumable) and closes the database if this index opened it.
    */
   async close(): Promise<void> {
-    await this.queue.flush();
-    await this.job?.stop();
+    await this.upkeep.stop();
     if (this.ownsDb) this.db.close();
-  }
-
-  /** The query's vector in the current space, computed now if it was prepared in another (or none). */
-  private async queryVector(q: PreparedText): Promise<Float32Array | null> {
-    const space = this.space;
-    const embedder = this.embedder;
-    if (!space || !embedder) return null;
-    const key = spaceKey(space.fingerprint, space.dimension) + (isLexical(embedder) ? `@${this.instance}` : "");
-    if (q.spaceKey === key) return q.vector;
-    const vector = await this.embedQuery(embedder, q.text);
-    q.vector = vector;
-    q.spaceKey = key;
-    return vector;
-  }
-
-  private async embedQuery(embedder: EmbeddingProvider, query: string): Promise<Float32Array | null> {
-    const text = cleanText(query);
-    if (!text) return null;
-    if (isLexical(embedder)) return lexicalQueryVector(embedder, text, (t) => this.keywords.idf(t));
-    try {
-      const [v] = await embedder.embed([textInput(text)]);
-      return v && !isZeroVector(v) ? v : null;
-    } catch (err) {
-      this.fail(err instanceof Error ? err : new Error(String(err)));
-      return null;
-    }
-  }
-
-  /** The item's vector is still to come: queued after its write, or beyond re-embedding's progress. */
-  private vectorPending(space: VectorSpace, rowid: number): boolean {
-    return this.queue.has(rowid) || (!space.complete && rowid > space.cursor);
   }
 
   /** A rolled-back write leaves the in-memory keyword index ahead of the table: rebuild it from the table. */
@@ -394,55 +319,10 @@ export class SearchIndex {
       throw err;
     }
   }
+}
 
-  /**
-   * Items from rowid `first` on now wait for vectors. Every space is marked incomplete from there on, in
-   * the writing transaction, so a crash before the vectors are written leaves a space that re-embeds them
-   * on the next start. The current space is marked complete again when the queue drains without error.
-   */
-  private markPending(first: number): void {
-    for (const s of this.vectors.spaces()) {
-      if (s.id === this.space?.id && s.complete && this.queue.size === 0) this.restoreComplete = true;
-      if (s.complete || s.cursor >= first) this.vectors.setProgress(s, Math.min(s.cursor, first - 1), false);
-    }
-    if (this.space) {
-      const current = this.vectors.spaces().find((s) => s.id === this.space?.id);
-      if (current) Object.assign(this.space, current);
-    }
-  }
-
-  private async embedQueued(rows: ChangedRow[]): Promise<void> {
-    const space = this.space;
-    const embedder = this.embedder;
-    if (!space || !embedder) return;
-    try {
-      await embedRows(this.stores, space, embedder, rows);
-    } catch (err) {
-      // Those vectors are missing: the space is incomplete from them on, so re-embedding fills them in
-      // (a run in progress shares this space object and goes back to them).
-      this.restoreComplete = false;
-      const first = Math.min(...rows.map((r) => r.rowid));
-      if (this.space === space) this.vectors.setProgress(space, Math.min(space.cursor, first - 1), false);
-      this.fail(err instanceof Error ? err : new Error(String(err)));
-    }
-  }
-
-  private queueDrained(): void {
-    const space = this.space;
-    if (!space || !this.restoreComplete || (this.job && this.job.status().state === "running")) return;
-    this.restoreComplete = false;
-    this.vectors.setProgress(space, this.keywords.maxRowid(), true);
-  }
-
-  /** Vectors of other spaces are not computed for new items: switching back re-embeds them. */
-  private dropOtherSpaces(keep: VectorSpace): void {
-    for (const s of this.vectors.spaces()) if (s.id !== keep.id) this.vectors.drop(s);
-  }
-
-  private fail(err: Error): void {
-    this.lastError = err.message;
-    this.opts.onError?.(err);
-  }
+function positiveK(method: string, k: number): HomeAgentError {
+  return new HomeAgentError({ code: "invalid_argument", message: `${method} k must be a positive integer, got ${k}` });
 }
 
 function invalid(message: string): never {

@@ -10,6 +10,7 @@
  */
 import type Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
+import { HomeAgentError } from "../util/errors.js";
 import { filterSql, type NormalFilter } from "./filter.js";
 import { codesOf, cosineQuantized, dequantize, quantizeDirection, scaleOf } from "./quantize.js";
 import { VectorMatrix } from "./vector-matrix.js";
@@ -98,7 +99,10 @@ export class VectorIndex {
   /** The space for this fingerprint and dimension, created (with its table) if new. */
   open(fingerprint: string, dimension: number, complete: boolean): VectorSpace {
     if (!Number.isInteger(dimension) || dimension <= 0) {
-      throw new Error(`embedding dimension must be a positive integer, got ${dimension}`);
+      throw new HomeAgentError({
+        code: "invalid_argument",
+        message: `embedding dimension must be a positive integer, got ${dimension}`,
+      });
     }
     const found = this.st.find.get(fingerprint, dimension);
     if (found) return toSpace(found);
@@ -152,9 +156,10 @@ export class VectorIndex {
   /** Writes (replaces) one item's vector. Call inside transaction(). */
   put(space: VectorSpace, rowid: number, kind: string, vector: Float32Array): void {
     if (vector.length !== space.dimension) {
-      throw new Error(
-        `embedding provider returned a ${vector.length}-dimensional vector for a ${space.dimension}-dimensional space "${space.fingerprint}"`,
-      );
+      throw new HomeAgentError({
+        code: "embedding_invalid_data",
+        message: `embedding provider returned a ${vector.length}-dimensional vector for a ${space.dimension}-dimensional space "${space.fingerprint}"`,
+      });
     }
     this.sizes.delete(space.id);
     const q = quantizeDirection(vector);

@@ -10,6 +10,7 @@
  * moves the last row into its place, so a matrix never holds more than its live rows (plus growth slack).
  */
 import { exactSearch, MetricKind } from "usearch";
+import { HomeAgentError } from "../util/errors.js";
 import { Sketcher } from "./sketch.js";
 
 /**
@@ -170,7 +171,10 @@ export class VectorMatrix {
    */
   put(rowid: number, kind: string, codes: Int8Array, scale = unitScale(codes)): void {
     if (codes.length !== this.dimension) {
-      throw new Error(`a ${codes.length}-dimensional vector cannot join a ${this.dimension}-dimensional matrix`);
+      throw new HomeAgentError({
+        code: "embedding_invalid_data",
+        message: `a ${codes.length}-dimensional vector cannot join a ${this.dimension}-dimensional matrix`,
+      });
     }
     for (const [k, m] of this.kinds) if (k !== kind) m.remove(rowid);
     this.kindMatrix(kind).put(rowid, codes, scale);

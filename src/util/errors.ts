@@ -1,23 +1,12 @@
 /**
  * The one error base of the daemon. Every failure that crosses a module boundary is a HomeAgentError with a
  * stable `code` (for programs: the API, the cli socket, tests) and the original error kept as `cause`, so a
- * log line or a debugger can still reach what really went wrong instead of a flattened string.
+ * log line or a debugger can still reach what really went wrong instead of a flattened string. It is the
+ * SDK's SdkError, so its code is one of the SDK's ErrorCode list and plugins see the same errors.
  */
-export interface HomeAgentErrorOptions {
-  code: string;
-  message: string;
-  cause?: unknown;
-}
+import { SdkError } from "@homeagent/sdk";
 
-export class HomeAgentError extends Error {
-  readonly code: string;
-
-  constructor({ code, message, cause }: HomeAgentErrorOptions) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = new.target.name;
-    this.code = code;
-  }
-}
+export class HomeAgentError extends SdkError {}
 
 /** The message of anything thrown: an Error's message, else its string form. */
 export function errorMessage(err: unknown): string {

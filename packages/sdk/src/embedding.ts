@@ -3,6 +3,8 @@
  * hard-codes no model; providers register by name and are chosen by configuration.
  */
 
+import { SdkError } from "./errors.js";
+
 export type Modality = "text" | "image";
 
 /**
@@ -40,13 +42,15 @@ export interface EmbeddingProvider {
 /** Builds a provider from the `core.embedding.*` settings (key → value). */
 export type EmbeddingFactory = (settings: Record<string, string>) => EmbeddingProvider | Promise<EmbeddingProvider>;
 
-export class ErrModalityUnsupported extends Error {
+export class ErrModalityUnsupported extends SdkError {
   constructor(
     readonly provider: string,
     readonly mime: string,
   ) {
-    super(`embedding provider "${provider}" cannot embed ${mime}`);
-    this.name = "ErrModalityUnsupported";
+    super({
+      code: "embedding_modality_unsupported",
+      message: `embedding provider "${provider}" cannot embed ${mime}; use a provider with the "image" modality for it`,
+    });
   }
 }
 

@@ -145,12 +145,11 @@ export interface ToolContext {
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown | Promise<unknown>;
 
-/** Output channel capability flags. */
-export const CapText = 1;
-export const CapFile = 2;
-export const CapImage = 4;
-export const CapAudio = 8;
-export const CapStructured = 16;
+/** What an output channel can deliver: `registerOutputChannel("lamp", ["text"], …)`. */
+export type OutputCapability = "text" | "file" | "image" | "audio" | "structured";
+
+/** Every OutputCapability, in the order status listings show them. */
+export const OUTPUT_CAPABILITIES: readonly OutputCapability[] = ["text", "file", "image", "audio", "structured"];
 
 export interface OutputMessage {
   payload: string;
@@ -319,7 +318,7 @@ export interface PluginSDK {
    */
   registerOutputChannel(
     name: string,
-    caps: number,
+    caps: readonly OutputCapability[],
     description: string,
     handler: OutputHandler,
     opts?: OutputChannelOptions,
@@ -449,6 +448,7 @@ export {
   type Modality,
   textInput,
 } from "./embedding.js";
+export { ERROR_CODES, type ErrorCode, isErrorCode, SdkError, type SdkErrorOptions } from "./errors.js";
 export { foldForForget, forgetMatcher } from "./forget.js";
 export type { KnowledgeAPI, KnowledgeEntry, KnowledgeNode, KnowledgeSearchHit } from "./knowledge.js";
 export type {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { type AgentEvent, CapText, definePlugin } from "./index.js";
+import { type AgentEvent, definePlugin } from "./index.js";
 import { createMockSDK } from "./test.js";
 
 const plugin = definePlugin({
@@ -12,7 +12,7 @@ const plugin = definePlugin({
       String(args.text).toUpperCase(),
     );
     sdk.registerStage("on_input", () => {});
-    sdk.registerOutputChannel("demo", CapText, "demo out", () => {});
+    sdk.registerOutputChannel("demo", ["text"], "demo out", () => {});
     sdk.subscribe("tool_call", (e) => sdk.publish("system", { saw: e.payload.tool }));
   },
 });
@@ -50,7 +50,7 @@ test("records registrations, calls tools, delivers bus events and records what t
 test("answers injectInputSync through the responder, and injectInput's reply reaches the output channel", async () => {
   const sdk = createMockSDK({ respond: ({ text }) => (text === "bad" ? { error: "no" } : `re: ${text}`) });
   const delivered = new Promise<string>((resolve) =>
-    sdk.registerOutputChannel("out", CapText, "", (msg) => resolve(msg.payload)),
+    sdk.registerOutputChannel("out", ["text"], "", (msg) => resolve(msg.payload)),
   );
   const queued: string[] = [];
   const reply = await sdk.injectInputSync("cli", "cli", "hello", { onQueued: (id) => void queued.push(id) });

@@ -10,6 +10,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SdkError } from "./errors.js";
 import type {
   AdaptersAPI,
   AgentEvent,
@@ -32,6 +33,7 @@ import type {
   LlmSourceStatus,
   Logger,
   MemoryAPI,
+  OutputCapability,
   OutputChannelOptions,
   OutputHandler,
   PluginInfo,
@@ -115,7 +117,7 @@ export interface MockSDK extends PluginSDK {
   readonly stages: Array<{ stage: Stage; handler: StageHandler; scope: StageScope }>;
   readonly channels: Map<
     string,
-    { caps: number; description: string; handler: OutputHandler; opts?: OutputChannelOptions }
+    { caps: readonly OutputCapability[]; description: string; handler: OutputHandler; opts?: OutputChannelOptions }
   >;
   readonly inputChannels: Map<string, InputChannelOptions>;
   readonly embeddingProviders: Map<string, EmbeddingFactory>;
@@ -177,7 +179,9 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
   const plugins: PluginInfo[] = (opts.plugins ?? [pluginInfo(name)]).map((p) => ({ ...p }));
   const plugin = (target: string): PluginInfo => {
     const found = plugins.find((p) => p.name === target);
-    if (!found) throw new Error(`no plugin named "${target}"`);
+    if (!found) {
+      throw new SdkError({ code: "plugin_not_found", message: `no plugin named "${target}"; pass it in \`plugins\`` });
+    }
     return found;
   };
 
@@ -232,16 +236,25 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     autoRestart: true,
 
     registerTool: (def, handler) => {
-      if (mock.tools.has(def.name)) throw new Error(`tool "${def.name}" is already registered`);
+      if (mock.tools.has(def.name)) {
+        throw new SdkError({ code: "tool_name_taken", message: `tool "${def.name}" is already registered` });
+      }
       mock.tools.set(def.name, { def, handler });
     },
     registerStage: (stage, handler, scope = "global") => void mock.stages.push({ stage, handler, scope }),
     registerOutputChannel: (channel, caps, description, handler, channelOpts) => {
-      if (mock.channels.has(channel)) throw new Error(`output channel "${channel}" is already registered`);
+      if (mock.channels.has(channel)) {
+        throw new SdkError({
+          code: "channel_name_taken",
+          message: `output channel "${channel}" is already registered`,
+        });
+      }
       mock.channels.set(channel, { caps, description, handler, opts: channelOpts });
     },
     registerInputChannel: (channel, channelOpts = {}) => {
-      if (mock.inputChannels.has(channel)) throw new Error(`input channel "${channel}" is already registered`);
+      if (mock.inputChannels.has(channel)) {
+        throw new SdkError({ code: "channel_name_taken", message: `input channel "${channel}" is already registered` });
+      }
       mock.inputChannels.set(channel, channelOpts);
     },
     onForget: (handler) => {
@@ -249,7 +262,10 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     },
     registerEmbeddingProvider: (provider, factory) => {
       if (mock.embeddingProviders.has(provider)) {
-        throw new Error(`embedding provider "${provider}" is already registered`);
+        throw new SdkError({
+          code: "embedding_provider_name",
+          message: `embedding provider "${provider}" is already registered`,
+        });
       }
       mock.embeddingProviders.set(provider, factory);
     },
@@ -300,7 +316,9 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
       list: (prefix) => config.filter((e) => !prefix || e.key.startsWith(prefix)).map((e) => ({ ...e })),
       set: (key, value) => {
         const entry = config.find((e) => e.key === key);
-        if (!entry) throw Object.assign(new Error(`unknown config key ${key}`), { code: "config_unknown_key" });
+        if (!entry) {
+          throw new SdkError({ code: "config_unknown_key", message: `unknown config key ${key}` });
+        }
         entry.value = value;
       },
       setMany: (changes) => {
@@ -332,7 +350,10 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
       sources: () => (opts.llmSources ?? []).map((s) => ({ ...s, preferred: s.name === mock.preferredSource })),
       use: (source) => {
         if (source && !(opts.llmSources ?? []).some((s) => s.name === source)) {
-          throw new Error(`no LLM source named "${source}"`);
+          throw new SdkError({
+            code: "llm_unknown_source",
+            message: `no LLM source named "${source}"; pass it in \`llmSources\``,
+          });
         }
         mock.preferredSource = source;
       },
@@ -371,7 +392,9 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
       },
       reload: async (target) => {
         const external = plugins.filter((p) => p.kind !== "builtin" && (target === undefined || p.name === target));
-        if (target !== undefined && external.length === 0) throw new Error(`no external plugin named "${target}"`);
+        if (target !== undefined && external.length === 0) {
+          throw new SdkError({ code: "plugin_not_found", message: `no external plugin named "${target}"` });
+        }
         return { reloaded: external.map((p) => p.name), unchanged: [], added: [], removed: [], failed: [] };
       },
     },
@@ -394,7 +417,12 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
 
     callTool: async (tool, args = {}, ctx = {}) => {
       const found = mock.tools.get(tool);
-      if (!found) throw new Error(`no tool named "${tool}" is registered (registered: ${[...mock.tools.keys()]})`);
+      if (!found) {
+        throw new SdkError({
+          code: "not_found",
+          message: `no tool named "${tool}" is registered (registered: ${[...mock.tools.keys()]}); start the plugin first`,
+        });
+      }
       const toolCtx: ToolContext = {
         requestId: "test",
         source: "test",
@@ -417,8 +445,9 @@ function answer<T extends object, K extends keyof T>(
   const given = api?.[method] as ((...args: unknown[]) => unknown) | undefined;
   const call = async (...args: unknown[]) => {
     if (!given) {
-      throw Object.assign(new Error(`memory is not available: the mock SDK was given no ${group}.${String(method)}`), {
+      throw new SdkError({
         code: "memory_unavailable",
+        message: `memory is not available: the mock SDK was given no ${group}.${String(method)}`,
       });
     }
     return given(...args);
@@ -431,7 +460,7 @@ function given<T extends object, K extends keyof T>(api: T | undefined, group: s
   const fn = api?.[member];
   if (typeof fn === "function") return fn as NonNullable<T[K]>;
   return (() => {
-    throw Object.assign(new Error(`the mock SDK was given no ${group}.${String(member)}`), { code: "unavailable" });
+    throw new SdkError({ code: "unavailable", message: `the mock SDK was given no ${group}.${String(member)}` });
   }) as NonNullable<T[K]>;
 }
 

@@ -23,7 +23,7 @@ import {
   SHUTTING_DOWN,
   UNAUTHORIZED,
 } from "@homeagent/cli-protocol";
-import type { PluginSDK } from "@homeagent/sdk";
+import { type PluginSDK, SdkError } from "@homeagent/sdk";
 import { AUTHENTICATED, answer, verifyAuthLine } from "./answer.js";
 import { closeWithFrame } from "./closing.js";
 import type { RequestEvents } from "./events.js";
@@ -181,7 +181,7 @@ export class CliConnection {
     this.unwatch = () => {};
     this.socket.off("data", this.onData);
     this.socket.off("drain", this.onDrain);
-    this.gone.abort(new Error("cancelled: the cli client disconnected"));
+    this.gone.abort(new SdkError({ code: "cancelled", message: "cancelled: the cli client disconnected" }));
   };
 
   private onLine(line: string): void {

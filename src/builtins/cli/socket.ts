@@ -1,13 +1,14 @@
 /** Listening on the cli Unix socket so that only the daemon's user can ever connect. */
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import { connect, type Server } from "node:net";
+import { SdkError } from "@homeagent/sdk";
 
-export class SocketInUseError extends Error {
+export class SocketInUseError extends SdkError {
   constructor(readonly socketPath: string) {
-    super(
-      `another homed is already answering on ${socketPath}: stop it first, or start this one with a different data directory`,
-    );
-    this.name = "SocketInUseError";
+    super({
+      code: "cli_socket_in_use",
+      message: `another homed is already answering on ${socketPath}: stop it first, or start this one with a different data directory`,
+    });
   }
 }
 
@@ -40,7 +41,12 @@ async function removeStaleSocket(socketPath: string): Promise<void> {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
     throw err;
   }
-  if (!isSocket) throw new Error(`${socketPath} exists and is not a socket: move it away so homed can listen there`);
+  if (!isSocket) {
+    throw new SdkError({
+      code: "cli_socket_path_taken",
+      message: `${socketPath} exists and is not a socket: move it away so homed can listen there`,
+    });
+  }
   if (await answers(socketPath)) throw new SocketInUseError(socketPath);
   unlinkSync(socketPath);
 }

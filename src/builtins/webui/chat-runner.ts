@@ -5,7 +5,7 @@
  * twice. A flight is cancelled when every client waiting for it has gone, when it times out, or when the
  * user stops it (POST chat/interrupt without a message), so the kernel never works for nobody.
  */
-import type { InputReply, PluginSDK } from "@homeagent/sdk";
+import { type InputReply, type PluginSDK, SdkError } from "@homeagent/sdk";
 import { ApiError, type WebDeps, type WebLimits } from "./context.js";
 import { DEDUP_ENTRIES, Dedup } from "./dedup.js";
 import { toApiError } from "./sdk-errors.js";
@@ -37,6 +37,7 @@ export interface ChatOutcome {
 }
 
 type EndReason = "stopped" | "timeout" | "disconnected";
+const END_CODE = { stopped: "chat_stopped", timeout: "chat_timeout", disconnected: "chat_cancelled" } as const;
 
 interface Flight {
   controller: AbortController;
@@ -187,6 +188,6 @@ export class ChatRunner {
   private end(flight: Flight, reason: EndReason, message: string): void {
     if (flight.settled || flight.ended) return;
     flight.ended = reason;
-    flight.controller.abort(new Error(message));
+    flight.controller.abort(new SdkError({ code: END_CODE[reason], message }));
   }
 }

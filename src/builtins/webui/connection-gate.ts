@@ -10,7 +10,6 @@ import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import type { HttpBindings, ServerType } from "@hono/node-server";
 import type { MiddlewareHandler } from "hono";
-import { type Clock, systemClock } from "../../util/clock.js";
 import type { WebEnv } from "./context.js";
 
 export interface GateLimits {
@@ -37,6 +36,24 @@ const TOO_SLOW = answer(
   "the request headers did not arrive in time; send the whole request at once",
 );
 
+/**
+ * The timers the gate's first-request deadlines run on (the daemon's Clock has this shape; a built-in plugin
+ * imports no daemon code, so it declares what it needs). Tests pass a clock they move by hand.
+ */
+export interface GateClock {
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+const systemTimers: GateClock = {
+  setTimer: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return t;
+  },
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 export class ConnectionGate {
   /** In arrival order, so the first entry is the oldest. */
   private readonly preAuth = new Map<Socket, PreAuth>();
@@ -44,7 +61,7 @@ export class ConnectionGate {
   /** `clock` runs the first-request deadlines (tests move its time by hand). */
   constructor(
     private readonly limits: GateLimits,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: GateClock = systemTimers,
   ) {}
 
   attach(server: ServerType): void {

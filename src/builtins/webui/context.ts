@@ -3,7 +3,7 @@
  * the dependencies route groups get, and the one error shape (`{error: {code, message}}` with an HTTP
  * status). Route groups throw ApiError; the app's error handler turns it, and anything else, into JSON.
  */
-import type { AuthSession, PluginSDK } from "@homeagent/sdk";
+import { type AuthSession, type ErrorCode, type PluginSDK, SdkError } from "@homeagent/sdk";
 import type { Hono } from "hono";
 import type { SessionStreams } from "./sse-sessions.js";
 
@@ -76,15 +76,14 @@ export interface WebDeps {
 export type RouteGroup = (app: WebApp, deps: WebDeps) => undefined | (() => void | Promise<void>);
 
 /** Any refusal a route makes: the status and code go to the client as `{error: {code, message}}`. */
-export class ApiError extends Error {
+export class ApiError extends SdkError {
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504,
-    readonly code: string,
+    code: ErrorCode,
     message: string,
     options?: { cause?: unknown; retryAfterS?: number },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "ApiError";
+    super({ code, message, cause: options?.cause });
     if (options?.retryAfterS !== undefined) this.retryAfterS = options.retryAfterS;
   }
 

@@ -1,8 +1,9 @@
 /**
  * Every error the server answers is JSON `{error: {code, message}}`: ApiErrors as they are, errors the SDK
- * raised mapped by their `code`, and anything unexpected as a 500 that names no internals (the daemon log
- * gets the details). Paths under /v1/ (the OpenAI-compatible API) also carry OpenAI's `type`.
+ * raised mapped by their `code` (sdk-errors.ts), and anything unexpected as a 500 that names no internals
+ * (the daemon log gets the details). Paths under /v1/ (the OpenAI-compatible API) also carry OpenAI's `type`.
  */
+import { type ErrorCode, SdkError } from "@homeagent/sdk";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -12,50 +13,14 @@ import { loggable } from "./request-log.js";
 type ApiStatus = ApiError["status"];
 
 /** The listen address could not be bound; the message names the setting to change. */
-export class ListenError extends Error {
-  readonly code = "webui_listen_failed";
-
+export class ListenError extends SdkError {
   constructor(message: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = "ListenError";
+    super({ code: "webui_listen_failed", message, cause });
   }
 }
 
-/** The `code` an SDK call's error carries (HomeAgentError and friends), if any. */
-export function errorCode(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
-}
-
-/**
- * An SDK call's refusal as an ApiError: its code and message go to the client, the status comes from
- * `statusByCode` (unknown codes → `fallback`). Errors without a code are not refusals: they are rethrown
- * and end as a 500.
- */
-export function sdkError(err: unknown, statusByCode: Record<string, ApiStatus>, fallback: ApiStatus = 400): ApiError {
-  if (err instanceof ApiError) return err;
-  const code = errorCode(err);
-  if (code === undefined) throw err;
-  const status = statusByCode[code] ?? COMMON_STATUS[code] ?? fallback;
-  const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS;
-  return new ApiError(status, code, (err as Error).message, {
-    cause: err,
-    retryAfterS: typeof retryAfterS === "number" ? retryAfterS : undefined,
-  });
-}
-
-/** Codes every SDK area may raise. */
-const COMMON_STATUS: Record<string, ApiStatus> = {
-  capability_denied: 500,
-  plugin_stopped: 503,
-  memory_unavailable: 503,
-  knowledge_unavailable: 503,
-  plugin_mgr_unavailable: 503,
-  invalid_argument: 400,
-};
-
 /** The JSON body for an error; OpenAI clients also read `type`. */
-export function errorResponse(c: Context<WebEnv>, status: ApiStatus, code: string, message: string): Response {
+export function errorResponse(c: Context<WebEnv>, status: ApiStatus, code: ErrorCode, message: string): Response {
   const error: Record<string, string> = { code, message };
   if (isOpenAiPath(c.req.path)) error.type = openAiType(status);
   return c.json({ error }, status as ContentfulStatusCode);

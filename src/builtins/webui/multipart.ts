@@ -4,6 +4,7 @@
  * number of parts, header size) is checked while reading, not after. Text fields are small and kept.
  */
 import { ApiError } from "./context.js";
+import { tooLargeCode } from "./params.js";
 
 export interface MultipartLimits {
   maxFileBytes: number;
@@ -81,7 +82,7 @@ export async function readMultipart(
       if (part.size > limits.maxFieldBytes) {
         throw new ApiError(
           413,
-          `${part.name}_too_large`,
+          tooLargeCode(part.name),
           `${part.name} is over its limit of ${limits.maxFieldBytes} bytes`,
         );
       }

@@ -2,11 +2,23 @@
  * Checks of query parameters and JSON body fields for the chat and memory routes: every refusal is a 400
  * that names the parameter and says what it must be.
  */
+import type { ErrorCode } from "@homeagent/sdk";
 import type { Context } from "hono";
 import { ApiError } from "./context.js";
 
 export function invalid(name: string, rule: string): ApiError {
   return new ApiError(400, "invalid_argument", `${name} ${rule}`);
+}
+
+const FIELD_TOO_LARGE: Record<string, ErrorCode> = {
+  message: "message_too_large",
+  query: "query_too_large",
+  code: "code_too_large",
+};
+
+/** The 413 code of a field over its limit: `<name>_too_large` for the fields the API takes, else field_too_large. */
+export function tooLargeCode(name: string): ErrorCode {
+  return Object.hasOwn(FIELD_TOO_LARGE, name) ? FIELD_TOO_LARGE[name] : "field_too_large";
 }
 
 /** An integer query parameter within [min, max]; `fallback` when absent or empty. */
@@ -55,7 +67,7 @@ export function requiredText(
   const value = body[name];
   if (typeof value !== "string" || value.trim() === "") throw invalid(name, "is required (a non-empty string)");
   if (Buffer.byteLength(value) > maxBytes) {
-    throw new ApiError(413, `${name}_too_large`, `${name} is over its limit of ${maxBytes} bytes; ${whatNext}`);
+    throw new ApiError(413, tooLargeCode(name), `${name} is over its limit of ${maxBytes} bytes; ${whatNext}`);
   }
   return value;
 }

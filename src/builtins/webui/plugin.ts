@@ -7,10 +7,9 @@
 import type { AddressInfo } from "node:net";
 import { definePlugin, type Plugin, type PluginSDK } from "@homeagent/sdk";
 import { createAdaptorServer } from "@hono/node-server";
-import type { Clock } from "../../util/clock.js";
 import { createApp } from "./app.js";
 import { chatRunner } from "./chat-runner.js";
-import { ConnectionGate } from "./connection-gate.js";
+import { ConnectionGate, type GateClock } from "./connection-gate.js";
 import type { WebDeps, WebLimits } from "./context.js";
 import { webuiForget } from "./forget.js";
 import { parseAllowedHosts } from "./host-guard.js";
@@ -31,7 +30,7 @@ export interface WebuiPluginOptions {
   /** The built dashboard to serve (tests pass their own); default the package's dist/web. */
   webRoot?: string;
   /** Runs the connection gate's first-request deadlines; default the system clock (tests move time by hand). */
-  clock?: Clock;
+  clock?: GateClock;
 }
 
 export interface WebuiPlugin extends Plugin {

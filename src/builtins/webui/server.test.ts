@@ -155,7 +155,7 @@ describe("answers", () => {
       throw new Error("secret detail at /home/user/x.ts:12");
     });
     app.get("/refused", () => {
-      throw new ApiError(429, "slow_down", "wait", { retryAfterS: 7 });
+      throw new ApiError(429, "auth_rate_limited", "wait", { retryAfterS: 7 });
     });
     const res = await app.request("/boom");
     assert.equal(res.status, 500);

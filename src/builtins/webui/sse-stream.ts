@@ -7,6 +7,7 @@
  * the stream was opened with, and sends a comment when idle. What goes into the queue, and what a full one
  * means, is the owner's business; this file decides how bytes leave, and when and why a stream is over.
  */
+import { SdkError } from "@homeagent/sdk";
 
 /**
  * The most one socket write takes (a single larger frame goes alone). What does not fit stays queued as the
@@ -126,7 +127,10 @@ export class SseStream {
     const max = this.opts.maxQueuedBytes;
     if (max !== undefined && this.queuedBytes > max) {
       this.cut(
-        new Error(`the HTTP client stopped reading: over ${max} bytes of the stream were waiting for it`),
+        new SdkError({
+          code: "sse_overflow",
+          message: `the HTTP client stopped reading: over ${max} bytes of the stream were waiting for it`,
+        }),
         "overflow",
       );
       return false;
@@ -154,7 +158,10 @@ export class SseStream {
     this.drop();
     this.stop({
       reason: "revoked",
-      error: new Error("the session the stream was opened with has ended (logout, expiry or a credentials reset)"),
+      error: new SdkError({
+        code: "sse_revoked",
+        message: "the session the stream was opened with has ended (logout, expiry or a credentials reset)",
+      }),
     });
     this.finish();
     this.settleWake();
@@ -265,7 +272,10 @@ export class SseStream {
     } else if (++this.idleBeats >= 2) {
       // A dead peer or a stuck tab: cut, so its slot is freed (a live one reconnects and catches up).
       this.cut(
-        new Error(`the HTTP client stopped reading: it took nothing of the stream for ${(2 * ms) / 1000} s`),
+        new SdkError({
+          code: "sse_stalled",
+          message: `the HTTP client stopped reading: it took nothing of the stream for ${(2 * ms) / 1000} s`,
+        }),
         "stalled",
       );
       return;
@@ -282,7 +292,10 @@ export class SseStream {
 
   private disconnected(): void {
     this.drop();
-    this.stop({ reason: "disconnected", error: new Error("the HTTP client disconnected") });
+    this.stop({
+      reason: "disconnected",
+      error: new SdkError({ code: "sse_disconnected", message: "the HTTP client disconnected" }),
+    });
     this.over = true;
     this.stopHeartbeat();
     this.settleWake();

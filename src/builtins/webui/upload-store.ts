@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { type FileHandle, lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { SdkError } from "@homeagent/sdk";
 import { ApiError, type WebLimits } from "./context.js";
 import type { FileSink } from "./multipart.js";
 import { numberedName } from "./upload-names.js";
@@ -96,7 +97,7 @@ export class UploadStore {
         };
       },
       async commit(name) {
-        if (!handle || !temp) throw new Error("commit before open");
+        if (!handle || !temp) throw new SdkError({ code: "internal_error", message: "commit before open" });
         await handle.close();
         handle = null;
         const final = await store.claim(name);

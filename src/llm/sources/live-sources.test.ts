@@ -144,11 +144,11 @@ describe("sources, tools and the SDK", () => {
     return d;
   }
 
-  test("llm_list_sources and llm_set_source are kernel tools; the choice is saved", async () => {
+  test("llm_list_sources and llm_set_source are the daemon's llm tools; the choice is saved", async () => {
     const d = await twoSources();
     const tools = d.agent.tools;
-    assert.equal(tools.get("llm_list_sources")?.owner, "kernel");
-    assert.equal(tools.get("llm_set_source")?.owner, "kernel");
+    assert.equal(tools.get("llm_list_sources")?.owner, "llm");
+    assert.equal(tools.get("llm_set_source")?.owner, "llm");
     const ctx = { requestId: "r", source: "t", channel: "t", signal: new AbortController().signal };
     const listed = await tools.execute({ id: "1", name: "llm_list_sources", arguments: {} }, ctx);
     const rows = JSON.parse(listed.content);

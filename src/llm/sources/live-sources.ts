@@ -31,6 +31,8 @@ export interface LlmSourcesOptions {
   log: Logger;
   /** Told after every successful LLM call (the usage meter). */
   onCall?: ProviderManagerOptions["onCall"];
+  /** Limit of each adapter call, in ms; default LuaAdaptedProvider's (tests shrink it). */
+  adapterTimeoutMs?: number;
 }
 
 export interface LlmSources {
@@ -49,7 +51,8 @@ export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSourc
   const { config, dataDir, log } = opts;
   let announce: (payload: Record<string, unknown>) => void = () => {};
   const llm = new ProviderManager({
-    retryDelayMs: config.getDuration("core.llm.retry_delay"),
+    // Read at each retry: like every core.llm.* setting, a change applies without a restart.
+    retryDelayMs: () => config.getDuration("core.llm.retry_delay"),
     log,
     onNotice: (notice) => announce({ ...notice }),
     onCall: opts.onCall,
@@ -69,7 +72,7 @@ export async function startLlmSources(opts: LlmSourcesOptions): Promise<LlmSourc
   };
   const reload = () => {
     const configs = sourceConfigs(config, local);
-    llm.setSources(buildSources(configs, dataDir, sourceLimits(config), log));
+    llm.setSources(buildSources(configs, dataDir, sourceLimits(config), log, opts.adapterTimeoutMs));
     applyPreferred();
     if (llm.hasSources()) log.info(describeSources(llm));
     else log.warn(describeSources(llm));

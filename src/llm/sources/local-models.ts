@@ -7,7 +7,7 @@
 import { readCappedText } from "../../util/capped-body.js";
 import { isObject } from "../../util/object.js";
 import { trimTrailingSlash } from "../../util/url.js";
-import type { SourceInfo } from "../manager.js";
+import type { SourceInfo } from "../source-state.js";
 
 export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
 

@@ -8,8 +8,9 @@ import { type ConfigRegistry, type LlmSourceConfig, NO_SOURCE_CONFIGURED } from 
 import { errorMessage } from "../../util/errors.js";
 import type { CallLimits } from "../call-watch.js";
 import { LuaAdaptedProvider } from "../lua-provider.js";
-import type { ProviderManager, SourceEntry, SourceInfo } from "../manager.js";
+import type { ProviderManager } from "../manager.js";
 import { ReloadingProvider } from "../reloading-provider.js";
+import type { SourceEntry, SourceInfo } from "../source-state.js";
 import { detectOllama, isLoopback, probeOllamaModel, probeOpenAIModel } from "./local-models.js";
 
 export const LOCAL_SOURCE = "ollama-local";
@@ -37,11 +38,13 @@ export function sourceLimits(config: ConfigRegistry): SourceLimits {
   };
 }
 
+/** `adapterTimeoutMs` is the limit of each adapter call (LuaAdaptedProvider's default when undefined). */
 export function buildSources(
   configs: LlmSourceConfig[],
   dataDir: string,
   limits: SourceLimits,
   log: Logger,
+  adapterTimeoutMs?: number,
 ): SourceEntry[] {
   const sources: SourceEntry[] = [];
   for (const src of configs) {
@@ -64,6 +67,7 @@ export function buildSources(
             apiKey: src.apiKey,
             model: src.model,
             ...limits,
+            timeoutMs: adapterTimeoutMs,
             log,
           }),
       });

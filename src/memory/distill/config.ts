@@ -3,7 +3,7 @@
  * The daemon registers these with the config center at start; the Heartbeat reads them through the function
  * it is given, so a changed interval applies from the next tick (or at once after `reschedule()`).
  */
-import type { ConfigDef } from "../../config/defaults.js";
+import type { ConfigDef } from "../../config/config-def.js";
 import { parseDuration } from "../../config/duration.js";
 import type { LoopName } from "./heartbeat.js";
 

@@ -3,20 +3,20 @@
  * keeping the original's summary, tags and entities AND the verbatim turns with their original
  * timestamps (each turn searchable as `turn:<id>`), so the words the user said can come back. Manual
  * documents (`doc_commit`) are searchable as `doc:<id>` (long ones in pieces). `query` only reads (and
- * counts the access); `consume` takes documents out for the caller to put back into the context.
+ * counts the access); `consume` takes documents out for the caller to put back into the context. The
+ * tables' own SQL is in rows.ts; this class keeps them and the search index in step.
  */
 import type { Statement } from "better-sqlite3";
 import type { ContextEvent } from "../../kernel/types.js";
 import type { IndexWriter, ItemInput, PreparedQuery, SearchIndex } from "../../retrieval/search.js";
 import { turnLine, vectorText } from "../event-text.js";
-import { cachedStatement, containsAll } from "../statements.js";
+import { cachedStatement } from "../statements.js";
 import { type DB, migrateTables } from "../store.js";
+import { DocRows } from "./rows.js";
 import {
   type CommitInput,
   checkCommit,
-  checkRange,
   checkTopK,
-  DOC_LIMITS,
   DOC_MIGRATIONS,
   type Doc,
   type DocHit,
@@ -24,7 +24,6 @@ import {
   type DocSource,
   type DocTurn,
   type DocWithTurns,
-  TURN_COLUMNS,
   toDoc,
 } from "./schema.js";
 import {
@@ -50,12 +49,9 @@ export {
   type DocWithTurns,
 } from "./schema.js";
 
-const HOUR = 3_600_000;
-
 export class DocStore {
   private readonly now: () => number;
-  private lastIdMs = 0;
-  private idSeq = 0;
+  private readonly rows: DocRows;
 
   constructor(
     private readonly db: DB,
@@ -64,6 +60,7 @@ export class DocStore {
   ) {
     this.now = opts.now ?? Date.now;
     migrateTables(db, "documents", DOC_MIGRATIONS);
+    this.rows = new DocRows(db, this.now);
   }
 
   /**
@@ -78,10 +75,10 @@ export class DocStore {
     const run = (wr: IndexWriter): Doc => {
       const content = kept.map(turnLine).join("\n\n");
       const hash = contentHash(content);
-      const existing = this.byHash(hash);
+      const existing = this.rows.byHash(hash);
       if (existing) return existing;
       const words = kept.map((e) => `${e.cleanInput ?? e.input}\n${e.response}`).join("\n");
-      const id = this.insertDoc({
+      const id = this.rows.insertDoc({
         summary: archiveSummary(kept, words),
         content,
         tags: topTerms(words, MAX_TAGS),
@@ -117,10 +114,10 @@ export class DocStore {
     checkCommit(input, content, source, ts);
     return this.index.write((w) => {
       const hash = contentHash(content);
-      const existing = this.byHash(hash);
+      const existing = this.rows.byHash(hash);
       if (existing) return existing;
       const pieces = chunks(content, CHUNK_CHARS);
-      const id = this.insertDoc({
+      const id = this.rows.insertDoc({
         summary: input.summary?.trim() || leadSummary(content),
         content,
         tags: input.tags?.map((t) => t.trim()) ?? topTerms(content, MAX_TAGS),
@@ -214,112 +211,40 @@ export class DocStore {
   }
 
   get(id: string): Doc | null {
-    const row = this.sql("SELECT * FROM documents WHERE id = ?").get(id) as DocRow | undefined;
-    return row ? toDoc(row) : null;
+    return this.rows.get(id);
   }
 
   /** The archived turns of one document, in time order. */
   turns(docId: string): DocTurn[] {
-    return this.sql(`SELECT ${TURN_COLUMNS} FROM doc_turns WHERE doc_id = ? ORDER BY ts, id`).all(docId) as DocTurn[];
+    return this.rows.turns(docId);
   }
 
   /** Newest first (by the time they record). */
   list(opts: { offset?: number; limit?: number; source?: DocSource } = {}): Doc[] {
-    const offset = opts.offset ?? 0;
-    const limit = opts.limit ?? 50;
-    checkRange("offset", offset, 0, Number.MAX_SAFE_INTEGER);
-    checkRange("limit", limit, 1, DOC_LIMITS.listLimit);
-    const where = opts.source ? "WHERE source = ?" : "";
-    const rows = this.sql(`SELECT * FROM documents ${where} ORDER BY ts_end DESC, id DESC LIMIT ? OFFSET ?`).all(
-      ...(opts.source ? [opts.source] : []),
-      limit,
-      offset,
-    ) as DocRow[];
-    return rows.map(toDoc);
+    return this.rows.list(opts);
   }
 
   count(source?: DocSource): number {
-    const sql = source ? "SELECT COUNT(*) FROM documents WHERE source = ?" : "SELECT COUNT(*) FROM documents";
-    return this.sql(sql)
-      .pluck()
-      .get(...(source ? [source] : [])) as number;
+    return this.rows.count(source);
   }
 
   turnById(id: number): DocTurn | null {
-    return (this.sql(`SELECT ${TURN_COLUMNS} FROM doc_turns WHERE id = ?`).get(id) as DocTurn | undefined) ?? null;
+    return this.rows.turnById(id);
   }
 
-  /**
-   * The turn and its neighbours in time across all documents (a question's evidence often sits in the
-   * turn just before or after the best match), in time order; [] if the turn is gone.
-   */
+  /** The turn and its neighbours in time across all documents, in time order; [] if the turn is gone. */
   turnsAround(turnId: number, before: number, after: number): DocTurn[] {
-    checkRange("before", before, 0, DOC_LIMITS.neighbours);
-    checkRange("after", after, 0, DOC_LIMITS.neighbours);
-    const turn = this.turnById(turnId);
-    if (!turn) return [];
-    const earlier = this.sql(
-      `SELECT ${TURN_COLUMNS} FROM doc_turns WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT ?`,
-    ).all(turn.ts, turn.id, before) as DocTurn[];
-    const later = this.sql(`SELECT ${TURN_COLUMNS} FROM doc_turns WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT ?`).all(
-      turn.ts,
-      turn.id,
-      after,
-    ) as DocTurn[];
-    return [...earlier.reverse(), turn, ...later];
+    return this.rows.turnsAround(turnId, before, after);
   }
 
-  /**
-   * Documents nobody needed lately, for the archive loop to distill into the graph: not distilled yet,
-   * at most `maxAccess` accesses, and neither stored nor read within `ageMs` before `now`. Oldest first.
-   */
-  findCold(now: number, ageMs = 72 * HOUR, maxAccess = 2, limit = 50): Doc[] {
-    checkRange("limit", limit, 1, DOC_LIMITS.listLimit);
-    const rows = this.sql(
-      `SELECT * FROM documents
-         WHERE distilled_at IS NULL AND access_count <= ? AND COALESCE(last_access, created_at) <= ?
-         ORDER BY created_at, id LIMIT ?`,
-    ).all(maxAccess, now - ageMs, limit) as DocRow[];
-    return rows.map(toDoc);
+  /** Documents nobody needed lately, for the archive loop to distill into the graph (oldest first). */
+  findCold(now: number, ageMs?: number, maxAccess?: number, limit?: number): Doc[] {
+    return this.rows.findCold(now, ageMs, maxAccess, limit);
   }
 
-  /**
-   * Archived turns, and manual documents (as one pseudo-turn with id 0), whose text contains every term
-   * (lower-case terms, matched case-insensitively in every script). A turn's
-   * search item also holds its tool results, which doc_turns does not keep, so those items are matched
-   * too. Forget is rare and exact, so this is a scan, not an index look-up.
-   */
+  /** Archived turns, and manual documents (as one pseudo-turn with id 0), whose text contains every term. */
   mentioning(terms: readonly string[]): DocTurn[] {
-    const turnText = containsAll(this.db, "input || ' ' || response", terms);
-    const itemText = containsAll(this.db, "text", terms);
-    const docText = containsAll(
-      this.db,
-      "content || ' ' || summary || ' ' || tags || ' ' || entities || ' ' || meta",
-      terms,
-    );
-    const turns = this.db
-      .prepare(
-        `SELECT ${TURN_COLUMNS} FROM doc_turns WHERE ${turnText.sql}
-           OR id IN (SELECT CAST(substr(id, 6) AS INTEGER) FROM search_items WHERE kind = 'turn' AND ${itemText.sql})`,
-      )
-      .all(...turnText.params, ...itemText.params) as DocTurn[];
-    const docs = this.db
-      .prepare(
-        `SELECT * FROM documents WHERE NOT EXISTS (SELECT 1 FROM doc_turns t WHERE t.doc_id = documents.id) AND ${docText.sql}`,
-      )
-      .all(...docText.params) as DocRow[];
-    return [
-      ...turns,
-      ...docs.map((r) => ({
-        id: 0,
-        docId: r.id,
-        ts: r.ts_start,
-        source: r.source,
-        channel: "document",
-        input: r.content,
-        response: "",
-      })),
-    ];
+    return this.rows.mentioning(terms);
   }
 
   /** Search items that hold these turns (a manual document's pseudo-turn: each of its pieces). */
@@ -353,61 +278,6 @@ export class DocStore {
 
   private sql(text: string): Statement {
     return cachedStatement(this.db, text);
-  }
-
-  private byHash(hash: string): Doc | null {
-    const row = this.sql("SELECT * FROM documents WHERE content_hash = ?").get(hash) as DocRow | undefined;
-    return row ? toDoc(row) : null;
-  }
-
-  private insertDoc(d: {
-    summary: string;
-    content: string;
-    tags: string[];
-    entities: string[];
-    source: DocSource;
-    meta: Record<string, unknown>;
-    hash: string;
-    tsStart: number;
-    tsEnd: number;
-    chunks: number;
-  }): string {
-    const id = this.newId();
-    const at = this.now();
-    this.sql(
-      `INSERT INTO documents (id, summary, content, tags, entities, source, meta, content_hash, created_at,
-           updated_at, ts_start, ts_end, chunks)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      d.summary,
-      d.content,
-      JSON.stringify(d.tags),
-      JSON.stringify(d.entities),
-      d.source,
-      JSON.stringify(d.meta),
-      d.hash,
-      at,
-      at,
-      d.tsStart,
-      d.tsEnd,
-      d.chunks,
-    );
-    return id;
-  }
-
-  /** `doc_<ms>_<n>`: unique within a millisecond, and across restarts by checking the table. */
-  private newId(): string {
-    const ms = this.now();
-    if (ms !== this.lastIdMs) {
-      this.lastIdMs = ms;
-      this.idSeq = 0;
-    }
-    const exists = this.sql("SELECT 1 FROM documents WHERE id = ?").pluck();
-    let id: string;
-    do id = `doc_${ms}_${this.idSeq++}`;
-    while (exists.get(id) !== undefined);
-    return id;
   }
 
   private itemIds(docId: string, turns: readonly DocTurn[]): string[] {

@@ -7,11 +7,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startMemoryAgent } from "../../../test/fixtures/memory-system.js";
 import { HomeAgentError } from "../../util/errors.js";
+import { memoryApis } from "../memory-api.js";
 
 function setup(t: { after(fn: () => Promise<void>): void }) {
   const h = startMemoryAgent();
   t.after(() => h.close());
-  return { h, memory: h.memory.apis().memory };
+  return { h, memory: memoryApis(h.memory).memory };
 }
 
 const code = (expected: string, message?: RegExp) => (err: unknown) =>

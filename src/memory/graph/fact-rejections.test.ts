@@ -14,6 +14,7 @@ import { startMemoryAgent } from "../../../test/fixtures/memory-system.js";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { runArchiveLoop } from "../distill/archive.js";
 import { DistillPipeline } from "../distill/pipeline.js";
+import { memoryApis } from "../memory-api.js";
 import { hasTable, migrateTables, openMemoryStore } from "../store.js";
 import { commitFacts } from "./fact-commit.js";
 import { deleteFactById, editFactById } from "./fact-edit.js";
@@ -49,7 +50,7 @@ function distilling() {
 test("a fact the user deleted does not come back from its turn's pending distill candidate (zh and en)", async (t) => {
   const h = startMemoryAgent();
   t.after(() => h.close());
-  const memory = h.memory.apis().memory;
+  const memory = memoryApis(h.memory).memory;
   // The model stores what the user said; the turn's candidate waits for the pipeline's next tick.
   for (const [line, object] of [
     ["我住在北京", "北京"],

@@ -4,11 +4,11 @@
  * with the `ent:<id>` search items the Indexer matches by vector, so the graph and its index never
  * disagree, and forgetting something removes it from both. A fact the user took out by hand (edit,
  * deleteFact) is remembered as rejected, so automatic commits do not bring it back (fact-rejections.ts).
+ * How facts are written is in fact-writer.ts; what takes them out, in removal.ts and forget.ts.
  */
 import type { SearchIndex } from "../../retrieval/search.js";
 import { type DB, migrateTables } from "../store.js";
 import {
-  type CleanTriple,
   ENTITY_COLUMNS,
   type Entity,
   type EntityRow,
@@ -20,9 +20,9 @@ import {
   type Triple,
   toEntity,
   toRelation,
-  type WriteContext,
 } from "./core.js";
 import { FactRejections, type RejectionStats } from "./fact-rejections.js";
+import { type CommitOptions, type CommitResult, FactWriter } from "./fact-writer.js";
 import { forgetGraph, type GraphForgetCounts, type GraphMatches, matchGraph } from "./forget.js";
 import { type RecallLimits, type RecallResult, recallGraph, traitsOf } from "./recall.js";
 import {
@@ -36,13 +36,11 @@ import {
   purgeFacts,
 } from "./removal.js";
 import {
-  checkSentence,
   checkTrait,
   checkTriple,
   dayFormatter,
   GRAPH_MIGRATIONS,
   GraphError,
-  MAX_TRIPLES_PER_COMMIT,
   normalizeName,
   sameFact,
 } from "./rules.js";
@@ -66,36 +64,6 @@ export interface GraphOptions {
   log?: { warn(msg: string): void };
 }
 
-export interface CommitOptions {
-  sessionId?: string;
-  turnId?: number;
-  /** The sentence the triples were taken from; kept once and cited by each relation. */
-  sentence?: string;
-  /** When the facts were said (unix ms); default now. */
-  ts?: number;
-  /**
-   * Someone states these facts on purpose (the user, the model's memory tool): a fact the user had removed
-   * is stored and no longer rejected. Otherwise the commit is automatic (rule distillation, archiving) and
-   * skips a fact the user removed — the default, so a new automatic path cannot undo a correction by omission.
-   */
-  explicit?: boolean;
-}
-
-export interface CommitResult {
-  /** Entities created. */
-  entities: number;
-  /** Relations created. */
-  relations: number;
-  /** Relations that existed in this session and were refreshed (confidence, time, reactivated). */
-  refreshed: number;
-  /** One line per triple not written, with the reason. */
-  skipped: string[];
-  /** Triples skipped (and listed in `skipped`) because the user had removed that fact: automatic commits only. */
-  rejected: number;
-  /** Triples the user had removed, stored again by this explicit commit. */
-  lifted: number;
-}
-
 export interface Introspection {
   entities: number;
   relations: number;
@@ -113,8 +81,8 @@ const MAX_PAGE = 500;
 export class GraphDB {
   private readonly core: GraphCore;
   private readonly rejections: FactRejections;
+  private readonly writer: FactWriter;
   private readonly clock: () => number;
-  private readonly day: (ts: number) => string;
 
   constructor(
     readonly db: DB,
@@ -125,7 +93,7 @@ export class GraphDB {
     this.core = new GraphCore(db, index);
     this.rejections = new FactRejections(db, { max: opts.maxRejections, warn: (msg) => opts.log?.warn(msg) });
     this.clock = opts.now ?? Date.now;
-    this.day = dayFormatter(opts.timeZone);
+    this.writer = new FactWriter(this.core, this.rejections, this.clock, dayFormatter(opts.timeZone));
   }
 
   /**
@@ -134,44 +102,7 @@ export class GraphDB {
    * the user removed is skipped by an automatic commit and restored by an explicit one (opts.explicit).
    */
   commit(triples: readonly Triple[], opts: CommitOptions = {}): CommitResult {
-    if (!Array.isArray(triples)) {
-      throw new GraphError({
-        code: "graph_bad_argument",
-        message: "triples must be an array of {subject, relation, object}",
-      });
-    }
-    if (triples.length > MAX_TRIPLES_PER_COMMIT) {
-      throw new GraphError({
-        code: "graph_limit",
-        message: `at most ${MAX_TRIPLES_PER_COMMIT} triples per commit, got ${triples.length}: commit them in batches`,
-      });
-    }
-    const sentence = checkSentence(opts.sentence);
-    const result: CommitResult = { entities: 0, relations: 0, refreshed: 0, skipped: [], rejected: 0, lifted: 0 };
-    const clean: Array<{ at: number; t: CleanTriple }> = [];
-    for (const [i, t] of triples.entries()) {
-      const c = checkTriple(t);
-      if (typeof c === "string") result.skipped.push(`#${i + 1}: ${c}`);
-      else clean.push({ at: i + 1, t: c });
-    }
-    if (clean.length === 0) return result;
-    return this.index.write((w) => {
-      const kept = clean.filter(({ at, t }) => this.admit(at, t, opts.explicit === true, result));
-      // Nothing left to cite it: the sentence is not kept either.
-      if (kept.length === 0) return result;
-      const ctx = this.context(opts);
-      if (sentence) ctx.sentenceId = this.core.sentenceId(sentence, ctx.now);
-      const touched: number[] = [];
-      for (const { t } of kept) {
-        const r = this.commitOne(t, ctx);
-        result.entities += r.created;
-        if (r.isNew) result.relations++;
-        else result.refreshed++;
-        touched.push(...r.ids);
-      }
-      this.core.refreshIndex(w, touched);
-      return result;
-    });
+    return this.writer.commit(triples, opts);
   }
 
   /** Entities matching the keywords or named by the seeds, then `depth` hops of active facts (see graph-recall.ts). */
@@ -225,8 +156,8 @@ export class GraphDB {
       });
     }
     return this.index.write((w) => {
-      const ctx = this.context(opts);
-      const { removed } = editFact(this.core, w, from, to, (t) => this.commitOne(t, ctx).ids);
+      const ctx = this.writer.context(opts);
+      const { removed } = editFact(this.core, w, from, to, (t) => this.writer.commitOne(t, ctx).ids);
       // In this order: an edit of the types alone names the same fact, which then stays unrejected.
       this.rejections.reject(from, ctx.now);
       this.rejections.lift(to);
@@ -369,37 +300,5 @@ export class GraphDB {
 
   private write<T>(fn: (w: IndexWriter, now: number) => T): T {
     return this.index.write((w) => fn(w, this.clock()));
-  }
-
-  private context(opts: CommitOptions): WriteContext {
-    const now = opts.ts ?? this.clock();
-    if (!Number.isFinite(now))
-      throw new GraphError({ code: "graph_bad_argument", message: `ts must be unix ms, got ${now}` });
-    return {
-      now,
-      sessionId: typeof opts.sessionId === "string" ? opts.sessionId : "",
-      turnId: Number.isInteger(opts.turnId) ? (opts.turnId as number) : 0,
-      dateBucket: this.day(now),
-      sentenceId: 0,
-    };
-  }
-
-  /** Whether a checked triple is written: an automatic commit skips a fact the user removed (and says so). */
-  private admit(at: number, t: CleanTriple, explicit: boolean, result: CommitResult): boolean {
-    if (explicit) {
-      if (this.rejections.lift(t)) result.lifted++;
-      return true;
-    }
-    if (!this.rejections.blocks(t)) return true;
-    result.rejected++;
-    result.skipped.push(`#${at}: the user removed "${t.subject} ${t.relation} ${t.object}" from memory`);
-    return false;
-  }
-
-  private commitOne(t: CleanTriple, ctx: WriteContext): { created: number; isNew: boolean; ids: number[] } {
-    const s = this.core.upsertEntity(t.subject, t.subjectType, ctx.now);
-    const o = this.core.upsertEntity(t.object, t.objectType, ctx.now);
-    const isNew = this.core.upsertRelation(s.id, o.id, t, ctx);
-    return { created: Number(s.created) + Number(o.created), isNew, ids: [s.id, o.id] };
   }
 }

@@ -215,7 +215,7 @@ function optionalType(value: unknown): string | null | Error {
   if (value === undefined || value === null || value === "") return null;
   const type = normalizeName(value);
   const problem = typeProblem(type);
-  if (problem) return new Error(problem);
+  if (problem) return new GraphError({ code: "graph_bad_argument", message: problem });
   return type === DEFAULT_TYPE ? null : type;
 }
 

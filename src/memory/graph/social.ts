@@ -6,7 +6,8 @@
  * date, a phrase) that would fail the entity-name rules, overwriting is a primary-key upsert, and values
  * shared by many people ("28") would otherwise become hub entities linking strangers in every walk.
  */
-import type { CommitResult, GraphDB } from "./graph.js";
+import type { CommitResult } from "./fact-writer.js";
+import type { GraphDB } from "./graph.js";
 import { GraphError, MAX_DEPTH } from "./rules.js";
 
 export interface PersonInfo {

@@ -284,7 +284,7 @@ test("a plugin's registrations stop at their limits, each named; a stage handler
     const stages = repeat(64, "core.registerStage", (i) => ["pre_action", "global", `h${i}`]);
     stopsAt(await coreCalls(run, stages), 63, -32000, "plugin_limit", /64 stage handlers.*stageHandlers = 64/);
     assert.equal(run.host.harness.agent.stages.count("pre_action"), 64);
-    const outputs = repeat(32, "core.registerOutputChannel", (i) => [`out${i}`, 1, "d"]);
+    const outputs = repeat(32, "core.registerOutputChannel", (i) => [`out${i}`, ["text"], "d"]);
     stopsAt(await coreCalls(run, outputs), 31, -32000, "plugin_limit", /32 output channels.*outputChannels = 32/);
     const inputs = repeat(32, "core.registerInputChannel", (i) => [`in${i}`]);
     stopsAt(await coreCalls(run, inputs), 31, -32000, "plugin_limit", /32 input channels.*inputChannels = 32/);
@@ -331,7 +331,8 @@ test("params nested 100,000 deep are refused with -32602 before anything walks t
 });
 
 test("log floods: a core.log message is cut at 4 KiB; core.log and stderr share a rate, and the flood is summed up", async () => {
-  const run = await launchFixture("raw-probe");
+  // The flood is summed up once it has been over for logQuietMs: shrunk from 1 s, the rate is the real one.
+  const run = await launchFixture("raw-probe", { logQuietMs: 50 });
   try {
     await core(run, "core.log.warn", [`big ${"x".repeat(900_000)}`]);
     const big = run.logs.find((l) => l.startsWith("warn big "));

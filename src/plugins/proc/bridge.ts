@@ -14,6 +14,7 @@ import {
   type InjectOptions,
   type InputChannelOptions,
   type Logger,
+  type OutputCapability,
   type OutputChannelOptions,
   type OutputMessage,
   type Stage,
@@ -32,6 +33,7 @@ import {
 } from "@homeagent/sdk/protocol";
 import type { StageHost } from "../../kernel/stages.js";
 import { CLEANER_TIMEOUT_MS } from "../../kernel/turn-events.js";
+import { HomeAgentError } from "../../util/errors.js";
 import { checkNesting } from "../../util/json-depth.js";
 import { isObject } from "../../util/object.js";
 import { CapabilityDeniedError } from "../errors.js";
@@ -105,7 +107,7 @@ export class PluginBridge {
       case "registerStage":
         return this.registerStage(args as [string, string | undefined, string | undefined]);
       case "registerOutputChannel":
-        return this.registerOutput(method, args as [string, number, string, Record<string, unknown> | undefined]);
+        return this.registerOutput(method, args as [string, unknown, string, Record<string, unknown> | undefined]);
       case "registerInputChannel":
         return this.registerInput(method, args as [string, Record<string, unknown> | undefined]);
       case "subscribe":
@@ -214,8 +216,11 @@ export class PluginBridge {
 
   private registerOutput(
     method: string,
-    [channel, caps, description, raw]: [string, number, string, Record<string, unknown> | undefined],
+    [channel, caps, description, raw]: [string, unknown, string, Record<string, unknown> | undefined],
   ): null {
+    if (!Array.isArray(caps) || !caps.every((c) => typeof c === "string")) {
+      throw invalid(`${method}: caps must be a list of capabilities such as ["text"]`);
+    }
     const opts: OutputChannelOptions = {};
     if (raw) {
       const types = field(method, raw, "types", "array?") as unknown[] | undefined;
@@ -226,7 +231,7 @@ export class PluginBridge {
     }
     this.opts.binding.sdk.registerOutputChannel(
       channel,
-      caps,
+      caps as OutputCapability[],
       description,
       (msg) => this.invokeOutput(channel, msg),
       opts,
@@ -314,15 +319,19 @@ export class PluginBridge {
     }
     if (checkNesting(answer, MAX_WIRE_DEPTH) !== "ok") {
       const problem = `answered with a value nested deeper than ${MAX_WIRE_DEPTH} levels; send flatter data`;
-      throw new PluginCallError(this.opts.name, method, new Error(problem));
+      throw new PluginCallError(this.opts.name, method, badAnswer(problem));
     }
     return answer;
   }
 
   private badAnswer(method: string, expected: string, answer: unknown): PluginCallError {
     const shown = JSON.stringify(answer)?.slice(0, 200) ?? String(answer);
-    return new PluginCallError(this.opts.name, method, new Error(`answered with ${shown}, expected ${expected}`));
+    return new PluginCallError(this.opts.name, method, badAnswer(`answered with ${shown}, expected ${expected}`));
   }
+}
+
+function badAnswer(message: string): HomeAgentError {
+  return new HomeAgentError({ code: "plugin_bad_answer", message });
 }
 
 function notFound(message: string): RpcError {

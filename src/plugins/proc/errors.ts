@@ -3,6 +3,7 @@
  * the plugin that failed (the plugin's own error, a deadline, or the plugin being gone). The wire error
  * stays reachable as `cause`.
  */
+import { isErrorCode } from "@homeagent/sdk";
 import { RpcError } from "@homeagent/sdk/protocol";
 import { errorMessage, HomeAgentError } from "../../util/errors.js";
 
@@ -40,7 +41,11 @@ export class PluginLaunchError extends HomeAgentError {
 /** A daemon → plugin call that failed; `code` is the plugin's HomeAgent code when it sent one. */
 export class PluginCallError extends HomeAgentError {
   constructor(plugin: string, method: string, cause: unknown) {
-    const code = cause instanceof RpcError && cause.data?.code ? cause.data.code : "plugin_call_failed";
-    super({ code, message: `plugin "${plugin}" (${method}): ${errorMessage(cause)}`, cause });
+    const wire = cause instanceof RpcError ? cause.data?.code : undefined;
+    super({
+      code: isErrorCode(wire) ? wire : "plugin_call_failed",
+      message: `plugin "${plugin}" (${method}): ${errorMessage(cause)}`,
+      cause,
+    });
   }
 }

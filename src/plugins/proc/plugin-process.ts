@@ -59,6 +59,8 @@ export interface LaunchOptions {
   startTimeoutMs?: number;
   /** Deadline of tool and output calls; default 60 s. */
   callTimeoutMs?: () => number;
+  /** How long a log flood must be over before it is summed up; default 1 s (tests shrink it). */
+  logQuietMs?: number;
   /** Deadline sent with stage.invoke; default callTimeoutMs. */
   stageTimeoutMs?: () => number;
   /** Called once when a launched plugin's process ends (not for a launch that failed: that rejects). */
@@ -109,7 +111,7 @@ export class PluginProcess {
     this.child = spawnPlugin({ ...opts, dataDir: opts.binding.sdk.daemonDataDir, runId: this.runId });
     this.pid = this.child.pid ?? -1;
     // core.log messages and stderr lines share one budget: a plugin cannot flood the log by either.
-    const logRate = new LogRate(name, log);
+    const logRate = new LogRate(name, log, { quietMs: opts.logQuietMs });
     this.logRate = logRate;
     this.stderr = new StderrLog((line) => {
       if (logRate.admit()) log.info(`[stderr] ${line}`);
@@ -256,13 +258,13 @@ export class PluginProcess {
     try {
       return await this.peer.call(method, params(), { timeoutMs });
     } catch (err) {
-      if (err instanceof RpcError && err.code === RPC_CLOSED) {
+      if (err instanceof RpcError && err.rpcCode === RPC_CLOSED) {
         // A write that failed (EPIPE) closes the connection a moment before the exit is seen: say how it ended.
         await Promise.race([this.exited, delay(EXIT_WAIT_MS, undefined, { ref: false })]);
         const why = this.exit ? `the plugin ${exitText(this.exit)}` : errorMessage(err);
         return this.fail(step, failed, `${method} failed: ${why}`, err);
       }
-      if (!(err instanceof RpcError && err.code === RPC_DEADLINE)) {
+      if (!(err instanceof RpcError && err.rpcCode === RPC_DEADLINE)) {
         return this.fail(step, failed, `${method} failed: ${errorMessage(err)}`, err);
       }
       const hint =

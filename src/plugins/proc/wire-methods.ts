@@ -27,7 +27,7 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   "log.error": { args: ["string"] },
   registerTool: { args: ["object"] },
   registerStage: { args: ["string", "string?", "string?"] },
-  registerOutputChannel: { args: ["string", "number", "string", "object?"] },
+  registerOutputChannel: { args: ["string", "array", "string", "object?"] },
   registerInputChannel: { args: ["string", "object?"] },
   "settings.get": { args: ["string"] },
   "settings.set": { args: ["string", "string"] },

@@ -56,6 +56,7 @@ test("calls go both ways and results and errors come back with their codes", asy
   assert.ok(err instanceof RpcError);
   assert.equal(err.message, "nope");
   assert.equal(err.data?.code, "capability_denied");
+  assert.equal(err.code, "capability_denied", "the wire's code is the error's own");
 });
 
 test("a call past its deadline fails and the other side is told to stop", async () => {
@@ -65,7 +66,7 @@ test("a call past its deadline fails and the other side is told to stop", async 
     return new Promise(() => {});
   });
   const err = await a.call("slow", undefined, { timeoutMs: 20 }).catch((e: unknown) => e);
-  assert.ok(err instanceof RpcError && err.code === RPC_DEADLINE, String(err));
+  assert.ok(err instanceof RpcError && err.rpcCode === RPC_DEADLINE, String(err));
   await new Promise<void>((resolve) => {
     if (aborted?.aborted) resolve();
     else aborted?.addEventListener("abort", () => resolve());
@@ -78,7 +79,7 @@ test("closing fails waiting calls at once, and later calls too", async () => {
   const waiting = a.call("x");
   a.close("plugin p exited (code 1)");
   const err = await waiting.catch((e: unknown) => e);
-  assert.ok(err instanceof RpcError && err.code === RPC_CLOSED);
+  assert.ok(err instanceof RpcError && err.rpcCode === RPC_CLOSED);
   assert.match(err.message, /exited/);
   await assert.rejects(a.call("y"), /exited/);
   assert.equal(a.pending, 0);
@@ -95,7 +96,7 @@ test("an oversized request is answered with an error and the connection keeps wo
   const { a, b, problems } = pair(never, (_m, params) => (params as string).length);
   const big = "x".repeat(2 << 20);
   const err = await a.call("echo", big).catch((e: unknown) => e);
-  assert.ok(err instanceof RpcError && err.code === RPC_FRAME_TOO_LARGE, "the sender refuses it locally");
+  assert.ok(err instanceof RpcError && err.rpcCode === RPC_FRAME_TOO_LARGE, "the sender refuses it locally");
   // A hostile sender that writes it anyway gets an answer naming the limit.
   const got = new Promise<string>((resolve) => {
     const seen = new LineReader((e) => e.kind === "line" && resolve(e.text));
@@ -114,7 +115,7 @@ test("an oversized request is answered with an error and the connection keeps wo
 test("an oversized answer fails the call it answers, not the connection", async () => {
   const { a } = pair(never, (method) => (method === "big" ? "y".repeat(2 << 20) : "small"));
   const err = await a.call("big").catch((e: unknown) => e);
-  assert.ok(err instanceof RpcError && err.code === RPC_FRAME_TOO_LARGE, String(err));
+  assert.ok(err instanceof RpcError && err.rpcCode === RPC_FRAME_TOO_LARGE, String(err));
   assert.equal(await a.call("small"), "small");
 });
 

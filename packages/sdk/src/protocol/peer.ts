@@ -4,6 +4,7 @@
  * waiting to be written to a peer that stopped reading; every call can carry a deadline, and a closed peer
  * fails every call at once instead of leaving it waiting.
  */
+import { type ErrorCode, isErrorCode, SdkError } from "../errors.js";
 import { encodeFrame, frameHead, type LineEvent, LineReader, MAX_FRAME_BYTES } from "./framing.js";
 
 export const RPC_INVALID_REQUEST = -32600;
@@ -14,16 +15,28 @@ export const RPC_FRAME_TOO_LARGE = -32001;
 export const RPC_DEADLINE = -32002;
 export const RPC_CLOSED = -32003;
 
-/** A failed call: the other side's error, or one of ours (deadline, closed peer, oversized frame). */
-export class RpcError extends Error {
+/** The ErrorCode of a failure whose `data` names none of ERROR_CODES, by its JSON-RPC code. */
+const CODE_NAMES: Record<number, ErrorCode> = {
+  [RPC_METHOD_NOT_FOUND]: "method_not_found",
+  [RPC_FRAME_TOO_LARGE]: "frame_too_large",
+  [RPC_DEADLINE]: "deadline",
+  [RPC_CLOSED]: "peer_closed",
+};
+
+/**
+ * A failed call: the other side's error, or one of ours (deadline, closed peer, oversized frame). Its `code`
+ * is `data.code` when that is one of ERROR_CODES, else a name for the JSON-RPC code ("rpc_failed" for any
+ * other); `rpcCode` is the JSON-RPC code itself.
+ */
+export class RpcError extends SdkError {
   constructor(
-    readonly code: number,
+    /** The JSON-RPC error code, e.g. RPC_FAILED (-32000). */
+    readonly rpcCode: number,
     message: string,
-    /** `code` is the HomeAgent error code, e.g. "capability_denied". */
+    /** As on the wire: `code` is the HomeAgent error code, e.g. "capability_denied", or a plugin's own. */
     readonly data?: { code?: string },
   ) {
-    super(message);
-    this.name = "RpcError";
+    super({ code: isErrorCode(data?.code) ? data.code : (CODE_NAMES[rpcCode] ?? "rpc_failed"), message });
   }
 }
 
@@ -334,7 +347,7 @@ export class RpcPeer {
     if (this.closedReason !== undefined) return;
     const failure = this.send({ jsonrpc: "2.0", id, ...body });
     if (!failure) return;
-    const fallback = this.send({ jsonrpc: "2.0", id, error: { code: failure.code, message: failure.message } });
+    const fallback = this.send({ jsonrpc: "2.0", id, error: { code: failure.rpcCode, message: failure.message } });
     if (fallback) this.opts.onProtocolError?.(`answer to request ${id} not sent: ${fallback.message}`);
   }
 
@@ -361,7 +374,9 @@ interface WireError {
 }
 
 function toWireError(err: unknown): WireError {
-  if (err instanceof RpcError) return { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) };
+  if (err instanceof RpcError) {
+    return { code: err.rpcCode, message: err.message, ...(err.data ? { data: err.data } : {}) };
+  }
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | null)?.code;
   return { code: RPC_FAILED, message, ...(typeof code === "string" ? { data: { code } } : {}) };

@@ -154,7 +154,7 @@ test("handshake, init, and start that answers only once the daemon accepted ever
     ],
   );
   assert.deepEqual(child.calls[2].params, ["pre_action", "global", "pre_action#1"]);
-  assert.deepEqual(child.calls[3].params, ["echo-out", 1, "Echoes what it is sent", {}]);
+  assert.deepEqual(child.calls[3].params, ["echo-out", ["text"], "Echoes what it is sent", {}]);
   await child.peer.call("plugin.stop", {});
   assert.deepEqual(await child.exited, { code: 0, signal: null });
 });
@@ -241,7 +241,7 @@ test("$/cancel aborts the signal of the tool call it names", async () => {
 test("a tool past its deadlineMs is aborted and answered with the deadline error", async () => {
   const child = await startEcho();
   const err = await child.peer.call("tool.invoke", { name: "wait", args: {}, deadlineMs: 50 }).catch((e: unknown) => e);
-  assert.ok(err instanceof RpcError && err.code === RPC_DEADLINE, String(err));
+  assert.ok(err instanceof RpcError && err.rpcCode === RPC_DEADLINE, String(err));
   assert.match(err.message, /tool wait did not finish within 50 ms/);
   await waitFor(() => child.notes.some((n) => /wait aborted/.test(String(n.params))), "the tool's signal to abort");
 });

@@ -9,6 +9,7 @@
  * its SDK calls runs unchanged in both places. Members typed `void` (injectInterrupt, llm.use, …) need not
  * be awaited: their failure is logged instead of crashing the plugin.
  */
+import { type ErrorCode, SdkError } from "../errors.js";
 import type {
   EventHandler,
   ForgetHandler,
@@ -102,15 +103,22 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       (err: unknown) => {
         undo();
         if (settled) warn(`${member} failed: ${messageOf(err)}`);
-        return err instanceof Error ? err : new Error(String(err));
+        return err instanceof Error ? err : new SdkError({ code: "rpc_failed", message: String(err), cause: err });
       },
     );
     if (!settled) inFlight.push(outcome);
     return done;
   };
 
-  const claim = <V>(table: Map<string, V>, key: string, value: V, what: string): (() => void) => {
-    if (table.has(key)) throw new Error(`${what} is already registered`);
+  /** Keeps a handler under `key`; `code` is the refusal of a second one (handler ids are unique by making). */
+  const claim = <V>(
+    table: Map<string, V>,
+    key: string,
+    value: V,
+    what: string,
+    code: ErrorCode = "internal_error",
+  ): (() => void) => {
+    if (table.has(key)) throw new SdkError({ code, message: `${what} is already registered; register it once` });
     table.set(key, value);
     return () => {
       if (table.get(key) === value) table.delete(key);
@@ -132,7 +140,7 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
 
     registerTool: (def, handler) => {
       const { cleaner, ...data } = def;
-      const undoTool = claim(handlers.tools, def.name, handler, `tool "${def.name}"`);
+      const undoTool = claim(handlers.tools, def.name, handler, `tool "${def.name}"`, "tool_name_taken");
       const undoCleaner = cleaner ? claim(handlers.cleaners, `tool:${def.name}`, cleaner, "cleaner") : () => {};
       register("registerTool", [{ ...data, ...(cleaner ? { cleaner: true } : {}) }], () => {
         undoTool();
@@ -145,12 +153,14 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       register("registerStage", [stage, scope ?? "global", handlerId], undo);
     },
     registerOutputChannel: (name, caps, description, handler, opts) => {
-      const undo = claim(handlers.outputs, name, handler, `output channel "${name}"`);
+      const undo = claim(handlers.outputs, name, handler, `output channel "${name}"`, "channel_name_taken");
       register("registerOutputChannel", [name, caps, description, opts ?? {}], undo);
     },
     registerInputChannel: (name, opts = {}) => {
       const { cleaner, ...data } = opts;
-      const undo = cleaner ? claim(handlers.cleaners, `input:${name}`, cleaner, `input channel "${name}"`) : () => {};
+      const undo = cleaner
+        ? claim(handlers.cleaners, `input:${name}`, cleaner, `input channel "${name}"`, "channel_name_taken")
+        : () => {};
       register("registerInputChannel", [name, { ...data, ...(cleaner ? { cleaner: true } : {}) }], undo);
     },
     settings: {

@@ -2,6 +2,7 @@
  * What ends a completion's turn early: the client going away (the request's signal, which
  * @hono/node-server aborts when the connection closes before the answer was written) or the time limit.
  */
+import { SdkError } from "@homeagent/sdk";
 
 export const CLIENT_GONE = "the HTTP client disconnected";
 
@@ -20,15 +21,16 @@ export function turnCancel(client: AbortSignal, timeoutMs: number): TurnCancel {
   const abort = (reason: Error): void => {
     if (!controller.signal.aborted) controller.abort(reason);
   };
-  const onClientGone = (): void => abort(new Error(CLIENT_GONE));
+  const onClientGone = (): void => abort(new SdkError({ code: "chat_cancelled", message: CLIENT_GONE }));
   if (client.aborted) onClientGone();
   else client.addEventListener("abort", onClientGone, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<Error>((resolve) => {
     timer = setTimeout(() => {
-      const reason = new Error(
-        `no answer within ${timeoutMs} ms (the web UI's chat time limit); the turn was cancelled — ask something shorter or try again`,
-      );
+      const reason = new SdkError({
+        code: "chat_timeout",
+        message: `no answer within ${timeoutMs} ms (the web UI's chat time limit); the turn was cancelled — ask something shorter or try again`,
+      });
       abort(reason);
       resolve(reason);
     }, timeoutMs);

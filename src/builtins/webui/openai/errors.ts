@@ -3,31 +3,30 @@
  * clients turn into their typed errors (BadRequestError, …). Refusals are ApiErrors like everywhere else in
  * the web UI; this file adds the OpenAI `type` and turns kernel refusals (by their `code`) into statuses.
  */
-import type { Logger } from "@homeagent/sdk";
+import { type ErrorCode, type Logger, SdkError } from "@homeagent/sdk";
 import { ApiError } from "../context.js";
-import { errorCode, type OpenAIErrorType, openAiType } from "../errors.js";
+import { type OpenAIErrorType, openAiType } from "../errors.js";
 import { toApiError } from "../sdk-errors.js";
 
 export interface OpenAIErrorBody {
-  error: { message: string; type: OpenAIErrorType; param: string | null; code: string };
+  error: { message: string; type: OpenAIErrorType; param: string | null; code: ErrorCode };
 }
 
 /** A refusal that names the request field at fault (OpenAI's `param`). */
 export class ParamError extends ApiError {
   constructor(
     status: ApiError["status"],
-    code: string,
+    code: ErrorCode,
     message: string,
     readonly param: string,
     options?: { cause?: unknown },
   ) {
     super(status, code, message, options);
-    this.name = "ParamError";
   }
 }
 
 /** A refusal of the request itself: 400 invalid_request_error, naming the field at fault. */
-export function invalidRequest(code: string, message: string, param: string): ParamError {
+export function invalidRequest(code: ErrorCode, message: string, param: string): ParamError {
   return new ParamError(400, code, message, param);
 }
 
@@ -50,7 +49,7 @@ export function toOpenAIError(
 }
 
 export function errorBody(
-  code: string,
+  code: ErrorCode,
   message: string,
   type: OpenAIErrorType,
   param: string | null = null,
@@ -59,11 +58,11 @@ export function errorBody(
 }
 
 /**
- * The kernel refuses an input before queueing it with a coded error; the web UI's one table of SDK codes
- * (sdk-errors.ts) gives the status. Codes it does not know are internal errors, and so stay unexplained.
+ * The kernel refuses an input before queueing it with an SdkError; the web UI's one table of codes
+ * (sdk-errors.ts) gives the status. Codes it answers with 500 are internal errors, and so stay unexplained.
  */
 function fromKernel(err: unknown): ApiError | undefined {
-  if (!(err instanceof Error) || errorCode(err) === undefined) return undefined;
+  if (!(err instanceof SdkError)) return undefined;
   const api = toApiError(err);
   if (api.status === 500) return undefined;
   if (api.code === "input_empty") {

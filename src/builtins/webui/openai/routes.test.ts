@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, describe, test } from "node:test";
-import type { InputReply } from "@homeagent/sdk";
+import { type ErrorCode, type InputReply, SdkError } from "@homeagent/sdk";
 import { createMockSDK, type MockSDK, type MockSDKOptions } from "@homeagent/sdk/test";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
@@ -314,9 +314,9 @@ describe("POST /v1/chat/completions (mock SDK)", () => {
 
   test("kernel refusals before queueing keep their status: bad history 400, full queue 503", async () => {
     // The kernel refuses such an input without queueing it: onQueued is never called.
-    const refusing = async (code: string) => {
+    const refusing = async (code: ErrorCode) => {
       const served = await serveOpenAI();
-      served.sdk.injectInputSync = () => Promise.reject(Object.assign(new Error(`refused: ${code}`), { code }));
+      served.sdk.injectInputSync = () => Promise.reject(new SdkError({ code, message: `refused: ${code}` }));
       return served;
     };
     const bad = await refusing("invalid_history");
@@ -329,7 +329,7 @@ describe("POST /v1/chat/completions (mock SDK)", () => {
     assert.equal(r2.status, 503);
     assert.equal(r2.headers.get("retry-after"), "5");
     assert.equal(JSON.parse(r2.text).error.type, "server_error");
-    const other = await refusing("something_new");
+    const other = await refusing("memory_store_open");
     const r3 = await post(other.base, { messages: [{ role: "user", content: "x" }] });
     assert.equal(r3.status, 500);
     assert.deepEqual(JSON.parse(r3.text).error, {

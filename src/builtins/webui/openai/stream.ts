@@ -9,7 +9,7 @@ import type { AgentEvent, InputReply } from "@homeagent/sdk";
 import type { HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import type { WebDeps, WebEnv } from "../context.js";
-import { streamTie } from "../sse-sessions.js";
+import { streamTie } from "../stream-tie.js";
 import { turnCancel } from "./cancel.js";
 import { ChunkLines, completionId, toUsage } from "./chunks.js";
 import type { DeltaRouter } from "./delta-router.js";

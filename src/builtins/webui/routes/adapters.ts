@@ -4,19 +4,10 @@
  */
 import { readJson } from "../body.js";
 import { ApiError, type RouteGroup } from "../context.js";
-import { sdkError } from "../errors.js";
 import { MAX_EDITOR_BODY_BYTES } from "../limits.js";
 import { requiredText } from "../params.js";
+import { sdkCall } from "../sdk-errors.js";
 
-const STATUS = {
-  adapter_name_invalid: 400,
-  adapter_invalid: 422,
-  adapter_in_use: 409,
-  adapter_bundled: 409,
-  adapter_busy: 503,
-  adapter_limit: 409,
-  too_large: 413,
-} as const;
 /** The daemon's own cap on a script, checked here too so the refusal is a 413 before any Lua runs. */
 const MAX_CODE_BYTES = 256 * 1024;
 
@@ -33,21 +24,12 @@ export const adaptersRoutes: RouteGroup = (app, { sdk }) => {
   app.put("/api/v1/adapters/:name", async (c) => {
     const body = await readJson(c, MAX_EDITOR_BODY_BYTES);
     const code = requiredText(body, "code", MAX_CODE_BYTES, "an adapter script must be smaller");
-    try {
-      return c.json(await sdk.adapters.put(c.req.param("name"), code));
-    } catch (err) {
-      throw sdkError(err, STATUS, 400);
-    }
+    return c.json(await sdkCall(() => sdk.adapters.put(c.req.param("name"), code)));
   });
 
-  app.delete("/api/v1/adapters/:name", (c) => {
+  app.delete("/api/v1/adapters/:name", async (c) => {
     const name = c.req.param("name");
-    let deleted: boolean;
-    try {
-      deleted = sdk.adapters.delete(name);
-    } catch (err) {
-      throw sdkError(err, STATUS, 400);
-    }
+    const deleted = await sdkCall(() => sdk.adapters.delete(name));
     if (!deleted) throw notFound(name);
     return c.json({ deleted: name });
   });

@@ -1,7 +1,7 @@
 /** The chat routes over real HTTP against the mock SDK: replies, limits, de-duplication, timeouts, stops. */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import type { InputReply } from "@homeagent/sdk";
+import { type InputReply, SdkError } from "@homeagent/sdk";
 import { createMockSDK, type MockResponder, type MockSDK } from "@homeagent/sdk/test";
 import { waitFor } from "../../../../test/fixtures/wait.js";
 import { type RoutesServer, serveRoutes, TEST_LIMITS } from "../../../../test/fixtures/webui-routes.js";
@@ -134,7 +134,7 @@ describe("POST /api/v1/chat", () => {
 
   it("answers 503 with Retry-After when the kernel's queue is full", async () => {
     const { url } = await start(() => {
-      throw Object.assign(new Error("the input queue is full (256)"), { code: "queue_full" });
+      throw new SdkError({ code: "queue_full", message: "the input queue is full (256)" });
     });
     const res = await post(`${url}/api/v1/chat`, { message: "hi" });
     assert.equal(res.status, 503);

@@ -4,7 +4,7 @@
  * through which the agent can speak to the browser on its own: what it sends there is published as an
  * `agent_output` event with `sent: true`, which the SSE stream carries to every open dashboard.
  */
-import { CapText, type PluginSDK } from "@homeagent/sdk";
+import type { PluginSDK } from "@homeagent/sdk";
 import type { Context } from "hono";
 import { readJson } from "../body.js";
 import {
@@ -85,7 +85,7 @@ function registerOutputChannel(deps: WebDeps): void {
   const sdk: PluginSDK = deps.sdk;
   sdk.registerOutputChannel(
     CHAT_CHANNEL,
-    CapText,
+    ["text"],
     "the user's web dashboard (browser): the message is shown in its chat",
     (msg) => {
       // A turn's reply is on the bus already (the kernel's agent_output): publishing it again would show it twice.

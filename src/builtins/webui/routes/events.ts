@@ -5,7 +5,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import type { RouteGroup } from "../context.js";
 import type { SseHub } from "../sse-hub.js";
-import { streamTie } from "../sse-sessions.js";
+import { streamTie } from "../stream-tie.js";
 
 export function eventsRoutes(hub: SseHub): RouteGroup {
   return (app, deps) => {

@@ -3,9 +3,8 @@
  * availability and cooldowns, plugins with health, memory sizes, bus and SSE counters, the last request's
  * context); `/api/v1/runtime` is the small set a page polls often.
  */
-import type { MemoryStats, PluginSDK } from "@homeagent/sdk";
+import { type MemoryStats, type PluginSDK, SdkError } from "@homeagent/sdk";
 import type { RouteGroup } from "../context.js";
-import { errorCode } from "../errors.js";
 
 export const kernelRoutes: RouteGroup = (app, { sdk, sseStats }) => {
   app.get("/api/v1/kernel", async (c) => {
@@ -43,7 +42,7 @@ async function memoryStats(sdk: PluginSDK): Promise<MemoryStats | { unavailable:
   try {
     return await sdk.memory.stats();
   } catch (err) {
-    if (errorCode(err) === undefined) throw err;
-    return { unavailable: (err as Error).message };
+    if (!(err instanceof SdkError)) throw err;
+    return { unavailable: err.message };
   }
 }

@@ -5,39 +5,25 @@
  */
 import { readJson } from "../body.js";
 import { ApiError, type RouteGroup } from "../context.js";
-import { sdkError } from "../errors.js";
 import { MAX_EDITOR_BODY_BYTES, MAX_QUERY_CHARS } from "../limits.js";
 import { intQuery, invalid, textQuery } from "../params.js";
+import { sdkCall } from "../sdk-errors.js";
 
-const STATUS = { invalid_path: 400, knowledge_name: 400, too_large: 413, not_found: 404 } as const;
 const MAX_PATH_CHARS = 1024;
 
 export const knowledgeRoutes: RouteGroup = (app, { sdk }) => {
-  const call = async <T>(
-    run: () => Promise<T>,
-    statusByCode: Record<string, ApiError["status"]> = STATUS,
-  ): Promise<T> => {
-    try {
-      return await run();
-    } catch (err) {
-      throw sdkError(err, statusByCode, 400);
-    }
-  };
-
-  // A tree too large to list is the server's problem, not the request's.
-  app.get("/api/v1/knowledge", async (c) =>
-    c.json({ tree: await call(() => sdk.knowledge.tree(), { too_large: 500 }) }),
-  );
+  // A tree too large to list (knowledge_tree_too_large) is the server's problem, not the request's: a 500.
+  app.get("/api/v1/knowledge", async (c) => c.json({ tree: await sdkCall(() => sdk.knowledge.tree()) }));
 
   app.get("/api/v1/knowledge/search", async (c) => {
     const q = textQuery(c, "q", MAX_QUERY_CHARS);
     const limit = intQuery(c, "limit", 1, 50);
-    return c.json({ hits: await call(() => sdk.knowledge.search(q, limit)) });
+    return c.json({ hits: await sdkCall(() => sdk.knowledge.search(q, limit)) });
   });
 
   app.get("/api/v1/knowledge/item", async (c) => {
     const path = itemPath(c.req.query("path"));
-    const entry = await call(() => sdk.knowledge.get(path));
+    const entry = await sdkCall(() => sdk.knowledge.get(path));
     if (!entry) throw notFound(path);
     return c.json(entry);
   });
@@ -47,12 +33,12 @@ export const knowledgeRoutes: RouteGroup = (app, { sdk }) => {
     const body = await readJson(c, MAX_EDITOR_BODY_BYTES);
     const content = body.content;
     if (typeof content !== "string") throw invalid("content", "must be a string (the item's Markdown)");
-    return c.json(await call(() => sdk.knowledge.put(path, content)));
+    return c.json(await sdkCall(() => sdk.knowledge.put(path, content)));
   });
 
   app.delete("/api/v1/knowledge/item", async (c) => {
     const path = itemPath(c.req.query("path"));
-    if (!(await call(() => sdk.knowledge.delete(path)))) throw notFound(path);
+    if (!(await sdkCall(() => sdk.knowledge.delete(path)))) throw notFound(path);
     return c.json({ deleted: path });
   });
   return undefined;

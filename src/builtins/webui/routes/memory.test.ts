@@ -1,7 +1,7 @@
 /** The memory routes over real HTTP against the mock SDK: what each passes to memory, and what it refuses. */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import type { ForgetReport, MemoryDoc, MemoryRelation } from "@homeagent/sdk";
+import { type ErrorCode, type ForgetReport, type MemoryDoc, type MemoryRelation, SdkError } from "@homeagent/sdk";
 import { createMockSDK } from "@homeagent/sdk/test";
 import { type RoutesServer, serveRoutes, TEST_LIMITS } from "../../../../test/fixtures/webui-routes.js";
 import type { WebLimits } from "../context.js";
@@ -84,12 +84,12 @@ async function start(limits: Partial<WebLimits> = {}) {
       commit: record("commit", { added: 1, updated: 0 }),
       editFact: async (id, change) => {
         calls.push(["editFact", [id, change]]);
-        if (id !== 7) throw Object.assign(new Error(`there is no fact #${id} in memory`), { code: "graph_not_found" });
+        if (id !== 7) throw new SdkError({ code: "graph_not_found", message: `there is no fact #${id} in memory` });
         return { removed: 1, fact: { ...FACT, id: 8, ...change } };
       },
       deleteFact: async (id) => {
         calls.push(["deleteFact", [id]]);
-        if (id !== 7) throw Object.assign(new Error(`there is no fact #${id} in memory`), { code: "graph_not_found" });
+        if (id !== 7) throw new SdkError({ code: "graph_not_found", message: `there is no fact #${id} in memory` });
         return { removed: 2 };
       },
       forget: async (query, opts) => {
@@ -259,8 +259,8 @@ describe("memory routes", () => {
   });
 
   it("answers memory's own refusals 4xx with its message, not 500", async () => {
-    const refuse = (code: string, message: string) => async () => {
-      throw Object.assign(new Error(message), { code });
+    const refuse = (code: ErrorCode, message: string) => async () => {
+      throw new SdkError({ code, message });
     };
     const sdk = createMockSDK({
       pluginName: "webui",

@@ -5,16 +5,9 @@
 import type { PluginInfo, PluginSDK } from "@homeagent/sdk";
 import { readJson } from "../body.js";
 import { ApiError, type RouteGroup } from "../context.js";
-import { sdkError } from "../errors.js";
 import { optionalString } from "../params.js";
+import { sdkCall } from "../sdk-errors.js";
 
-const STATUS = {
-  plugin_not_found: 404,
-  plugin_not_reloadable: 409,
-  plugin_self_disable: 409,
-  plugin_start_failed: 502,
-  plugin_shutting_down: 503,
-} as const;
 const MAX_NAME_CHARS = 128;
 
 export const pluginsRoutes: RouteGroup = (app, { sdk, limits }) => {
@@ -23,11 +16,7 @@ export const pluginsRoutes: RouteGroup = (app, { sdk, limits }) => {
   app.post("/api/v1/plugins/reload", async (c) => {
     const body = c.req.header("content-type") ? await readJson(c, limits.maxJsonBytes) : {};
     const name = optionalString(body, "name", MAX_NAME_CHARS);
-    try {
-      return c.json(await sdk.pluginMgr.reload(name));
-    } catch (err) {
-      throw sdkError(err, STATUS, 400);
-    }
+    return c.json(await sdkCall(() => sdk.pluginMgr.reload(name)));
   });
 
   app.post("/api/v1/plugins/:name/:action", async (c) => {
@@ -40,11 +29,7 @@ export const pluginsRoutes: RouteGroup = (app, { sdk, limits }) => {
         `there is no /api/v1/plugins/:name/${action.slice(0, 40)}; use enable or disable`,
       );
     }
-    try {
-      await (action === "enable" ? sdk.pluginMgr.enable(name) : sdk.pluginMgr.disable(name));
-    } catch (err) {
-      throw sdkError(err, STATUS, 400);
-    }
+    await sdkCall(() => (action === "enable" ? sdk.pluginMgr.enable(name) : sdk.pluginMgr.disable(name)));
     return c.json({ plugin: find(sdk, name) });
   });
   return undefined;

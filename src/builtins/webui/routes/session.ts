@@ -3,12 +3,11 @@
  * is HttpOnly) so the page can send it with every write; the per-address limit and the failure message
  * come from the daemon's auth module, which never says whether the user name or the password was wrong.
  */
-import type { AuthSession } from "@homeagent/sdk";
 import { sessionCookieHeader } from "../auth-middleware.js";
 import { readJson } from "../body.js";
 import { ApiError, type RouteGroup } from "../context.js";
-import { sdkError } from "../errors.js";
 import { MAX_LOGIN_BODY_BYTES } from "../limits.js";
+import { sdkCall } from "../sdk-errors.js";
 
 /** Longer user names or passwords are not ones the daemon made; refuse them before hashing anything. */
 const MAX_CREDENTIAL_CHARS = 1024;
@@ -18,12 +17,7 @@ export const sessionRoutes: RouteGroup = (app, { sdk, sessionStreams }) => {
     const body = await readJson(c, MAX_LOGIN_BODY_BYTES);
     const username = credential(body.username, "username");
     const password = credential(body.password, "password");
-    let session: AuthSession;
-    try {
-      session = await sdk.auth.login(username, password, c.get("clientAddress"));
-    } catch (err) {
-      throw sdkError(err, { auth_failed: 401, auth_rate_limited: 429, auth_busy: 503, auth_no_credentials: 503 }, 500);
-    }
+    const session = await sdkCall(() => sdk.auth.login(username, password, c.get("clientAddress")));
     c.header("Set-Cookie", sessionCookieHeader(session.id, Math.round((session.expiresAt - Date.now()) / 1000)));
     return c.json({ user: session.user, csrf: session.csrf, expiresAt: session.expiresAt });
   });

@@ -11,8 +11,8 @@ import type { ConfigDefInfo, PluginSDK } from "@homeagent/sdk";
 import type { Context } from "hono";
 import { readJson } from "../body.js";
 import type { RouteGroup } from "../context.js";
-import { sdkError } from "../errors.js";
 import { invalid, optionalString } from "../params.js";
+import { sdkCall, toApiError } from "../sdk-errors.js";
 
 /** Longer than any key the config center accepts (128), so its own message explains the refusal. */
 const MAX_KEY_CHARS = 256;
@@ -39,7 +39,7 @@ export const settingsRoutes: RouteGroup = (app, { sdk, limits }) => {
     try {
       sdk.config.set(key, value);
     } catch (err) {
-      throw sdkError(err, {}, 400);
+      throw toApiError(err);
     }
     return c.json({
       key,
@@ -51,11 +51,7 @@ export const settingsRoutes: RouteGroup = (app, { sdk, limits }) => {
   app.post("/api/v1/settings/llm/test", async (c) => {
     const body = await readJson(c, limits.maxJsonBytes);
     const source = required(optionalString(body, "source", 128), "source");
-    try {
-      return c.json(await sdk.llm.test(source));
-    } catch (err) {
-      throw sdkError(err, { llm_unknown_source: 404 }, 400);
-    }
+    return c.json(await sdkCall(() => sdk.llm.test(source)));
   });
   return undefined;
 };
@@ -85,7 +81,7 @@ function saveMany(c: Context, sdk: PluginSDK, raw: unknown): Response {
   try {
     refused = sdk.config.setMany(changes).refused;
   } catch (err) {
-    throw sdkError(err, {}, 400);
+    throw toApiError(err);
   }
   const keys = Object.keys(refused);
   if (keys.length > 0) {

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeClock } from "../../test/fixtures/fake-clock.js";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
+import { Auth, AuthError } from "../auth/auth.js";
 import { prepareDataDir } from "../daemon/paths.js";
-import { Auth, AuthError } from "./auth.js";
 import { authHost } from "./auth-host.js";
 
 const PASSWORD = "correct horse battery staple";

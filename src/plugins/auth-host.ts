@@ -5,8 +5,8 @@
  * `retryAfterS`), so a server can answer 429 with Retry-After.
  */
 import type { AuthSession } from "@homeagent/sdk";
-import type { AuthHost } from "../plugins/sdk-impl.js";
-import type { Auth, Session } from "./auth.js";
+import type { Auth, Session } from "../auth/auth.js";
+import type { AuthHost } from "./sdk-impl.js";
 
 export function authHost(auth: Auth): AuthHost {
   return {
