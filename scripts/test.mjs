@@ -8,8 +8,8 @@
 // the files whose path contains it, or any of several ("memory/", "forget"). Flags starting with "--" go to node, e.g.
 // `npm test -- --test-name-pattern=interrupt`.
 //
-// Unit files share one process per core (each inside a suite named after its file, so its hooks stay its
-// own); every other file gets a process of its own. The slowest files start first, by the timings of the
+// Unit and e2e files share one process per concurrent slot (each inside a suite named after its file, so
+// its hooks stay its own); browser and durability files get a process each. The slowest files start first, by the timings of the
 // previous run (.build/test-timings.json).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -25,6 +25,12 @@ const RUN_DIR = `.build/test-runs/${process.pid}`;
 const RUN_TIMINGS = join(RUN_DIR, "timings.json");
 /** Guesses for files without a timing yet: the heavier tiers start first. */
 const GUESS_MS = { browser: 8000, durability: 6000, e2e: 4000, unit: 500 };
+/**
+ * Tiers whose files share processes, one per concurrent slot (a process's start and the daemon's imports
+ * are paid once per slot, not once per file). Browser and durability files keep a process each: one
+ * drives its own Chromium, the other kills processes and checks what survives.
+ */
+const SHARED = ["unit", "e2e"];
 
 const args = process.argv.slice(2);
 const tiers = args.filter((a) => TIERS.includes(a));
@@ -52,10 +58,10 @@ mkdirSync(RUN_DIR, { recursive: true });
 const timings = existsSync(TIMINGS) ? JSON.parse(readFileSync(TIMINGS, "utf8")) : {};
 const cost = ([file, tier]) => timings[file] ?? GUESS_MS[tier];
 
-const unit = files.filter(([, tier]) => tier === "unit");
-const alone = files.filter(([, tier]) => tier !== "unit");
+const shared = files.filter(([, tier]) => SHARED.includes(tier));
+const alone = files.filter(([, tier]) => !SHARED.includes(tier));
 const entries = [
-  ...unitProcesses(unit).map((group) => ({ path: aggregator(group.files, group.index), ms: group.ms })),
+  ...sharedProcesses(shared).map((group) => ({ path: aggregator(group.files, group.index), ms: group.ms })),
   ...alone.map((f) => ({ path: compiledPath(f[0]), ms: cost(f) })),
 ].sort((a, b) => b.ms - a.ms);
 
@@ -137,8 +143,8 @@ function compiledPath(file) {
   return join(BUILD_DIR, file.replace(/\.ts$/, ".js"));
 }
 
-/** The unit files split into one group per concurrent process, balanced by their timings (longest first, to the lightest). */
-function unitProcesses(list) {
+/** The shared tiers' files split into one group per concurrent process, balanced by their timings (longest first, to the lightest). */
+function sharedProcesses(list) {
   const groups = Array.from({ length: Math.min(concurrency, list.length) }, (_, index) => ({
     index,
     files: [],
@@ -157,7 +163,7 @@ function unitProcesses(list) {
  * and per run, so that a test command started meanwhile (whose compile sweeps that tree) leaves it alone.
  */
 function aggregator(list, index) {
-  const path = join(RUN_DIR, `unit-${index}.test.js`);
+  const path = join(RUN_DIR, `shared-${index}.test.js`);
   const lines = list.sort().map((file) => {
     const url = pathToFileURL(resolve(compiledPath(file))).href;
     return `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(url)});\n});`;

@@ -4,9 +4,9 @@
  * it. docs/plugin-protocol.md describes the same thing for plugins written in other languages.
  */
 export { encodeFrame, type LineEvent, LineReader, MAX_FRAME_BYTES } from "./framing.js";
+export { type CallOptions, RpcPeer, type RpcPeerOptions } from "./peer.js";
+export type { RequestContext } from "./request-context.js";
 export {
-  type CallOptions,
-  type RequestContext,
   RPC_CLOSED,
   RPC_DEADLINE,
   RPC_FAILED,
@@ -15,9 +15,7 @@ export {
   RPC_INVALID_REQUEST,
   RPC_METHOD_NOT_FOUND,
   RpcError,
-  RpcPeer,
-  type RpcPeerOptions,
-} from "./peer.js";
+} from "./rpc-error.js";
 export * from "./stage-patch.js";
 
 /** The protocol version of the handshake; a plugin speaking another one is refused with a clear message. */

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import test from "node:test";
 import { frameHead, type LineEvent, LineReader } from "./framing.js";
-import { RPC_CLOSED, RPC_DEADLINE, RPC_FRAME_TOO_LARGE, RpcError, RpcPeer, type RpcPeerOptions } from "./peer.js";
+import { RpcPeer, type RpcPeerOptions } from "./peer.js";
+import { RPC_CLOSED, RPC_DEADLINE, RPC_FRAME_TOO_LARGE, RpcError } from "./rpc-error.js";
 
 type Handler = RpcPeerOptions["onRequest"];
 

@@ -4,87 +4,20 @@
  * waiting to be written to a peer that stopped reading; every call can carry a deadline, and a closed peer
  * fails every call at once instead of leaving it waiting.
  */
-import { type ErrorCode, isErrorCode, SdkError } from "../errors.js";
 import { encodeFrame, frameHead, type LineEvent, LineReader, MAX_FRAME_BYTES } from "./framing.js";
-
-export const RPC_INVALID_REQUEST = -32600;
-export const RPC_METHOD_NOT_FOUND = -32601;
-export const RPC_INVALID_PARAMS = -32602;
-export const RPC_FAILED = -32000;
-export const RPC_FRAME_TOO_LARGE = -32001;
-export const RPC_DEADLINE = -32002;
-export const RPC_CLOSED = -32003;
-
-/** The ErrorCode of a failure whose `data` names none of ERROR_CODES, by its JSON-RPC code. */
-const CODE_NAMES: Record<number, ErrorCode> = {
-  [RPC_METHOD_NOT_FOUND]: "method_not_found",
-  [RPC_FRAME_TOO_LARGE]: "frame_too_large",
-  [RPC_DEADLINE]: "deadline",
-  [RPC_CLOSED]: "peer_closed",
-};
-
-/**
- * A failed call: the other side's error, or one of ours (deadline, closed peer, oversized frame). Its `code`
- * is `data.code` when that is one of ERROR_CODES, else a name for the JSON-RPC code ("rpc_failed" for any
- * other); `rpcCode` is the JSON-RPC code itself.
- */
-export class RpcError extends SdkError {
-  constructor(
-    /** The JSON-RPC error code, e.g. RPC_FAILED (-32000). */
-    readonly rpcCode: number,
-    message: string,
-    /** As on the wire: `code` is the HomeAgent error code, e.g. "capability_denied", or a plugin's own. */
-    readonly data?: { code?: string },
-  ) {
-    super({ code: isErrorCode(data?.code) ? data.code : (CODE_NAMES[rpcCode] ?? "rpc_failed"), message });
-  }
-}
-
-export interface RequestContext {
-  id: number | string;
-  /** Aborted when the caller sends `$/cancel` for this request or the peer closes. */
-  readonly signal: AbortSignal;
-  /** Calls `fn` once when the request is cancelled (at once if it already was); cheaper than `signal`. */
-  onCancel(fn: (reason: unknown) => void): void;
-}
-
-/**
- * One request being served. Its signal is made on first read: an AbortSignal costs ~9 µs in Node 20,
- * more than the rest of a small call, and most handlers never look at it.
- */
-class Serving implements RequestContext {
-  private controller: AbortController | undefined;
-  private hooks: Array<(reason: unknown) => void> | undefined;
-  private cancelled = false;
-  private reason: unknown;
-
-  constructor(readonly id: number | string) {}
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.cancelled) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
-  }
-
-  onCancel(fn: (reason: unknown) => void): void {
-    if (this.cancelled) {
-      fn(this.reason);
-      return;
-    }
-    this.hooks ??= [];
-    this.hooks.push(fn);
-  }
-
-  cancel(reason: unknown): void {
-    if (this.cancelled) return;
-    this.cancelled = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-    for (const fn of this.hooks ?? []) fn(reason);
-  }
-}
+import { type RequestContext, Serving } from "./request-context.js";
+import {
+  fromWireError,
+  RPC_CLOSED,
+  RPC_DEADLINE,
+  RPC_FAILED,
+  RPC_FRAME_TOO_LARGE,
+  RPC_INVALID_PARAMS,
+  RPC_INVALID_REQUEST,
+  RpcError,
+  toWireError,
+  type WireError,
+} from "./rpc-error.js";
 
 export interface RpcPeerOptions {
   input: NodeJS.ReadableStream;
@@ -365,32 +298,6 @@ export class RpcPeer {
     if (msg.error !== undefined && msg.error !== null) pending.reject(fromWireError(msg.error));
     else pending.resolve(msg.result);
   }
-}
-
-interface WireError {
-  code: number;
-  message: string;
-  data?: { code?: string };
-}
-
-function toWireError(err: unknown): WireError {
-  if (err instanceof RpcError) {
-    return { code: err.rpcCode, message: err.message, ...(err.data ? { data: err.data } : {}) };
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  const code = (err as { code?: unknown } | null)?.code;
-  return { code: RPC_FAILED, message, ...(typeof code === "string" ? { data: { code } } : {}) };
-}
-
-function fromWireError(raw: unknown): RpcError {
-  if (typeof raw !== "object" || raw === null) return new RpcError(RPC_FAILED, String(raw));
-  const e = raw as { code?: unknown; message?: unknown; data?: unknown };
-  const data = e.data as { code?: unknown } | undefined;
-  return new RpcError(
-    typeof e.code === "number" ? e.code : RPC_FAILED,
-    typeof e.message === "string" ? e.message : JSON.stringify(raw),
-    typeof data?.code === "string" ? { code: data.code } : undefined,
-  );
 }
 
 function closedError(reason: string): RpcError {

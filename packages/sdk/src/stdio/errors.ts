@@ -3,7 +3,7 @@
  * (e.g. "capability_denied"), so a plugin that checks `err.code` behaves the same either way.
  */
 import { SdkError } from "../errors.js";
-import type { RpcError } from "../protocol/peer.js";
+import type { RpcError } from "../protocol/rpc-error.js";
 
 /**
  * A `core.*` call the daemon refused or could not answer; `cause` is the RpcError as it came. `code` is the

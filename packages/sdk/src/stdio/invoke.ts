@@ -5,7 +5,8 @@
  * so a stuck handler never holds an answer past the daemon's deadline.
  */
 import type { AgentEvent, ForgetResult, OutputMessage, StageContext, ToolContext } from "../index.js";
-import { type RequestContext, RPC_DEADLINE, RPC_FAILED, RPC_INVALID_PARAMS, RpcError } from "../protocol/peer.js";
+import type { RequestContext } from "../protocol/request-context.js";
+import { RPC_DEADLINE, RPC_FAILED, RPC_INVALID_PARAMS, RpcError } from "../protocol/rpc-error.js";
 import { copyPlain, diffStage, type StagePatch, type StageSnapshot } from "../protocol/stage-patch.js";
 import type { PluginHandlers } from "./sdk-proxy.js";
 

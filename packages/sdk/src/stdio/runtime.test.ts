@@ -13,7 +13,8 @@ import { installFixturePlugin } from "../../../../test/fixtures/plugins.js";
 import { tempDir } from "../../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../../test/fixtures/wait.js";
 import { PROTOCOL_VERSION } from "../protocol/index.js";
-import { RPC_DEADLINE, RpcError, RpcPeer } from "../protocol/peer.js";
+import { RpcPeer } from "../protocol/peer.js";
+import { RPC_DEADLINE, RpcError } from "../protocol/rpc-error.js";
 import type { StageSnapshot } from "../protocol/stage-patch.js";
 
 const RUNNER = entryPath("packages/sdk/src/stdio/runner.ts");

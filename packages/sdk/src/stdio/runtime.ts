@@ -7,7 +7,8 @@
 import { readFileSync } from "node:fs";
 import type { Plugin } from "../index.js";
 import { PROTOCOL_VERSION } from "../protocol/index.js";
-import { RPC_INVALID_PARAMS, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RpcError, RpcPeer } from "../protocol/peer.js";
+import { RpcPeer } from "../protocol/peer.js";
+import { RPC_INVALID_PARAMS, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RpcError } from "../protocol/rpc-error.js";
 import { deliverEvent, invokeCleaner, invokeForget, invokeOutput, invokeStage, invokeTool } from "./invoke.js";
 import { createProxySdk, type InitParams, type ProxySession } from "./sdk-proxy.js";
 import { guardStdout } from "./stdout-guard.js";

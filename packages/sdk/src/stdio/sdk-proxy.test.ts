@@ -7,7 +7,8 @@ import { PassThrough } from "node:stream";
 import test from "node:test";
 import { waitFor } from "../../../../test/fixtures/wait.js";
 import type { AgentEvent, PluginSDK } from "../index.js";
-import { RpcError, RpcPeer } from "../protocol/peer.js";
+import { RpcPeer } from "../protocol/peer.js";
+import { RpcError } from "../protocol/rpc-error.js";
 import { SdkCallError } from "./errors.js";
 import { runStdioPlugin } from "./runtime.js";
 

@@ -20,7 +20,8 @@ import type {
   StageHandler,
   ToolHandler,
 } from "../index.js";
-import { RpcError, type RpcPeer } from "../protocol/peer.js";
+import type { RpcPeer } from "../protocol/peer.js";
+import { RpcError } from "../protocol/rpc-error.js";
 import { SdkCallError, SubprocessUnsupportedError } from "./errors.js";
 
 /** `plugin.init` params. */
