@@ -1,22 +1,24 @@
 // The test command: compiles the tests once (scripts/test/compile.mjs), then runs them as JavaScript with
-// node's test runner (Node 20 has no test globs, and no way to share one process between files, hence the
-// unit tier's aggregator files).
+// node's test runner.
 //
 //   node scripts/test.mjs [tier …] [filter …] [node test flags …]
 //
 // Tiers: unit, e2e, browser, durability (scripts/test/tiers.mjs); none named runs them all. A filter keeps
-// the files whose path contains it, or any of several ("memory/", "forget"). Flags starting with "--" go to node, e.g.
-// `npm test -- --test-name-pattern=interrupt`.
+// the files whose path contains it, or any of several ("memory/", "forget"). Flags starting with "--" go to
+// node, e.g. `npm test -- --test-name-pattern=interrupt` (scripts/test/args.mjs).
 //
-// Unit and e2e files share one process per concurrent slot (each inside a suite named after its file, so
-// its hooks stay its own); browser and durability files get a process each. The slowest files start first, by the timings of the
-// previous run (.build/test-timings.json).
-import { spawnSync } from "node:child_process";
+// Unit files share one process per concurrent slot, and so do e2e files (scripts/test/shared.mjs); browser
+// and durability files get a process each. The slowest start first, by the timings of the previous run
+// (.build/test-timings.json).
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { parseArgs } from "./test/args.mjs";
 import { BUILD_DIR, compileTests } from "./test/compile.mjs";
+import { holdLock, releaseLock } from "./test/lock.mjs";
+import { shareGroups, writeGroupEntry } from "./test/shared.mjs";
 import { classify, TIERS } from "./test/tiers.mjs";
 
 const TIMINGS = ".build/test-timings.json";
@@ -32,15 +34,20 @@ const GUESS_MS = { browser: 8000, durability: 6000, e2e: 4000, unit: 500 };
  */
 const SHARED = ["unit", "e2e"];
 
-const args = process.argv.slice(2);
-const tiers = args.filter((a) => TIERS.includes(a));
-const filters = args.filter((a) => !a.startsWith("-") && !TIERS.includes(a));
-const nodeFlags = args.filter((a) => a.startsWith("-"));
+let parsed;
+try {
+  parsed = parseArgs(process.argv.slice(2));
+} catch (err) {
+  console.error(err.message);
+  process.exit(2);
+}
+const { tiers, filters, nodeFlags } = parsed;
 const cores = availableParallelism();
 const concurrency = Number(process.env.HOMEAGENT_TEST_CONCURRENCY) || cores + 1;
 
 const started = performance.now();
-holdBuildLock();
+holdLock(LOCK, BUILD_DIR);
+process.on("exit", () => releaseLock(LOCK));
 const compiled = await compileTests();
 if (tiers.length === 0 || tiers.includes("browser")) freshDashboard();
 const compileMs = Math.round(performance.now() - started);
@@ -61,7 +68,10 @@ const cost = ([file, tier]) => timings[file] ?? GUESS_MS[tier];
 const shared = files.filter(([, tier]) => SHARED.includes(tier));
 const alone = files.filter(([, tier]) => !SHARED.includes(tier));
 const entries = [
-  ...sharedProcesses(shared).map((group) => ({ path: aggregator(group.files, group.index), ms: group.ms })),
+  ...shareGroups(shared, concurrency, cost).map((group, i) => ({
+    path: writeGroupEntry(RUN_DIR, i, group, compiledPath),
+    ms: group.ms,
+  })),
   ...alone.map((f) => ({ path: compiledPath(f[0]), ms: cost(f) })),
 ].sort((a, b) => b.ms - a.ms);
 
@@ -70,7 +80,7 @@ console.log(
     `(${TIERS.map((t) => `${files.filter(([, tier]) => tier === t).length} ${t}`).join(", ")}) ` +
     `in ${entries.length} processes, ${concurrency} at a time`,
 );
-const { status, signal } = spawnSync(
+const child = spawn(
   process.execPath,
   [
     "--conditions=development",
@@ -86,6 +96,9 @@ const { status, signal } = spawnSync(
   // Every daemon a test starts with the default plugins serves the web UI: on a free port, never the user's 8080.
   { stdio: "inherit", env: { HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0", ...process.env } },
 );
+// Ctrl-C or a stop reaches the test processes, and the lock is let go only once they have ended.
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(sig, () => child.kill(sig));
+const [status, signal] = await once(child, "exit");
 saveTimings();
 rmSync(RUN_DIR, { recursive: true, force: true });
 console.log(`test command: ${((performance.now() - started) / 1000).toFixed(1)} s wall`);
@@ -108,68 +121,8 @@ function freshDashboard() {
   if (vite.status !== 0) process.exit(vite.status ?? 1);
 }
 
-/**
- * One test command at a time uses .build/test: a second one's compile would rewrite files the first is
- * loading. The lock names its holder, and is taken over when that process is gone.
- */
-function holdBuildLock() {
-  mkdirSync(".build", { recursive: true });
-  for (;;) {
-    try {
-      writeFileSync(LOCK, String(process.pid), { flag: "wx" });
-      process.on("exit", () => rmSync(LOCK, { force: true }));
-      return;
-    } catch {
-      const holder = Number(readFileSync(LOCK, "utf8"));
-      if (holder && holder !== process.pid && isRunning(holder)) {
-        console.error(`another test command (pid ${holder}) is using ${BUILD_DIR}: wait for it to end, or stop it`);
-        process.exit(1);
-      }
-      rmSync(LOCK, { force: true });
-    }
-  }
-}
-
-function isRunning(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-
 function compiledPath(file) {
   return join(BUILD_DIR, file.replace(/\.ts$/, ".js"));
-}
-
-/** The shared tiers' files split into one group per concurrent process, balanced by their timings (longest first, to the lightest). */
-function sharedProcesses(list) {
-  const groups = Array.from({ length: Math.min(concurrency, list.length) }, (_, index) => ({
-    index,
-    files: [],
-    ms: 0,
-  }));
-  for (const file of [...list].sort((a, b) => cost(b) - cost(a))) {
-    const lightest = groups.reduce((a, b) => (b.ms < a.ms ? b : a));
-    lightest.files.push(file[0]);
-    lightest.ms += cost(file);
-  }
-  return groups;
-}
-
-/**
- * A test file that runs `files` in one process, each in a suite of its own. Written outside the compiled tree
- * and per run, so that a test command started meanwhile (whose compile sweeps that tree) leaves it alone.
- */
-function aggregator(list, index) {
-  const path = join(RUN_DIR, `shared-${index}.test.js`);
-  const lines = list.sort().map((file) => {
-    const url = pathToFileURL(resolve(compiledPath(file))).href;
-    return `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(url)});\n});`;
-  });
-  writeFileSync(path, `import { describe } from "node:test";\n${lines.join("\n")}\n`);
-  return path;
 }
 
 /** Merges this run's file timings into the ones kept for the next run. */

@@ -1,7 +1,8 @@
 // Which tier each test file belongs to, read from what it does rather than from a list someone must keep:
 //   browser     test/browser/ (a real Chromium)
 //   durability  kills a process it started (SIGKILL) and checks what survives or dies with it
-//   e2e         starts a daemon (bootstrap, or a real `homed`) or other programs (node:child_process)
+//   e2e         starts a daemon (bootstrap, or a real `homed`) or other programs (node:child_process, a
+//               fixture plugin's process)
 //   unit        everything else: no daemon, no subprocess, no browser — the inner loop
 // "Starts a daemon" follows the test's imports through the repository's own files, so a fixture that
 // assembles the daemon makes every test using it e2e.
@@ -60,7 +61,8 @@ export function classify(files = testFiles()) {
   const tiers = new Map();
   for (const file of files) {
     const source = read(file);
-    const spawns = /from "node:child_process"/.test(source);
+    // A fixture plugin installed or launched is a real child process (test/fixtures/plugins.ts).
+    const spawns = /from "node:child_process"|\b(?:installFixturePlugin|launchFixture)\(/.test(source);
     let tier = "unit";
     if (file.startsWith("test/browser/")) tier = "browser";
     else if (/\bSIGKILL\b/.test(source) && (spawns || reaches(file))) tier = "durability";

@@ -49,6 +49,12 @@ const CHANNEL_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** The capabilities as given, each once, in OUTPUT_CAPABILITIES' order; anything else is refused. */
 export function checkCapabilities(caps: readonly unknown[]): OutputCapability[] {
+  if (!Array.isArray(caps)) {
+    throw new HomeAgentError({
+      code: "invalid_argument",
+      message: `output channel capabilities are a list such as ["text"], not ${JSON.stringify(caps)} (the bit flags CapText … of early SDK builds are gone)`,
+    });
+  }
   const unknown = caps.filter((c) => !OUTPUT_CAPABILITIES.includes(c as OutputCapability));
   if (unknown.length > 0) {
     throw new HomeAgentError({

@@ -151,6 +151,10 @@ test("an output channel's capabilities are names from OUTPUT_CAPABILITIES; anoth
     () => outputs.register("p", "nose", bad, "nose", () => {}),
     /unknown output channel capability "smell": use text, file, image, audio, structured/,
   );
+  assert.throws(
+    () => outputs.register("p", "nose", 1 as unknown as OutputCapability[], "nose", () => {}),
+    /capabilities are a list such as \["text"\], not 1/,
+  );
   assert.deepEqual(outputs.names(), []);
   outputs.register("p", "lamp", ["image", "text", "text"], "the desk lamp", () => {});
   const list = outputs.tools().find((t) => t.def.name === "output_list_channels");

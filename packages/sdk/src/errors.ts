@@ -180,6 +180,8 @@ export const ERROR_CODES = [
   "unauthorized",
   "csrf_failed",
   "host_not_allowed",
+  "too_many_connections",
+  "request_timeout",
   "invalid_json",
   "invalid_body",
   "invalid_multipart",

@@ -210,6 +210,8 @@ test("@homeagent/sdk exports exactly the checked-in names and constants", () => 
       "unauthorized",
       "csrf_failed",
       "host_not_allowed",
+      "too_many_connections",
+      "request_timeout",
       "invalid_json",
       "invalid_body",
       "invalid_multipart",

@@ -78,7 +78,7 @@ export type RouteGroup = (app: WebApp, deps: WebDeps) => undefined | (() => void
 /** Any refusal a route makes: the status and code go to the client as `{error: {code, message}}`. */
 export class ApiError extends SdkError {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 408 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504,
     code: ErrorCode,
     message: string,
     options?: { cause?: unknown; retryAfterS?: number },

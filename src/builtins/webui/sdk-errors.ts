@@ -4,7 +4,7 @@
  * SdkError any other call raised is answered through this table (with Retry-After where waiting helps), and
  * an error that is no SdkError is no refusal: it ends as a 500 that names no internals.
  */
-import { type ErrorCode, SdkError } from "@homeagent/sdk";
+import { type ErrorCode, isErrorCode, SdkError } from "@homeagent/sdk";
 import { ApiError } from "./context.js";
 
 type ApiStatus = ApiError["status"];
@@ -202,6 +202,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, ApiStatus> = {
   upload_too_large: 413,
   upload_quota: 413,
   upload_busy: 429,
+  too_many_connections: 503,
+  request_timeout: 408,
   upload_name_taken: 409,
   client_msg_id_conflict: 409,
   sse_full: 503,
@@ -233,6 +235,8 @@ const RETRY_AFTER_S: Partial<Record<ErrorCode, number>> = { queue_full: 5, memor
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (!(err instanceof SdkError)) throw err;
+  // A code from outside the list (a JavaScript plugin can throw any string) is a fault, not an answer.
+  if (!isErrorCode(err.code)) return new ApiError(500, "internal_error", err.message, { cause: err });
   const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS;
   return new ApiError(STATUS_BY_CODE[err.code], err.code, err.message, {
     cause: err,

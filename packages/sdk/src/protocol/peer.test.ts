@@ -2,9 +2,10 @@
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import test from "node:test";
+import { SdkError } from "../errors.js";
 import { frameHead, type LineEvent, LineReader } from "./framing.js";
 import { RpcPeer, type RpcPeerOptions } from "./peer.js";
-import { RPC_CLOSED, RPC_DEADLINE, RPC_FRAME_TOO_LARGE, RpcError } from "./rpc-error.js";
+import { RPC_CLOSED, RPC_DEADLINE, RPC_FRAME_TOO_LARGE, RpcError, toWireError } from "./rpc-error.js";
 
 type Handler = RpcPeerOptions["onRequest"];
 
@@ -194,4 +195,10 @@ test("a call whose params cannot be encoded fails and leaves nothing waiting", a
   await assert.rejects(a.call("x", { n: 1n }), /cannot be sent as JSON/);
   assert.equal(a.pending, 0);
   a.close("done");
+});
+
+test("only the SDK's error codes cross the wire: a Node error's code stays behind", () => {
+  const enoent = Object.assign(new Error("no such file"), { code: "ENOENT" });
+  assert.equal(toWireError(enoent).data, undefined);
+  assert.deepEqual(toWireError(new SdkError({ code: "not_found", message: "gone" })).data, { code: "not_found" });
 });

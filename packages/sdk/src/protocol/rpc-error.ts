@@ -50,7 +50,8 @@ export function toWireError(err: unknown): WireError {
   }
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | null)?.code;
-  return { code: RPC_FAILED, message, ...(typeof code === "string" ? { data: { code } } : {}) };
+  // Only the SDK's codes cross the wire (a Node error's "ENOENT" is the plugin's own business).
+  return { code: RPC_FAILED, message, ...(typeof code === "string" && isErrorCode(code) ? { data: { code } } : {}) };
 }
 
 export function fromWireError(raw: unknown): RpcError {

@@ -314,9 +314,10 @@ describe("POST /v1/chat/completions (mock SDK)", () => {
 
   test("kernel refusals before queueing keep their status: bad history 400, full queue 503", async () => {
     // The kernel refuses such an input without queueing it: onQueued is never called.
-    const refusing = async (code: ErrorCode) => {
+    const refusing = async (code: ErrorCode | "weather_down") => {
       const served = await serveOpenAI();
-      served.sdk.injectInputSync = () => Promise.reject(new SdkError({ code, message: `refused: ${code}` }));
+      served.sdk.injectInputSync = () =>
+        Promise.reject(new SdkError({ code: code as ErrorCode, message: `refused: ${code}` }));
       return served;
     };
     const bad = await refusing("invalid_history");
@@ -338,6 +339,11 @@ describe("POST /v1/chat/completions (mock SDK)", () => {
       param: null,
       code: "internal_error",
     });
+    // A code from outside the SDK's list (a JavaScript plugin may throw any string) is a 500 too, never a 200.
+    const unknown = await refusing("weather_down");
+    const r4 = await post(unknown.base, { messages: [{ role: "user", content: "x" }] });
+    assert.equal(r4.status, 500);
+    assert.equal(JSON.parse(r4.text).error.code, "internal_error");
   });
 });
 
