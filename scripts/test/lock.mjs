@@ -1,15 +1,18 @@
 // One test command at a time uses .build/test: a second one's compile would rewrite files the first is
 // loading. The lock file names its holder; a lock whose holder is gone (or is no longer a test command: its
 // pid was reused) is taken over, atomically, so two commands finding the same stale lock cannot both win.
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 
 /** Takes `lock` for this process, or exits with a message naming the holder. */
 export function holdLock(lock, what) {
+  mkdirSync(dirname(lock), { recursive: true });
   for (let tries = 0; tries < 3; tries++) {
     try {
       writeFileSync(lock, String(process.pid), { flag: "wx" });
       return;
-    } catch {
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
       const holder = Number(readFileSync(lock, "utf8"));
       if (holder && holder !== process.pid && isTestCommand(holder)) {
         console.error(`another test command (pid ${holder}) is using ${what}: wait for it to end, or stop it`);
