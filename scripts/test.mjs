@@ -23,7 +23,8 @@ import { classify, TIERS } from "./test/tiers.mjs";
 
 const TIMINGS = ".build/test-timings.json";
 const LOCK = ".build/test.lock";
-const RUN_DIR = `.build/test-runs/${process.pid}`;
+const RUNS_DIR = ".build/test-runs";
+const RUN_DIR = join(RUNS_DIR, String(process.pid));
 const RUN_TIMINGS = join(RUN_DIR, "timings.json");
 /** Guesses for files without a timing yet: the heavier tiers start first. */
 const GUESS_MS = { browser: 8000, durability: 6000, e2e: 4000, unit: 500 };
@@ -48,6 +49,8 @@ const concurrency = Number(process.env.HOMEAGENT_TEST_CONCURRENCY) || cores + 1;
 const started = performance.now();
 holdLock(LOCK, BUILD_DIR);
 process.on("exit", () => releaseLock(LOCK));
+// Holding the lock, this is the only run: what earlier runs left (one killed outright) can go.
+rmSync(RUNS_DIR, { recursive: true, force: true });
 const compiled = await compileTests();
 if (tiers.length === 0 || tiers.includes("browser")) freshDashboard();
 const compileMs = Math.round(performance.now() - started);
