@@ -27,6 +27,7 @@ import type { PluginHost } from "../plugins/sdk-impl.js";
 import { errorMessage } from "../util/errors.js";
 import { userZone } from "../util/time-zone.js";
 import { VERSION } from "../version.js";
+import { agentParts } from "./agent-parts.js";
 import { forgetInHistoryFile, historyFile } from "./input-history.js";
 import { createLogger, type LogLevel } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
@@ -126,12 +127,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     },
     log: memoryLog,
   });
+  const kernelLog = logger("kernel");
   const agent = new Agent({
     llm,
     context: memory.context,
     memory: memory.memoryContext,
     settings,
-    log: logger("kernel"),
+    log: kernelLog,
+    ...agentParts(kernelLog),
     onAnswered: (source) => usage.meter.recordTurn(source),
     words: tokenize,
   });

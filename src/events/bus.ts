@@ -6,17 +6,11 @@
  * growing means someone subscribes without unsubscribing).
  */
 import type { AgentEvent, EventHandler, EventType } from "@homeagent/sdk";
+import type { BusStats, KernelBus } from "../kernel/ports.js";
 
 export type { AgentEvent, EventHandler, EventType };
 
-export interface BusStats {
-  /** Events published since start: the last `seq`. */
-  published: number;
-  /** Handlers subscribed now; one subscribed to two types counts twice. */
-  subscribers: number;
-}
-
-export class EventBus {
+export class EventBus implements KernelBus {
   private readonly handlers = new Map<EventType | "*", Set<EventHandler>>();
   private seq = 0;
 

@@ -5,27 +5,17 @@
  * while the stored input stays as it arrived (it may be async; the kernel bounds it). A channel without a
  * registration is an ordinary one.
  */
+import type { InputChannelOptions } from "@homeagent/sdk";
+import type { InputChannel, InputRegistry } from "../kernel/ports.js";
 import { HomeAgentError } from "../util/errors.js";
 import { OwnedChannels } from "./owned-channels.js";
-
-export interface InputChannelOptions {
-  noMemory?: boolean;
-  cleaner?: (input: string) => string | Promise<string>;
-}
-
-export interface InputChannel {
-  name: string;
-  owner: string;
-  noMemory: boolean;
-  cleaner?: (input: string) => string | Promise<string>;
-}
 
 export class InputChannelError extends HomeAgentError {}
 
 const CHANNEL_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 const MAX_CHANNELS = 256;
 
-export class InputChannels extends OwnedChannels<InputChannel> {
+export class InputChannels extends OwnedChannels<InputChannel> implements InputRegistry {
   register(owner: string, name: string, opts: InputChannelOptions = {}): void {
     if (!CHANNEL_NAME.test(name)) {
       throw new InputChannelError({

@@ -11,31 +11,10 @@ import {
   type OutputChannelOptions,
   type OutputHandler,
   type OutputMessage,
-  type ToolDef,
-  type ToolHandler,
 } from "@homeagent/sdk";
+import type { ChannelTool, NameGuard, OutputChannel, OutputRegistry } from "../kernel/ports.js";
 import { HomeAgentError } from "../util/errors.js";
 import { OwnedChannels } from "./owned-channels.js";
-
-export interface OutputChannel {
-  name: string;
-  owner: string;
-  caps: OutputCapability[];
-  description: string;
-  types: string[];
-  help: string;
-  handler: OutputHandler;
-}
-
-export interface ChannelTool {
-  def: ToolDef;
-  handler: ToolHandler;
-  owner: string;
-  origin: string;
-}
-
-/** Throws unless every tool name is free; `claimant` names the registration in the error. */
-export type NameGuard = (names: string[], claimant: string) => void;
 
 /** A channel registration refused because of the channel's own name. */
 export class ChannelNameError extends HomeAgentError {}
@@ -65,7 +44,7 @@ export function checkCapabilities(caps: readonly unknown[]): OutputCapability[] 
   return OUTPUT_CAPABILITIES.filter((c) => caps.includes(c));
 }
 
-export class OutputChannels extends OwnedChannels<OutputChannel> {
+export class OutputChannels extends OwnedChannels<OutputChannel> implements OutputRegistry {
   /** `guard` checks a new channel's tool names against every tool name in use. */
   constructor(private readonly guard: NameGuard) {
     super();

@@ -11,14 +11,12 @@ import type {
   ToolDef,
   ToolHandler,
 } from "@homeagent/sdk";
-import { type BusStats, EventBus } from "../events/bus.js";
-import { InputChannels } from "../io/input-channels.js";
-import { OutputChannels } from "../io/output-channels.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { AbortWatch, linkAbort, SHUTDOWN_MESSAGE, stopMessage } from "./cancel.js";
 import { checkHistory } from "./history.js";
 import { InterruptQueue } from "./interrupts.js";
 import { type Job, JobLane } from "./jobs.js";
+import type { BusStats, InputRegistry, KernelBus, NameGuard, OutputRegistry } from "./ports.js";
 import { previewContext } from "./preview.js";
 import { Scheduler } from "./scheduler.js";
 import { StageHost } from "./stages.js";
@@ -35,7 +33,13 @@ export interface AgentOptions {
   log: Logger;
   /** Long-term memory's prompt sections and end-of-turn hook; without it the prompt has no memory sections. */
   memory?: MemoryContext;
-  bus?: EventBus;
+  /** The event bus (src/events/ EventBus), built by the caller. */
+  bus: KernelBus;
+  /**
+   * The channel registries (src/io/): `outputs` is made with the guard that checks a channel's tool names
+   * against every tool name in use.
+   */
+  channels: { outputs: (guard: NameGuard) => OutputRegistry; inputs: InputRegistry };
   maxQueue?: number;
   /** Jobs waiting or running at most (default 64). */
   maxJobs?: number;
@@ -71,11 +75,11 @@ interface Running {
 }
 
 export class Agent {
-  readonly bus: EventBus;
+  readonly bus: KernelBus;
   readonly tools = new ToolRegistry();
   readonly stages: StageHost;
-  readonly outputs = new OutputChannels((names, claimant) => this.tools.assertFree(names, claimant));
-  readonly inputs = new InputChannels();
+  readonly outputs: OutputRegistry;
+  readonly inputs: InputRegistry;
   private readonly scheduler: Scheduler;
   private readonly shutdown = new AbortController();
   /** Drops a queued input whose caller's signal fired; one listener per signal, removed with its last input. */
@@ -93,8 +97,9 @@ export class Agent {
 
   constructor(private readonly opts: AgentOptions) {
     const { log, settings } = opts;
-    this.bus =
-      opts.bus ?? new EventBus((err, ev) => log.warn(`event subscriber failed on ${ev.type}: ${errorMessage(err)}`));
+    this.bus = opts.bus;
+    this.outputs = opts.channels.outputs((names, claimant) => this.tools.assertFree(names, claimant));
+    this.inputs = opts.channels.inputs;
     this.stages = new StageHost({
       timeoutMs: () => settings.stageTimeoutMs(),
       toolOwner: (name) => this.tools.get(name)?.owner,

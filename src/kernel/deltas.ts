@@ -2,8 +2,9 @@
  * Streamed text of one LLM call on its way to the bus (`content_delta`, `reasoning_delta`), for the web
  * UI and the cli to show as it arrives.
  */
-import type { EventBus } from "../events/bus.js";
+
 import type { StreamChunk } from "./llm-spec.js";
+import type { KernelBus } from "./ports.js";
 
 /**
  * Publishes the deltas of one LLM call. When the text starts over (an interrupted call is asked again, or
@@ -15,7 +16,7 @@ export class DeltaPublisher {
   private reasoning = false;
 
   constructor(
-    private readonly bus: EventBus,
+    private readonly bus: KernelBus,
     private readonly requestId: string,
   ) {}
 

@@ -10,10 +10,9 @@
  * and the preview cannot know what that ranking would drop, so it shows the window as it is.
  */
 import type { ContextPreview } from "@homeagent/sdk";
-import type { InputChannels } from "../io/input-channels.js";
-import type { OutputChannels } from "../io/output-channels.js";
 import { HomeAgentError } from "../util/errors.js";
 import { type ComposeDeps, composeRequest } from "./compose.js";
+import type { InputRegistry, OutputRegistry } from "./ports.js";
 import { timeZone } from "./turn.js";
 import { inputQuery } from "./turn-events.js";
 import type { ContextWindow } from "./types.js";
@@ -25,8 +24,8 @@ export const MAX_PREVIEW_QUERY_BYTES = 64 * 1024;
 
 export interface PreviewDeps extends Omit<ComposeDeps, "notice"> {
   context: ContextWindow;
-  inputs: InputChannels;
-  outputs: OutputChannels;
+  inputs: InputRegistry;
+  outputs: OutputRegistry;
 }
 
 export async function previewContext(deps: PreviewDeps, query: string, requestId: string): Promise<ContextPreview> {

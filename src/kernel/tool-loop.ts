@@ -7,7 +7,6 @@
  * reply past `core.agent.max_tool_calls_per_round` (tool-cap.ts).
  */
 import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
-import type { EventBus } from "../events/bus.js";
 import { HomeAgentError } from "../util/errors.js";
 import { estimateTokens, fitToBudget, pruneForRetry, requestBudget } from "./budget.js";
 import { linkAbort } from "./cancel.js";
@@ -15,6 +14,7 @@ import { DeltaPublisher } from "./deltas.js";
 import { type InterruptQueue, interruptMessage } from "./interrupts.js";
 import { addUsage, toTokenUsage, toWireToolCall } from "./llm-shapes.js";
 import { type ChatMessage, type CompletionResponse, isContextTooLong, type ToolSpec } from "./llm-spec.js";
+import type { KernelBus } from "./ports.js";
 import type { StageHost } from "./stages.js";
 import { type CappedRound, capToolCalls } from "./tool-cap.js";
 import type { ToolOffer } from "./tool-search.js";
@@ -25,7 +25,7 @@ export interface LoopDeps {
   llm: LLMClient;
   tools: ToolRegistry;
   stages: StageHost;
-  bus: EventBus;
+  bus: KernelBus;
   settings: AgentSettings;
 }
 

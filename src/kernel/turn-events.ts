@@ -10,9 +10,9 @@
  * its own history) gets its query but no prune and no event: it leaves nothing in the window.
  */
 import type { ToolResult } from "@homeagent/sdk";
-import type { InputChannels } from "../io/input-channels.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { withinTime } from "../util/time-limit.js";
+import type { InputRegistry } from "./ports.js";
 import type { ToolRegistry } from "./tools.js";
 import type {
   AgentSettings,
@@ -28,7 +28,7 @@ import type {
 
 export interface EventDeps {
   context: ContextWindow;
-  inputs: InputChannels;
+  inputs: InputRegistry;
   tools: ToolRegistry;
   settings: AgentSettings;
   memory?: MemoryContext;

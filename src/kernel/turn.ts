@@ -13,12 +13,11 @@
  * prompt still has the memory sections: the agent may read its memory, it just adds nothing to it.
  */
 import type { ContextReport, InputReply, TokenUsage, ToolResult } from "@homeagent/sdk";
-import type { InputChannels } from "../io/input-channels.js";
-import type { OutputChannels } from "../io/output-channels.js";
 import { errorMessage } from "../util/errors.js";
 import { userZone } from "../util/time-zone.js";
 import { stopMessage } from "./cancel.js";
 import { composeRequest, type Notice } from "./compose.js";
+import type { InputRegistry, OutputRegistry } from "./ports.js";
 import { newStageContext } from "./stages.js";
 import { type LoopDeps, runToolLoop, type TurnControl } from "./tool-loop.js";
 import type { ToolOffer, Words } from "./tool-search.js";
@@ -27,8 +26,8 @@ import type { ContextWindow, InputTask, MemoryContext, MutableStageContext } fro
 
 export interface TurnDeps extends LoopDeps {
   context: ContextWindow;
-  outputs: OutputChannels;
-  inputs: InputChannels;
+  outputs: OutputRegistry;
+  inputs: InputRegistry;
   memory?: MemoryContext;
   warn: (msg: string) => void;
   notice: Notice;
