@@ -137,17 +137,30 @@ test("commit refuses what is out of bounds with a clear error", async () => {
   await assert.rejects(docs.query("x", 0), DocStoreError);
 });
 
-test("turnsAround gives a turn's neighbours in time across documents", () => {
+test("turnsAroundMany gives each turn's neighbours in time across documents, in one look-up", () => {
   const { docs } = openLayers();
   const a = docs.archive([event(1, T0, "one"), event(2, T0 + 2, "three")]);
-  const b = docs.archive([event(3, T0 + 1, "two"), event(4, T0 + 3, "four")]);
+  const b = docs.archive([event(3, T0 + 1, "two"), event(4, T0 + 3, "four"), event(5, T0 + 3, "five")]);
   assert.ok(a && b);
-  const three = docs.turns(a.id)[1];
-  assert.deepEqual(
-    docs.turnsAround(three.id, 2, 1).map((t) => t.input),
-    ["one", "two", "three", "four"],
+  const [one, three] = docs.turns(a.id);
+  const four = docs.turns(b.id)[1];
+  const runs = docs.turnsAroundMany([three.id, 999_999, one.id, four.id], 2, 1);
+  const inputs = (id: number) => runs.get(id)?.map((t) => t.input);
+  assert.deepEqual(inputs(three.id), ["one", "two", "three", "four"]);
+  assert.deepEqual(inputs(one.id), ["one", "two"], "nothing before the first turn");
+  // Same time: the id orders them.
+  assert.deepEqual(inputs(four.id), ["two", "three", "four", "five"]);
+  assert.equal(runs.has(999_999), false, "a turn that is gone has no run");
+  assert.equal(docs.turnsAroundMany([], 1, 1).size, 0);
+  assert.throws(
+    () =>
+      docs.turnsAroundMany(
+        Array.from({ length: 257 }, (_, i) => i),
+        1,
+        1,
+      ),
+    /ids/,
   );
-  assert.deepEqual(docs.turnsAround(999_999, 1, 1), []);
 });
 
 test("findCold returns documents neither stored nor read for 72 h with ≤ 2 accesses, until distilled", async () => {

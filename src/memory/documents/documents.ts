@@ -232,9 +232,9 @@ export class DocStore {
     return this.rows.turnById(id);
   }
 
-  /** The turn and its neighbours in time across all documents, in time order; [] if the turn is gone. */
-  turnsAround(turnId: number, before: number, after: number): DocTurn[] {
-    return this.rows.turnsAround(turnId, before, after);
+  /** Each turn of `ids` with its neighbours in time across all documents: turn id → that run, in time order. */
+  turnsAroundMany(ids: readonly number[], before: number, after: number): Map<number, DocTurn[]> {
+    return this.rows.turnsAroundMany(ids, before, after);
   }
 
   /** Documents nobody needed lately, for the archive loop to distill into the graph (oldest first). */

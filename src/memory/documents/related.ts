@@ -5,8 +5,8 @@
  * each hit — a question's evidence often sits next to the best match, not in it. Time words in the query
  * ("last week", "2023年5月") boost what falls in that range without dropping the rest.
  *
- * Cost per call: one search (two when the query names a time range) and one indexed look-up of neighbours
- * per hit placed, all of them in one read transaction; the section stops filling when the budget is
+ * Cost per call: one search (two when the query names a time range) and one look-up of the hits' neighbours
+ * per search (one statement through the time index), in one read transaction; the section stops filling when the budget is
  * spent. Every search hit costs a vector rescoring and a row read, and the section is full after about 14
  * hits (at most 19 in bench/memory.ts), so a first search asks for 24 and the full 40 are asked for only
  * when those did not fill it.
@@ -22,7 +22,7 @@ export { RELATED_HEADER } from "./related-pack.js";
 
 export interface RelatedDeps {
   index: Pick<SearchIndex, "search" | "prepare" | "db">;
-  docs: Pick<DocStore, "turnsAround">;
+  docs: Pick<DocStore, "turnsAroundMany">;
 }
 
 export interface RelatedOptions {
@@ -65,8 +65,8 @@ export async function relatedMemory(
   for (const size of k > FIRST_K ? [FIRST_K, k] : [k]) {
     const { hits, more } = await rankedHits(deps.index, query, range, size, opts.exclude);
     const fresh = hits.filter((h) => !visited.has(h.id));
-    // One read transaction for the neighbour look-ups (three small queries per hit).
     deps.index.db.transaction(() => {
+      fill.lookUp(fresh);
       for (const hit of fresh) {
         if (packer.left < MIN_EXCERPT_TOKENS) return;
         const rank = visited.size;
@@ -118,6 +118,9 @@ function boost(range: TimeRange | null, ts: number): number {
 
 /** Places one hit at a time: the hit first (cut if it must be), then its neighbours while they fit. */
 class Filler {
+  /** Turn id → the turn and its neighbours, for the hits of the current pass (lookUp). */
+  private runs = new Map<number, DocTurn[]>();
+
   constructor(
     private readonly docs: RelatedDeps["docs"],
     private readonly packer: RelatedPacker,
@@ -127,11 +130,20 @@ class Filler {
     private readonly seen: Set<string>,
   ) {}
 
-  turn(hit: SearchHit, rank: number): void {
-    const id = Number(hit.id.slice("turn:".length));
-    if (!Number.isSafeInteger(id)) return;
+  /** Fetches the runs (hit and neighbours) of every turn among `hits`, in one look-up. */
+  lookUp(hits: readonly SearchHit[]): void {
+    const ids = hits.filter((h) => h.kind === "turn").map(turnIdOf);
     const n = this.opts.neighbours ?? 1;
-    const run = this.docs.turnsAround(id, n, n);
+    this.runs = this.docs.turnsAroundMany(
+      ids.filter((id) => Number.isSafeInteger(id)),
+      n,
+      n,
+    );
+  }
+
+  turn(hit: SearchHit, rank: number): void {
+    const id = turnIdOf(hit);
+    const run = this.runs.get(id) ?? [];
     const at = run.findIndex((t) => t.id === id);
     if (at < 0) return;
     if (!this.place(run[at], rank, this.budget * HIT_SHARE, true)) return;
@@ -176,6 +188,7 @@ class Filler {
 }
 
 const turnKey = (t: { id: number }) => `turn:${t.id}`;
+const turnIdOf = (hit: SearchHit) => Number(hit.id.slice("turn:".length));
 
 /** `2023-05-08 13:56` in the user's zone. */
 function dateOf(ts: number, zone: string): string {

@@ -19,6 +19,16 @@ import {
 
 const HOUR = 3_600_000;
 
+/** Each hit (json_each of $ids), and its neighbours through the (ts, id) index, tagged with the hit's id. */
+const AROUND_COLUMNS = "d.id, d.doc_id AS docId, d.ts, d.source, d.channel, d.input, d.response";
+const AROUND_MANY = `
+  WITH h AS (SELECT t.id AS hit, t.ts AS hts FROM json_each($ids) j JOIN doc_turns t ON t.id = j.value)
+  SELECT h.hit, ${AROUND_COLUMNS} FROM h JOIN doc_turns d ON d.id = h.hit
+  UNION ALL SELECT h.hit, ${AROUND_COLUMNS} FROM h JOIN doc_turns d ON d.id IN (
+    SELECT id FROM doc_turns WHERE (ts, id) < (h.hts, h.hit) ORDER BY ts DESC, id DESC LIMIT $before)
+  UNION ALL SELECT h.hit, ${AROUND_COLUMNS} FROM h JOIN doc_turns d ON d.id IN (
+    SELECT id FROM doc_turns WHERE (ts, id) > (h.hts, h.hit) ORDER BY ts, id LIMIT $after)`;
+
 export class DocRows {
   private lastIdMs = 0;
   private idSeq = 0;
@@ -48,23 +58,27 @@ export class DocRows {
   }
 
   /**
-   * The turn and its neighbours in time across all documents (a question's evidence often sits in the
-   * turn just before or after the best match), in time order; [] if the turn is gone.
+   * Each turn of `ids` with its neighbours in time across all documents (a question's evidence often sits
+   * in the turn just before or after the best match): turn id → that run in time order; a turn that is gone
+   * is absent. One statement for all of them: the related-memory section looks up every hit of a pass at
+   * once (a statement per hit cost ~25 µs each, 55 hits a turn in the soak).
    */
-  turnsAround(turnId: number, before: number, after: number): DocTurn[] {
+  turnsAroundMany(ids: readonly number[], before: number, after: number): Map<number, DocTurn[]> {
     checkRange("before", before, 0, DOC_LIMITS.neighbours);
     checkRange("after", after, 0, DOC_LIMITS.neighbours);
-    const turn = this.turnById(turnId);
-    if (!turn) return [];
-    const earlier = this.sql(
-      `SELECT ${TURN_COLUMNS} FROM doc_turns WHERE (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT ?`,
-    ).all(turn.ts, turn.id, before) as DocTurn[];
-    const later = this.sql(`SELECT ${TURN_COLUMNS} FROM doc_turns WHERE (ts, id) > (?, ?) ORDER BY ts, id LIMIT ?`).all(
-      turn.ts,
-      turn.id,
-      after,
-    ) as DocTurn[];
-    return [...earlier.reverse(), turn, ...later];
+    checkRange("ids", ids.length, 0, DOC_LIMITS.turnsPerLookUp);
+    const runs = new Map<number, DocTurn[]>();
+    if (ids.length === 0) return runs;
+    const rows = this.sql(AROUND_MANY).all({ ids: JSON.stringify(ids), before, after }) as Array<
+      DocTurn & { hit: number }
+    >;
+    for (const { hit, ...turn } of rows) {
+      const run = runs.get(hit);
+      if (run) run.push(turn);
+      else runs.set(hit, [turn]);
+    }
+    for (const run of runs.values()) run.sort((a, b) => a.ts - b.ts || a.id - b.id);
+    return runs;
   }
 
   /** Newest first (by the time they record). */

@@ -66,6 +66,8 @@ export const DOC_LIMITS = {
   topK: 50,
   listLimit: 500,
   neighbours: 50,
+  /** Turns whose neighbours one look-up fetches (a related-memory pass asks for its hits at once). */
+  turnsPerLookUp: 256,
 } as const;
 
 export class DocStoreError extends HomeAgentError {}
