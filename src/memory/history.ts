@@ -10,8 +10,8 @@
  * "document"), which are notes, not conversation.
  */
 import type { HistoryEntry } from "@homeagent/sdk";
+import { cachedStatement } from "../util/statements.js";
 import { describe, intArg, MemoryArgumentError } from "./api-args.js";
-import { cachedStatement } from "./statements.js";
 import type { DB } from "./store.js";
 import { CONTEXT_LIMITS, contextItemId } from "./window/context.js";
 

@@ -7,6 +7,7 @@
 import type Database from "better-sqlite3";
 import { cleanText, tokenize } from "../embedding/text.js";
 import { HomeAgentError } from "../util/errors.js";
+import { cachedStatement } from "../util/statements.js";
 import { Bm25Index, bm25Terms } from "./bm25.js";
 import { filterSql, type NormalFilter } from "./filter.js";
 
@@ -210,8 +211,7 @@ export class KeywordIndex {
   /** Every rowid the filter lets through. */
   rowids(filter: NormalFilter): number[] {
     const { where, params } = filterSql(filter);
-    return this.db
-      .prepare<Array<string | number>, number>(`SELECT rowid FROM search_items WHERE ${where}`)
+    return cachedStatement<Array<string | number>, number>(this.db, `SELECT rowid FROM search_items WHERE ${where}`)
       .pluck()
       .all(...params);
   }
@@ -235,18 +235,17 @@ export class KeywordIndex {
   list(filter: NormalFilter, offset: number, limit: number, order: "asc" | "desc"): StoredItem[] {
     const { where, params } = filterSql(filter);
     const dir = order === "desc" ? "DESC" : "ASC";
-    return this.db
-      .prepare<Array<string | number>, ItemRecord>(
-        `SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE ${where} ORDER BY ts ${dir}, rowid ${dir} LIMIT ? OFFSET ?`,
-      )
+    return cachedStatement<Array<string | number>, ItemRecord>(
+      this.db,
+      `SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE ${where} ORDER BY ts ${dir}, rowid ${dir} LIMIT ? OFFSET ?`,
+    )
       .all(...params, limit, offset)
       .map(toItem);
   }
 
   countWhere(filter: NormalFilter): number {
     const { where, params } = filterSql(filter);
-    return this.db
-      .prepare<Array<string | number>, number>(`SELECT count(*) FROM search_items WHERE ${where}`)
+    return cachedStatement<Array<string | number>, number>(this.db, `SELECT count(*) FROM search_items WHERE ${where}`)
       .pluck()
       .get(...params)!;
   }

@@ -9,8 +9,8 @@
 import type { Statement } from "better-sqlite3";
 import type { ContextEvent } from "../../kernel/types.js";
 import type { IndexWriter, ItemInput, PreparedQuery, SearchIndex } from "../../retrieval/search.js";
+import { cachedStatement } from "../../util/statements.js";
 import { turnLine, vectorText } from "../event-text.js";
-import { cachedStatement } from "../statements.js";
 import { type DB, migrateTables } from "../store.js";
 import { DocRows } from "./rows.js";
 import {

@@ -4,7 +4,8 @@
  * here touches the search index: DocStore writes rows and search items together, and reads through here.
  */
 import type { Statement } from "better-sqlite3";
-import { cachedStatement, containsAll } from "../statements.js";
+import { cachedStatement } from "../../util/statements.js";
+import { containsAll } from "../statements.js";
 import type { DB } from "../store.js";
 import {
   checkRange,

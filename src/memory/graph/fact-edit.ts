@@ -8,8 +8,8 @@
  */
 import type { MemoryRelation } from "@homeagent/sdk";
 import { HomeAgentError } from "../../util/errors.js";
+import { cachedStatement } from "../../util/statements.js";
 import { describe, MemoryArgumentError } from "../api-args.js";
-import { cachedStatement } from "../statements.js";
 import { relationOut } from "./api-shapes.js";
 import { RELATION_SELECT, toRelation } from "./core.js";
 import { COMMIT_LIMITS, USER_SESSION } from "./fact-commit.js";

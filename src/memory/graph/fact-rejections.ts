@@ -13,7 +13,7 @@
  * (so that forgetting a name, or a phrase of one, still finds and removes it).
  */
 import { tokenize } from "../../embedding/text.js";
-import { cachedStatement } from "../statements.js";
+import { cachedStatement } from "../../util/statements.js";
 import { type DB, hasTable } from "../store.js";
 import { type KeyedHash, keyedHash } from "./keyed-hash.js";
 import { GraphError, normalizeName } from "./rules.js";

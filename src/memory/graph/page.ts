@@ -5,8 +5,8 @@
  * paging by `offset` reaches every node exactly once.
  */
 import type { MemoryGraphPage } from "@homeagent/sdk";
+import { cachedStatement } from "../../util/statements.js";
 import { intArg, MemoryArgumentError } from "../api-args.js";
-import { cachedStatement } from "../statements.js";
 import type { DB } from "../store.js";
 import { entityOut, relationOut } from "./api-shapes.js";
 import { ALIVE, ENTITY_COLUMNS, type EntityRow, RELATION_SELECT, toEntity, toRelation } from "./core.js";

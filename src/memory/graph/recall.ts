@@ -5,7 +5,7 @@
  * the result says it was cut.
  */
 
-import { cachedStatement } from "../statements.js";
+import { cachedStatement } from "../../util/statements.js";
 import type { DB } from "../store.js";
 import {
   ALIVE,
