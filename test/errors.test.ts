@@ -6,9 +6,10 @@
  * they like; the plain-JavaScript worker entries (lua-worker.js, scrub-worker.js) cannot import the SDK.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { test } from "node:test";
+import { sourceFiles } from "./fixtures/import-graph.js";
 import { REPO_ROOT } from "./fixtures/node-entry.js";
 
 const ROOTS = ["src", "packages/sdk/src", "packages/cli-protocol/src"];
@@ -18,14 +19,6 @@ const SDK_ERROR_FILE = "packages/sdk/src/errors.ts";
 /** `Error(…)`, `new Error(…)`, `new RangeError(…)` and the other built-in error constructors. */
 const BARE_ERROR = /(?<![\w.$])(?:new\s+)?(?:Type|Range|Syntax|Reference|Eval|URI|Aggregate)?Error\s*\(/g;
 const EXTENDS_ERROR = /\bextends\s+(?:Type|Range|Syntax|Reference|Eval|URI|Aggregate)?Error\b(?!\w)/g;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(path);
-    return e.name.endsWith(".ts") && !e.name.endsWith(".test.ts") && !e.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 /** Each match of `re` in `text` as "file:line: the line". */
 export function offenders(file: string, text: string, re: RegExp): string[] {
@@ -40,10 +33,9 @@ export function offenders(file: string, text: string, re: RegExp): string[] {
 /** Every non-test TypeScript file under ROOTS: [path from the repository root, text]. */
 function sources(): Array<[string, string]> {
   return ROOTS.flatMap((root) =>
-    sourceFiles(join(REPO_ROOT, root)).map((path): [string, string] => [
-      relative(REPO_ROOT, path),
-      readFileSync(path, "utf8"),
-    ]),
+    sourceFiles(join(REPO_ROOT, root))
+      .filter((path) => path.endsWith(".ts") && !path.endsWith(".test.ts") && !path.endsWith(".d.ts"))
+      .map((path): [string, string] => [relative(REPO_ROOT, path), readFileSync(path, "utf8")]),
   );
 }
 

@@ -28,7 +28,8 @@ const LINKED = ["README.md", "docs", "dist"];
 const PACKAGES = ["sdk", "cli-protocol"];
 const TARGET = "node20";
 
-function walk(dir) {
+/** Every file under `dir`, node_modules and dist left out. */
+export function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.name === "node_modules" || entry.name === "dist") return [];

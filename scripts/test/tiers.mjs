@@ -6,24 +6,19 @@
 //   unit        everything else: no daemon, no subprocess, no browser — the inner loop
 // "Starts a daemon" follows the test's imports through the repository's own files, so a fixture that
 // assembles the daemon makes every test using it e2e.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
+import { walk } from "./compile.mjs";
 
 export const TIERS = ["unit", "e2e", "browser", "durability"];
 const ROOTS = ["src", "test", "packages", "web"];
 const DAEMON = ["src/daemon/bootstrap.ts", "test/fixtures/homed-process.ts"];
 
-function find(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.name === "node_modules" || e.name === "dist") return [];
-    const path = join(dir, e.name);
-    return e.isDirectory() ? find(path) : e.name.endsWith(".test.ts") ? [path] : [];
-  });
-}
-
 /** Every test file of the repository, by path from its root. */
 export function testFiles() {
-  return ROOTS.flatMap(find).sort();
+  return ROOTS.flatMap(walk)
+    .filter((f) => f.endsWith(".test.ts"))
+    .sort();
 }
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g;

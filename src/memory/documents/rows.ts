@@ -158,18 +158,14 @@ export class DocRows {
   }
 
   /** Inserts a document row (no search items: the caller writes those); returns its new id. */
-  insertDoc(d: {
-    summary: string;
-    content: string;
-    tags: string[];
-    entities: string[];
-    source: DocSource;
-    meta: Record<string, unknown>;
-    hash: string;
-    tsStart: number;
-    tsEnd: number;
-    chunks: number;
-  }): string {
+  insertDoc(
+    d: Pick<
+      Doc,
+      "summary" | "content" | "tags" | "entities" | "source" | "meta" | "contentHash" | "tsStart" | "tsEnd"
+    > & {
+      chunks: number;
+    },
+  ): string {
     const id = this.newId();
     const at = this.now();
     this.sql(
@@ -184,7 +180,7 @@ export class DocRows {
       JSON.stringify(d.entities),
       d.source,
       JSON.stringify(d.meta),
-      d.hash,
+      d.contentHash,
       at,
       at,
       d.tsStart,
