@@ -12,19 +12,19 @@
 // (.build/test-timings.json).
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "./test/args.mjs";
-import { BUILD_DIR, compileTests } from "./test/compile.mjs";
+import { BUILD_DIR, compileTests, walk } from "./test/compile.mjs";
 import { holdLock, releaseLock } from "./test/lock.mjs";
 import { shareGroups, writeGroupEntry } from "./test/shared.mjs";
 import { classify, TIERS } from "./test/tiers.mjs";
 
 const TIMINGS = ".build/test-timings.json";
 const LOCK = ".build/test.lock";
-const RUNS_DIR = ".build/test-runs";
-const RUN_DIR = join(RUNS_DIR, String(process.pid));
+/** This run's entry files and timings; one run at a time holds the lock, so one folder serves. */
+const RUN_DIR = ".build/test-run";
 const RUN_TIMINGS = join(RUN_DIR, "timings.json");
 /** Guesses for files without a timing yet: the heavier tiers start first. */
 const GUESS_MS = { browser: 8000, durability: 6000, e2e: 4000, unit: 500 };
@@ -49,8 +49,8 @@ const concurrency = Number(process.env.HOMEAGENT_TEST_CONCURRENCY) || cores + 1;
 const started = performance.now();
 holdLock(LOCK, BUILD_DIR);
 process.on("exit", () => releaseLock(LOCK));
-// Holding the lock, this is the only run: what earlier runs left (one killed outright) can go.
-rmSync(RUNS_DIR, { recursive: true, force: true });
+// Holding the lock, this is the only run: what an earlier one left (killed outright) can go.
+rmSync(RUN_DIR, { recursive: true, force: true });
 const compiled = await compileTests();
 if (tiers.length === 0 || tiers.includes("browser")) freshDashboard();
 const compileMs = Math.round(performance.now() - started);
@@ -111,12 +111,7 @@ process.exit(status ?? (signal ? 1 : 0));
 function freshDashboard() {
   const built = join("dist", "web", "index.html");
   const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
-  const newest = (dir) =>
-    readdirSync(dir, { withFileTypes: true }).reduce((latest, e) => {
-      const path = join(dir, e.name);
-      return Math.max(latest, e.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-    }, 0);
-  if (newest("web") <= builtAt) return;
+  if (Math.max(0, ...walk("web").map((f) => statSync(f).mtimeMs)) <= builtAt) return;
   console.log("web/ changed since dist/web was built: building the dashboard");
   const vite = spawnSync("npx", ["vite", "build", "--config", "web/vite.config.ts", "--logLevel", "warn"], {
     stdio: "inherit",

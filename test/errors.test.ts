@@ -21,7 +21,7 @@ const BARE_ERROR = /(?<![\w.$])(?:new\s+)?(?:Type|Range|Syntax|Reference|Eval|UR
 const EXTENDS_ERROR = /\bextends\s+(?:Type|Range|Syntax|Reference|Eval|URI|Aggregate)?Error\b(?!\w)/g;
 
 /** Each match of `re` in `text` as "file:line: the line". */
-export function offenders(file: string, text: string, re: RegExp): string[] {
+function offenders(file: string, text: string, re: RegExp): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(re)) {
     const line = text.slice(0, m.index).split("\n").length;
