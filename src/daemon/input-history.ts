@@ -1,8 +1,9 @@
 /**
  * `<data>/waiter_history`, waiter's input history, oldest line first. It sits in the data dir because it
- * holds what the user typed, so a forget must reach it wherever the forget comes from: waiter purges it for
- * the forgets it sends, the daemon for the others (dashboard, HTTP API, model). waiter only ever appends a
- * line, never writes its memory over the file, so what the daemon purged stays purged.
+ * holds what the user typed, so a forget must reach it wherever the forget comes from: the daemon purges it
+ * on every forget (cli, dashboard, HTTP API, model); waiter also purges the file it resolved for a forget it
+ * sends, which is another file when its socket is not in a data dir. waiter only ever appends a line, never
+ * writes its memory over the file, so what the daemon purged stays purged.
  */
 import { closeSync, constants, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";

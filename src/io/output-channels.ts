@@ -27,7 +27,7 @@ export function channelToolNames(name: string): string[] {
 const CHANNEL_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** The capabilities as given, each once, in OUTPUT_CAPABILITIES' order; anything else is refused. */
-export function checkCapabilities(caps: readonly unknown[]): OutputCapability[] {
+function checkCapabilities(caps: readonly unknown[]): OutputCapability[] {
   if (!Array.isArray(caps)) {
     throw new HomeAgentError({
       code: "invalid_argument",

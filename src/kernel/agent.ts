@@ -80,6 +80,7 @@ export class Agent {
   readonly stages: StageHost;
   readonly outputs: OutputRegistry;
   readonly inputs: InputRegistry;
+  private readonly words: Words;
   private readonly scheduler: Scheduler;
   private readonly shutdown = new AbortController();
   /** Drops a queued input whose caller's signal fired; one listener per signal, removed with its last input. */
@@ -100,6 +101,7 @@ export class Agent {
     this.bus = opts.bus;
     this.outputs = opts.channels.outputs((names, claimant) => this.tools.assertFree(names, claimant));
     this.inputs = opts.channels.inputs;
+    this.words = opts.words ?? plainWords;
     this.stages = new StageHost({
       timeoutMs: () => settings.stageTimeoutMs(),
       toolOwner: (name) => this.tools.get(name)?.owner,
@@ -226,13 +228,12 @@ export class Agent {
    */
   previewContext(query: string): Promise<ContextPreview> {
     const { llm, settings, memory, context, log } = this.opts;
-    const words = this.opts.words ?? plainWords;
     const deps = {
       llm,
       settings,
       memory,
       context,
-      words,
+      words: this.words,
       tools: this.tools,
       inputs: this.inputs,
       outputs: this.outputs,
@@ -322,7 +323,7 @@ export class Agent {
           warn: (msg) => this.opts.log.warn(msg),
           notice: (key, message, event) => this.notice(key, message, event),
           offers: this.offers,
-          words: this.opts.words ?? plainWords,
+          words: this.words,
           onComposed: (report) => {
             this.last = report;
           },

@@ -18,7 +18,7 @@ import { validateArguments } from "./tool-args.js";
 export const KERNEL_OWNER = "kernel";
 
 /** Owners of the daemon's own tools, by subsystem: their names are reserved, and no plugin may use these names. */
-export const CORE_OWNERS = [KERNEL_OWNER, "memory", "knowledge", "llm"] as const;
+const CORE_OWNERS = [KERNEL_OWNER, "memory", "knowledge", "llm"] as const;
 export type CoreOwner = (typeof CORE_OWNERS)[number];
 
 export function isCoreOwner(owner: string): owner is CoreOwner {

@@ -34,10 +34,6 @@ export class IdleClose {
     this.closeIfIdle();
   }
 
-  get inFlight(): number {
-    return this.calls;
-  }
-
   private closeIfIdle(): void {
     if (!this.retired || this.calls > 0 || this.closed) return;
     this.closed = true;

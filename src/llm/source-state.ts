@@ -38,7 +38,7 @@ export interface SourceInfo {
   supportsTools?: boolean;
 }
 
-export const DEFAULT_COOLDOWN_STEPS_MS = [60_000, 5 * 60_000, 25 * 60_000, 60 * 60_000];
+const DEFAULT_COOLDOWN_STEPS_MS = [60_000, 5 * 60_000, 25 * 60_000, 60 * 60_000];
 
 export interface Source {
   entry: SourceEntry;

@@ -13,7 +13,7 @@ type ApiStatus = ApiError["status"];
  * By whose fault and what helps: the request's (400, 404, 409, 413, …), the server's (500), a part it
  * depends on (502, 504), or a wait (503, 429).
  */
-export const STATUS_BY_CODE: Record<ErrorCode, ApiStatus> = {
+const STATUS_BY_CODE: Record<ErrorCode, ApiStatus> = {
   invalid_argument: 400,
   not_found: 404,
   too_large: 413,

@@ -218,9 +218,6 @@ export class PluginBridge {
     method: string,
     [channel, caps, description, raw]: [string, unknown, string, Record<string, unknown> | undefined],
   ): null {
-    if (!Array.isArray(caps) || !caps.every((c) => typeof c === "string")) {
-      throw invalid(`${method}: caps must be a list of capabilities such as ["text"]`);
-    }
     const opts: OutputChannelOptions = {};
     if (raw) {
       const types = field(method, raw, "types", "array?") as unknown[] | undefined;
