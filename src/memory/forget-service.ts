@@ -66,21 +66,23 @@ export class ForgetService {
   /** Forgets `query` everywhere (see the file comment) and queues the scrub. */
   async forget(query: string, opts: ForgetOptions = {}): Promise<ForgetReport> {
     const terms = checkTerms([query]);
-    const preview = await this.memoryPreview(query, terms);
+    // Without --knowledge the knowledge base is only listed: the preview's scan is the report.
+    const listed = this.knowledge(terms, false);
+    const preview = await this.memoryPreview(query, terms, listed);
     // A write now would wait for a running VACUUM's lock with the event loop stopped.
     await this.deps.scrubber.idle();
     const removed = await this.removeHere(terms);
     const [plugins, knowledge] = await Promise.all([
       this.plugins(terms, true),
-      this.knowledge(terms, opts.knowledge === true),
+      opts.knowledge ? this.knowledge(terms, true) : listed,
     ]);
     // The knowledge index may hold text edited out of a note since: with the knowledge base opted in, it is
     // scrubbed whatever was removed.
     const scrub = this.deps.scrubber.request(
       opts.knowledge && knowledge.index ? [this.deps.memoryDb, knowledge.index] : [this.deps.memoryDb],
     );
-    const { index: _, ...listed } = knowledge;
-    return { ...preview, confirmed: true, removed, plugins, knowledge: listed, scrub };
+    const { index: _, ...report } = knowledge;
+    return { ...preview, confirmed: true, removed, plugins, knowledge: report, scrub };
   }
 
   /**
@@ -123,11 +125,12 @@ export class ForgetService {
     return counts;
   }
 
-  private async memoryPreview(query: string, terms: string[]): Promise<ForgetReport> {
-    const [matched, { index: _, ...knowledge }] = await Promise.all([
-      this.deps.forgetter.match(query),
-      this.knowledge(terms, false),
-    ]);
+  private async memoryPreview(
+    query: string,
+    terms: string[],
+    listed = this.knowledge(terms, false),
+  ): Promise<ForgetReport> {
+    const [matched, { index: _, ...knowledge }] = await Promise.all([this.deps.forgetter.match(query), listed]);
     matched.counts.history = this.reach?.history(terms, false) ?? 0;
     return {
       query,

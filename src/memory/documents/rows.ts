@@ -120,8 +120,7 @@ export class DocRows {
 
   /**
    * Archived turns, and manual documents (as one pseudo-turn with id 0), whose text contains every term
-   * (lower-case terms, matched case-insensitively in every script). A turn's
-   * search item also holds its tool results, which doc_turns does not keep, so those items are matched
+   * as forgetting matches (containsAll: forgetMatcher of the SDK). A turn's search item also holds its tool results, which doc_turns does not keep, so those items are matched
    * too. Forget is rare and exact, so this is a scan, not an index look-up.
    */
   mentioning(terms: readonly string[]): DocTurn[] {

@@ -27,7 +27,7 @@ export function clearCitations(core: GraphCore, w: IndexWriter, relationIds: rea
   return core.removeOrphans(w, [], cited).sentences;
 }
 
-/** Source sentences whose text mentions every term (lower-case). */
+/** Source sentences whose text mentions every term, as forgetting matches (containsAll). */
 export function matchingSentenceIds(core: GraphCore, terms: readonly string[]): number[] {
   const where = containsAll(core.db, "text", terms);
   return core.db
