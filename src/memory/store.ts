@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { HomeAgentError } from "../util/errors.js";
+import { useUserDataSettings } from "../util/sqlite-settings.js";
 import { scheduleWalCheckpoints, type WalCheckpointOptions } from "./wal-checkpoint.js";
 
 export type DB = Database.Database;
@@ -44,10 +45,8 @@ export function openMemoryStore(path: string, opts: MemoryStoreOptions = {}): DB
     });
   }
   try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
+    useUserDataSettings(db);
     db.pragma("foreign_keys = ON");
-    db.pragma("secure_delete = ON");
     // Sorts and temporary tables of small results (graph recall's walk) would otherwise open a temporary
     // file each time: ≈ 1.5 ms per walk query at 10k entities instead of ≈ 0.2 ms.
     db.pragma("temp_store = MEMORY");

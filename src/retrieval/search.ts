@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import type { EmbeddingProvider } from "../embedding/spi.js";
 import { tokenize } from "../embedding/text.js";
 import { HomeAgentError } from "../util/errors.js";
+import { useUserDataSettings } from "../util/sqlite-settings.js";
 import { RetrievalError } from "./errors.js";
 import { normalFilter, type SearchFilter } from "./filter.js";
 import { type Candidate, DEFAULT_WEIGHTS, fuse, validWeights, type Weights } from "./fusion.js";
@@ -44,10 +45,7 @@ export class SearchIndex {
     if (typeof db === "string") {
       if (db !== ":memory:") mkdirSync(dirname(db), { recursive: true });
       this.db = new Database(db);
-      this.db.pragma("journal_mode = WAL");
-      this.db.pragma("synchronous = NORMAL");
-      // A removed item's text is overwritten, not left in free pages (forgetting; the scrub does the rest).
-      this.db.pragma("secure_delete = ON");
+      useUserDataSettings(this.db);
       this.ownsDb = true;
     } else {
       this.db = db;
