@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
-import { connect, createServer, type Server } from "node:net";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Hono } from "hono";
@@ -347,14 +347,8 @@ describe("listening", () => {
     try {
       const base = s.base;
       const url = new URL(base);
-      const socket = connect(Number(url.port), "127.0.0.1");
-      await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-      let closed = false;
-      socket.on("close", () => {
-        closed = true;
-      });
-      socket.on("error", () => {});
-      socket.write(
+      const raw = await rawSocket(Number(url.port), []);
+      raw.socket.write(
         `PUT /api/v1/settings HTTP/1.1\r\nHost: ${url.host}\r\nX-API-Key: ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"key":`,
       );
       const idle = await fetch(`${base}/api/v1/status`, { headers: { "X-API-Key": TEST_API_KEY } });
@@ -362,7 +356,7 @@ describe("listening", () => {
       const started = performance.now();
       await s.daemon.plugins.disable("webui");
       assert.ok(performance.now() - started < 2000, `stopped in ${Math.round(performance.now() - started)} ms`);
-      await waitFor(() => closed, "the half-sent request's connection to close", { timeoutMs: 2000 });
+      await waitFor(raw.closed, "the half-sent request's connection to close", { timeoutMs: 2000 });
       await assert.rejects(fetch(`${base}/api/v1/status`), "nothing listens any more");
       assert.equal(s.webui().address(), null);
     } finally {
