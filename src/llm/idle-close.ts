@@ -8,7 +8,7 @@ import { errorMessage } from "../util/errors.js";
 
 export class IdleClose {
   private calls = 0;
-  private retired = false;
+  private wasRetired = false;
   private closed = false;
 
   /** `close` frees the provider; `warn` hears why it failed (a close never throws to the caller). */
@@ -28,14 +28,19 @@ export class IdleClose {
     this.closeIfIdle();
   }
 
+  /** Replaced or closed: no new call is to start on the provider. */
+  get retired(): boolean {
+    return this.wasRetired;
+  }
+
   /** The provider was replaced: closed now if idle, else when its last call ends. */
   retire(): void {
-    this.retired = true;
+    this.wasRetired = true;
     this.closeIfIdle();
   }
 
   private closeIfIdle(): void {
-    if (!this.retired || this.calls > 0 || this.closed) return;
+    if (!this.wasRetired || this.calls > 0 || this.closed) return;
     this.closed = true;
     try {
       Promise.resolve(this.close()).catch((err) => this.warn(errorMessage(err)));

@@ -183,7 +183,7 @@ export class ProviderManager {
       let source = candidate;
       for (let attempt = 1; attempt <= attempts; attempt++) {
         if (signal?.aborted) throw abortError();
-        if (source.retired) {
+        if (source.closer.retired) {
           const successor = this.find(source.entry.name);
           if (!successor) break;
           source = successor;
@@ -277,7 +277,6 @@ export class ProviderManager {
   }
 
   private retire(source: Source): void {
-    source.retired = true;
     source.closer.retire();
   }
 

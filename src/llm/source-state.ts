@@ -50,8 +50,7 @@ export interface Source {
   lastError?: string;
   info: SourceInfo;
   toolsNoticeSent: boolean;
-  /** Replaced or closed: no new call starts on it, and its provider is closed once its calls have ended. */
-  retired: boolean;
+  /** Closes its provider once it is retired (replaced or closed: no new call starts on it) and idle. */
   closer: IdleClose;
 }
 
@@ -65,7 +64,6 @@ export function newSource(entry: SourceEntry, log?: Logger): Source {
     cooldownUntil: 0,
     info: {},
     toolsNoticeSent: false,
-    retired: false,
     closer: new IdleClose(
       () => entry.provider.close?.(),
       (why) => log?.warn(`LLM source ${entry.name}: closing its replaced provider failed: ${why}`),
