@@ -36,7 +36,7 @@ export interface Fused extends Candidate {
 }
 
 /**
- * Scores every candidate (negative similarities count as 0); unordered. A candidate whose vector is pending
+ * Scores every candidate in place (negative similarities count as 0) and returns them, unordered. A candidate whose vector is pending
  * is ranked by the component it has: its vector component is taken to be as high as its BM25 one. Counting
  * it as 0 capped a fresh exact keyword match at the BM25 weight while vector-only near-misses, scaled
  * against the best of them, reached the vector weight, so the match could drop out of the top k until its
@@ -51,12 +51,15 @@ export function fuse(candidates: Iterable<Candidate>, weights: Weights): Fused[]
     const v = rankOf(c);
     if (v !== null && v > maxVector) maxVector = v;
   }
-  return list.map((c) => {
+  // The candidates become the fused rows (no copy of each: a search fuses a few hundred per call).
+  const fused = list as Fused[];
+  for (const c of fused) {
     const bm25 = maxBm25 > 0 ? c.bm25 / maxBm25 : 0;
     const v = rankOf(c);
     const vector = c.pending ? bm25 : maxVector > 0 && v !== null && v > 0 ? v / maxVector : 0;
-    return { ...c, score: weights.bm25 * bm25 + weights.vector * vector };
-  });
+    c.score = weights.bm25 * bm25 + weights.vector * vector;
+  }
+  return fused;
 }
 
 function rankOf(c: Candidate): number | null {

@@ -103,6 +103,9 @@ export class KeywordIndex {
         "SELECT rowid, kind, terms, ts FROM search_items",
       ),
       get: db.prepare<[number], ItemRecord>("SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE rowid = ?"),
+      getMany: db.prepare<[string], ItemRecord>(
+        "SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE rowid IN (SELECT value FROM json_each(?))",
+      ),
       getById: db.prepare<[string], ItemRecord>(
         "SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE id = ?",
       ),
@@ -226,6 +229,14 @@ export class KeywordIndex {
     return r && toItem(r);
   }
 
+  /** The items of these rowids, in one read (a search reads its hits together); missing ones are absent. */
+  getMany(rowids: readonly number[]): Map<number, StoredItem> {
+    const out = new Map<number, StoredItem>();
+    if (rowids.length === 0) return out;
+    for (const r of this.st.getMany.all(JSON.stringify(rowids))) out.set(r.rowid, toItem(r));
+    return out;
+  }
+
   byId(id: string): StoredItem | undefined {
     const r = this.st.getById.get(id);
     return r && toItem(r);
@@ -243,11 +254,16 @@ export class KeywordIndex {
       .map(toItem);
   }
 
-  countWhere(filter: NormalFilter): number {
+  /** Items the filter lets through; with `cap`, counting stops there (a range over most items is not walked). */
+  countWhere(filter: NormalFilter, cap?: number): number {
     const { where, params } = filterSql(filter);
-    return cachedStatement<Array<string | number>, number>(this.db, `SELECT count(*) FROM search_items WHERE ${where}`)
+    const sql =
+      cap === undefined
+        ? `SELECT count(*) FROM search_items WHERE ${where}`
+        : `SELECT count(*) FROM (SELECT 1 FROM search_items WHERE ${where} LIMIT ?)`;
+    return cachedStatement<Array<string | number>, number>(this.db, sql)
       .pluck()
-      .get(...params)!;
+      .get(...params, ...(cap === undefined ? [] : [cap]))!;
   }
 
   /** Items in rowid order after `cursor`, for batch jobs. */

@@ -22,7 +22,7 @@ export function filteredKnn(
 ): Neighbour[] {
   const timed = filter.since !== Number.NEGATIVE_INFINITY || filter.until !== Number.POSITIVE_INFINITY;
   if (filter.meta.length === 0 && !timed) return vectors.knn(space, query, k, filter.kinds);
-  if (keywords.countWhere(filter) <= SCAN_MAX) return vectors.scan(space, query, k, filter);
+  if (keywords.countWhere(filter, SCAN_MAX + 1) <= SCAN_MAX) return vectors.scan(space, query, k, filter);
   const accept = keywords.metaAccept(filter);
   const total = vectors.size(space);
   for (let fetch = k * 4; ; fetch *= 4) {

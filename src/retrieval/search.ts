@@ -186,8 +186,9 @@ export class SearchIndex {
       .filter((c) => c.score > 0)
       .sort((a, b) => b.score - a.score || a.rowid - b.rowid)
       .slice(0, k);
+    const items = this.keywords.getMany(ranked.map((c) => c.rowid));
     return ranked.map((c) => {
-      const item = this.keywords.get(c.rowid)!;
+      const item = items.get(c.rowid)!;
       return {
         id: item.id,
         kind: item.kind,

@@ -151,7 +151,7 @@ test("no match, or no room for even one excerpt: an empty section without a head
   assert.equal(await relatedMemory(deps, "LGBTQ support group", 5, opts()), "");
 });
 
-test("a first search of 24 hits fills the section; the full 40 are asked for only when it did not", async () => {
+test("one search of 40 hits; their rows are read a few hits at a time, and no more once the section is full", async () => {
   const { index, docs } = layers();
   // 36 matching turns, a day apart with unrelated turns between them, so each is a hit of its own.
   for (let i = 0; i < 36; i++) {
@@ -167,11 +167,21 @@ test("a first search of 24 hits fills the section; the full 40 are asked for onl
       return index.search(q, o);
     },
   };
-  const small = await relatedMemory({ index: counting, docs }, "harbour walk", 150, opts());
+  const read: number[] = [];
+  const reading = {
+    turnsAroundMany: (ids: readonly number[], before: number, after: number) => {
+      read.push(ids.length);
+      return docs.turnsAroundMany(ids, before, after);
+    },
+  };
+  const small = await relatedMemory({ index: counting, docs: reading }, "harbour walk", 150, opts());
   assert.match(small, /harbour walk number/);
-  assert.deepEqual(asked, [24], "one search of 24 hits filled it");
+  assert.deepEqual(asked, [40]);
+  assert.deepEqual(read, [8], "the first 8 hits filled it: the other 32 were never read");
   asked.length = 0;
-  const large = await relatedMemory({ index: counting, docs }, "harbour walk", 8_000, opts());
-  assert.deepEqual(asked, [24, 40]);
+  read.length = 0;
+  const large = await relatedMemory({ index: counting, docs: reading }, "harbour walk", 8_000, opts());
+  assert.deepEqual(asked, [40]);
+  assert.deepEqual(read, [8, 8, 8, 8, 4]);
   for (let i = 0; i < 36; i++) assert.ok(large.includes(`harbour walk number ${i}\n`), `walk ${i} in ${large}`);
 });

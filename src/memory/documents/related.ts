@@ -5,11 +5,10 @@
  * each hit — a question's evidence often sits next to the best match, not in it. Time words in the query
  * ("last week", "2023年5月") boost what falls in that range without dropping the rest.
  *
- * Cost per call: one search (two when the query names a time range) and one look-up of the hits' neighbours
- * per search (one statement through the time index), in one read transaction; the section stops filling when the budget is
- * spent. Every search hit costs a vector rescoring and a row read, and the section is full after about 14
- * hits (at most 19 in bench/memory.ts), so a first search asks for 24 and the full 40 are asked for only
- * when those did not fill it.
+ * Cost per call: one search (two when the query names a time range), then the hits are placed best first
+ * in one read transaction; their rows and neighbours are read a few hits at a time (one statement through
+ * the time index each), and reading stops when the budget is spent — the section is full after about 14
+ * hits in bench/memory.ts, so most of the 40 asked for are never read.
  */
 
 import type { PreparedQuery, SearchHit, SearchIndex } from "../../retrieval/search.js";
@@ -39,8 +38,8 @@ export interface RelatedOptions {
 
 const KINDS = ["turn", "doc"];
 const DEFAULT_K = 40;
-/** Hits of the first search: enough to fill the section on almost every turn. */
-const FIRST_K = 24;
+/** Hits whose rows are read together: a pass rarely needs more than two such reads. */
+const LOOK_UP = 8;
 /** Below this many tokens left, no excerpt is worth starting. */
 const MIN_EXCERPT_TOKENS = 16;
 /** A hit may take at most this share of the budget, a neighbour a smaller one: one long paste must not crowd out the rest. */
@@ -60,28 +59,23 @@ export async function relatedMemory(
   const range = parseTimeQuery(text, { now: opts.now, zone: opts.zone });
   const query = typeof q === "string" ? await deps.index.prepare(q) : q;
   const fill = new Filler(deps.docs, packer, opts, budgetTokens, new Set());
-  const visited = new Set<string>();
-  const k = opts.k ?? DEFAULT_K;
-  for (const size of k > FIRST_K ? [FIRST_K, k] : [k]) {
-    const { hits, more } = await rankedHits(deps.index, query, range, size, opts.exclude);
-    const fresh = hits.filter((h) => !visited.has(h.id));
-    deps.index.db.transaction(() => {
-      fill.lookUp(fresh);
-      for (const hit of fresh) {
+  const hits = await rankedHits(deps.index, query, range, opts.k ?? DEFAULT_K, opts.exclude);
+  deps.index.db.transaction(() => {
+    for (let at = 0; at < hits.length && packer.left >= MIN_EXCERPT_TOKENS; at += LOOK_UP) {
+      const some = hits.slice(at, at + LOOK_UP);
+      fill.lookUp(some);
+      for (const [i, hit] of some.entries()) {
         if (packer.left < MIN_EXCERPT_TOKENS) return;
-        const rank = visited.size;
-        visited.add(hit.id);
-        if (hit.kind === "turn") fill.turn(hit, rank);
-        else fill.doc(hit, rank);
+        if (hit.kind === "turn") fill.turn(hit, at + i);
+        else fill.doc(hit, at + i);
       }
-    })();
-    if (packer.left < MIN_EXCERPT_TOKENS || !more) break;
-  }
+    }
+  })();
   return packer.render();
 }
 
 /**
- * Turn and document hits, best first, minus the excluded; `more` when a larger k could find others. With
+ * Turn and document hits, best first, minus the excluded. With
  * a time range, a second search inside the range brings in matches the plain search ranked too low, and
  * every hit inside the range is boosted by the range's strength; hits outside stay, so a wrong guess
  * about time costs rank, not recall.
@@ -92,7 +86,7 @@ async function rankedHits(
   range: TimeRange | null,
   k: number,
   exclude: ReadonlySet<string>,
-): Promise<{ hits: SearchHit[]; more: boolean }> {
+): Promise<SearchHit[]> {
   const [all, inRange] = await Promise.all([
     index.search(query, { k, filter: { kind: KINDS } }),
     range
@@ -106,10 +100,7 @@ async function rankedHits(
     const prev = best.get(hit.id);
     if (!prev || score > prev.score) best.set(hit.id, { hit, score });
   }
-  return {
-    hits: [...best.values()].sort((a, b) => b.score - a.score).map((b) => b.hit),
-    more: all.length >= k || inRange.length >= Math.ceil(k / 2),
-  };
+  return [...best.values()].sort((a, b) => b.score - a.score).map((b) => b.hit);
 }
 
 function boost(range: TimeRange | null, ts: number): number {
@@ -118,7 +109,7 @@ function boost(range: TimeRange | null, ts: number): number {
 
 /** Places one hit at a time: the hit first (cut if it must be), then its neighbours while they fit. */
 class Filler {
-  /** Turn id → the turn and its neighbours, for the hits of the current pass (lookUp). */
+  /** Turn id → the turn and its neighbours, for the hits being placed (lookUp). */
   private runs = new Map<number, DocTurn[]>();
 
   constructor(
@@ -130,7 +121,7 @@ class Filler {
     private readonly seen: Set<string>,
   ) {}
 
-  /** Fetches the runs (hit and neighbours) of every turn among `hits`, in one look-up. */
+  /** Reads the runs (hit and neighbours) of every turn among `hits`, in one look-up. */
   lookUp(hits: readonly SearchHit[]): void {
     const ids = hits.filter((h) => h.kind === "turn").map(turnIdOf);
     const n = this.opts.neighbours ?? 1;
