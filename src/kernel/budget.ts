@@ -14,13 +14,27 @@ const REQUEST_SHARE = 0.8;
 export const MESSAGE_OVERHEAD = 4;
 const DROPPED_RESULT = "[earlier tool result dropped to fit the context window]";
 
-// Han, kana, Hangul, CJK punctuation and full-width forms: roughly one token each in common tokenizers.
-const CJK = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/g;
-
 export function estimateTokens(text: string): number {
   if (!text) return 0;
-  const cjk = text.match(CJK)?.length ?? 0;
+  let cjk = 0;
+  for (let i = 0; i < text.length; i++) if (isCjk(text.charCodeAt(i))) cjk++;
   return cjk + Math.ceil((text.length - cjk) / 4);
+}
+
+/**
+ * Han, kana, Hangul, CJK punctuation and full-width forms: roughly one token each in common tokenizers. A
+ * loop over code units, not a global regex match: every prompt text is estimated several times per turn,
+ * and the match built an array of every CJK character.
+ */
+function isCjk(c: number): boolean {
+  return (
+    (c >= 0x3000 && c <= 0x30ff) ||
+    (c >= 0x3400 && c <= 0x4dbf) ||
+    (c >= 0x4e00 && c <= 0x9fff) ||
+    (c >= 0xac00 && c <= 0xd7af) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xff00 && c <= 0xffef)
+  );
 }
 
 export function messageTokens(m: ChatMessage | ContextMessage): number {

@@ -74,6 +74,7 @@ export interface OfferOptions {
 export class ToolOffer {
   private offered: OfferEntry[];
   private specsCache: ToolSpec[] | null = null;
+  private tokensCache: number | null = null;
   /** Every definition the turn may use except tool_search. */
   readonly total: number;
   readonly trimmed: boolean;
@@ -115,7 +116,8 @@ export class ToolOffer {
   }
 
   tokens(): number {
-    return this.offered.length === 0 ? 0 : estimateTokens(JSON.stringify(this.specs()));
+    this.tokensCache ??= this.offered.length === 0 ? 0 : estimateTokens(JSON.stringify(this.specs()));
+    return this.tokensCache;
   }
 
   get count(): number {
@@ -153,7 +155,10 @@ export class ToolOffer {
         loaded.push(e);
       } else full.push(e);
     }
-    if (loaded.length > 0) this.specsCache = null;
+    if (loaded.length > 0) {
+      this.specsCache = null;
+      this.tokensCache = null;
+    }
     const lines: string[] = [];
     if (loaded.length > 0) lines.push("Loaded for this turn; call them directly:", ...loaded.map(line));
     if (already.length > 0) lines.push("Already available:", ...already.map(line));
@@ -171,7 +176,19 @@ export class ToolOffer {
   }
 }
 
+/** A definition's entry, computed once: its cost (JSON and token estimate) was paid for every tool on every turn. */
+const entries = new WeakMap<RegisteredTool["def"], OfferEntry>();
+
 function toEntry(t: RegisteredTool): OfferEntry {
+  let entry = entries.get(t.def);
+  if (!entry) {
+    entry = newEntry(t);
+    entries.set(t.def, entry);
+  }
+  return entry;
+}
+
+function newEntry(t: RegisteredTool): OfferEntry {
   const spec: ToolSpec = {
     type: "function",
     function: { name: t.def.name, description: t.def.description, parameters: t.def.parameters },

@@ -113,6 +113,8 @@ export class KeywordIndex {
         "SELECT rowid, kind, text FROM search_items WHERE rowid > ? ORDER BY rowid LIMIT ?",
       ),
       count: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM search_items"),
+      minTs: db.prepare<[string], number | null>("SELECT min(ts) FROM search_items WHERE kind = ?").pluck(),
+      maxTs: db.prepare<[string], number | null>("SELECT max(ts) FROM search_items WHERE kind = ?").pluck(),
       maxRowid: db.prepare<[], number | null>("SELECT max(rowid) FROM search_items").pluck(),
       countUpTo: db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM search_items WHERE rowid <= ?"),
     };
@@ -264,6 +266,20 @@ export class KeywordIndex {
     return cachedStatement<Array<string | number>, number>(this.db, sql)
       .pluck()
       .get(...params, ...(cap === undefined ? [] : [cap]))!;
+  }
+
+  /** The oldest and newest ts among the items of these kinds; null when there are none. */
+  tsSpan(kinds: readonly string[]): { min: number; max: number } | null {
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    for (const kind of kinds) {
+      // Per kind, so each bound is one step through the (kind, ts) index.
+      const lo = this.st.minTs.get(kind);
+      const hi = this.st.maxTs.get(kind);
+      if (lo !== null && lo !== undefined) min = Math.min(min, lo);
+      if (hi !== null && hi !== undefined) max = Math.max(max, hi);
+    }
+    return min <= max ? { min, max } : null;
   }
 
   /** Items in rowid order after `cursor`, for batch jobs. */

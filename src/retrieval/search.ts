@@ -284,6 +284,11 @@ export class SearchIndex {
     return this.keywords.list(normalFilter(filter), offset, limit, order);
   }
 
+  /** The oldest and newest ts among the items of these kinds; null when there are none. */
+  tsSpan(kinds: readonly string[]): { min: number; max: number } | null {
+    return this.keywords.tsSpan(kinds);
+  }
+
   count(filter?: SearchFilter): number {
     return this.keywords.countWhere(normalFilter(filter));
   }

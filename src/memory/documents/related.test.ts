@@ -162,6 +162,7 @@ test("one search of 40 hits; their rows are read a few hits at a time, and no mo
   const counting = {
     db: index.db,
     prepare: index.prepare.bind(index),
+    tsSpan: index.tsSpan.bind(index),
     search: (q: Parameters<SearchIndex["search"]>[0], o?: Parameters<SearchIndex["search"]>[1]) => {
       asked.push(o?.k ?? 10);
       return index.search(q, o);
@@ -184,4 +185,31 @@ test("one search of 40 hits; their rows are read a few hits at a time, and no mo
   assert.deepEqual(asked, [40]);
   assert.deepEqual(read, [8, 8, 8, 8, 4]);
   for (let i = 0; i < 36; i++) assert.ok(large.includes(`harbour walk number ${i}\n`), `walk ${i} in ${large}`);
+});
+
+test("a time range that holds every turn is not searched twice: it would boost every hit alike", async () => {
+  const { index, docs } = layers();
+  const asked: Array<number | undefined> = [];
+  const counting = {
+    db: index.db,
+    prepare: index.prepare.bind(index),
+    tsSpan: index.tsSpan.bind(index),
+    search: (q: Parameters<SearchIndex["search"]>[0], o?: Parameters<SearchIndex["search"]>[1]) => {
+      asked.push(o?.filter?.since);
+      return index.search(q, o);
+    },
+  };
+  const thisWeek = NOW - 2 * DAY;
+  docs.archive([event(thisWeek, "The harbour walk was windy")]);
+  docs.archive([event(thisWeek + HOUR, "The harbour cafe was closed")]);
+  const all = await relatedMemory({ index: counting, docs }, "harbour this week", 400, opts());
+  assert.deepEqual(asked, [undefined], "one search: both turns are in this week");
+  assert.match(all, /windy/);
+  assert.match(all, /closed/);
+  asked.length = 0;
+  docs.archive([event(NOW - 60 * DAY, "An old harbour walk in the rain")]);
+  const some = await relatedMemory({ index: counting, docs }, "harbour this week", 400, opts());
+  assert.equal(asked.length, 2, "an older turn exists: the range is searched too");
+  assert.match(some, /windy/);
+  assert.match(some, /rain/);
 });

@@ -20,7 +20,7 @@ import { type Excerpt, excerptCost, RelatedPacker } from "./related-pack.js";
 export { RELATED_HEADER } from "./related-pack.js";
 
 export interface RelatedDeps {
-  index: Pick<SearchIndex, "search" | "prepare" | "db">;
+  index: Pick<SearchIndex, "search" | "prepare" | "db" | "tsSpan">;
   docs: Pick<DocStore, "turnsAroundMany">;
 }
 
@@ -75,10 +75,10 @@ export async function relatedMemory(
 }
 
 /**
- * Turn and document hits, best first, minus the excluded. With
- * a time range, a second search inside the range brings in matches the plain search ranked too low, and
- * every hit inside the range is boosted by the range's strength; hits outside stay, so a wrong guess
- * about time costs rank, not recall.
+ * Turn and document hits, best first, minus the excluded. With a time range, a second search inside the
+ * range brings in matches the plain search ranked too low, and every hit inside the range is boosted by
+ * the range's strength; hits outside stay, so a wrong guess about time costs rank, not recall. A range that holds every turn and document ("today" to a new user)
+ * would find the plain search's best again and boost them all alike: it is not searched.
  */
 async function rankedHits(
   index: RelatedDeps["index"],
@@ -87,20 +87,25 @@ async function rankedHits(
   k: number,
   exclude: ReadonlySet<string>,
 ): Promise<SearchHit[]> {
+  const within = range && !holdsAll(range, index.tsSpan(KINDS)) ? range : null;
   const [all, inRange] = await Promise.all([
     index.search(query, { k, filter: { kind: KINDS } }),
-    range
-      ? index.search(query, { k: Math.ceil(k / 2), filter: { kind: KINDS, since: range.since, until: range.until } })
+    within
+      ? index.search(query, { k: Math.ceil(k / 2), filter: { kind: KINDS, since: within.since, until: within.until } })
       : Promise.resolve([]),
   ]);
   const best = new Map<string, { hit: SearchHit; score: number }>();
   for (const hit of [...all, ...inRange]) {
     if (exclude.has(hit.id)) continue;
-    const score = hit.score * boost(range, hit.ts);
+    const score = hit.score * boost(within, hit.ts);
     const prev = best.get(hit.id);
     if (!prev || score > prev.score) best.set(hit.id, { hit, score });
   }
   return [...best.values()].sort((a, b) => b.score - a.score).map((b) => b.hit);
+}
+
+function holdsAll(range: TimeRange, span: { min: number; max: number } | null): boolean {
+  return span === null || (range.since <= span.min && range.until >= span.max);
 }
 
 function boost(range: TimeRange | null, ts: number): number {
