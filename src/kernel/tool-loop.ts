@@ -164,7 +164,7 @@ async function callLLM(
   offer: ToolOffer,
 ): Promise<CompletionResponse> {
   const tools = offer.specs();
-  fitToBudget(messages, requestBudget(deps.llm.contextWindow()) - estimateTokens(JSON.stringify(tools)));
+  fitToBudget(messages, requestBudget(deps.llm.contextWindow()) - offer.tokens());
   try {
     return await streamLLM(deps, ctx, messages, tools, control);
   } catch (err) {

@@ -7,6 +7,7 @@
  */
 import { stemmer } from "stemmer";
 import { HomeAgentError } from "../util/errors.js";
+import { WorstFirstHeap } from "./top-heap.js";
 
 /**
  * Chosen on the LoCoMo development split (recall@10 with the default fusion): k1 1.2 / b 0.75 (the usual
@@ -310,62 +311,7 @@ function selectTop(
   docOf: Int32Array,
   limit: number,
 ): Bm25Hit[] {
-  const heap = new WorstFirstHeap(limit);
+  const heap = new WorstFirstHeap<Bm25Hit>(limit);
   for (let i = 0; i < count; i++) heap.offer(docOf[slots[i]], scores[slots[i]]);
   return heap.drain();
-}
-
-/** Keeps the `capacity` best (score desc, doc asc) entries seen; the worst kept sits at the root. */
-class WorstFirstHeap {
-  private readonly items: Bm25Hit[] = [];
-
-  constructor(private readonly capacity: number) {}
-
-  offer(doc: number, score: number): void {
-    if (this.items.length < this.capacity) {
-      this.items.push({ doc, score });
-      this.up(this.items.length - 1);
-      return;
-    }
-    const root = this.items[0];
-    // Most candidates lose to the current worst kept: decide before allocating anything.
-    if (score < root.score || (score === root.score && doc > root.doc)) return;
-    this.items[0] = { doc, score };
-    this.down(0);
-  }
-
-  drain(): Bm25Hit[] {
-    return this.items.sort((a, b) => (better(a, b) ? -1 : 1));
-  }
-
-  private up(i: number): void {
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!better(this.items[parent], this.items[i])) break;
-      this.swap(i, parent);
-      i = parent;
-    }
-  }
-
-  private down(i: number): void {
-    const n = this.items.length;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let worst = i;
-      if (l < n && better(this.items[worst], this.items[l])) worst = l;
-      if (r < n && better(this.items[worst], this.items[r])) worst = r;
-      if (worst === i) return;
-      this.swap(i, worst);
-      i = worst;
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    [this.items[a], this.items[b]] = [this.items[b], this.items[a]];
-  }
-}
-
-function better(a: Bm25Hit, b: Bm25Hit): boolean {
-  return a.score > b.score || (a.score === b.score && a.doc < b.doc);
 }
