@@ -2,13 +2,21 @@
  * What running a plugin in its own process costs, and how fast a killed one is back. In one run, so the
  * ratios hold on a noisy machine: a `tool.invoke` round trip to the echo-ts fixture (plugin.js under the
  * stdio runtime, through the real registry, bridge and agent tool registry), a raw line ping-pong between
- * two Node processes over stdio (the floor any pipe protocol pays), and the same tool in-process. Then the
- * recovery time: SIGKILL the plugin → its tool answers again, median of 10.
+ * two Node processes over stdio (the floor any pipe protocol pays), and the same tool in-process; the
+ * line of each payload carries the ratios to the raw ping-pong. Then the recovery time: SIGKILL the plugin
+ * → its tool answers again, median of 10.
+ *
+ * A ping-pong's time is mostly the other side waking up: ~10 µs when both processes share a CPU, ~60 µs
+ * across CPUs on this machine. Left to the scheduler, the plugin pair and the raw pair can land differently
+ * and their ratio swings from 0.3× to 8× between runs, so both pairs get the same placement (BENCH_CPUS):
+ * "split" (default where taskset and two CPUs exist) puts the daemon on CPU 0 and both children on CPU 1,
+ * "same" puts all three on CPU 0, "none" leaves it to the scheduler.
  *
  * Run after a build (`npm run bench:plugin-rpc` builds first): the plugin child runs the compiled runner
  * like a user's daemon does, not the sources through tsx.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
+import { availableParallelism, cpus as cpuList } from "node:os";
 import { PluginRegistry } from "../src/plugins/registry.js";
 import { systemClock } from "../src/util/clock.js";
 import { quietLog } from "../test/fixtures/kernel-harness.js";
@@ -39,7 +47,7 @@ const registry = new PluginRegistry(test.host, test.config, quietLog, {
 await registry.startAll([]);
 const tools = test.harness.agent.tools;
 const echo = registry.list().find((p) => p.name === "echo-ts");
-if (echo?.state !== "running") throw new Error(`echo-ts did not start: ${JSON.stringify(echo)}`);
+if (echo?.state !== "running" || !echo.pid) throw new Error(`echo-ts did not start: ${JSON.stringify(echo)}`);
 
 tools.register("bench", { name: "echo_inproc", description: "echo", parameters: {} }, (args) => String(args.text));
 const toolCtx = { requestId: "bench", source: "bench", channel: "bench", signal: new AbortController().signal };
@@ -93,8 +101,41 @@ async function timeRaw(child: ChildProcessWithoutNullStreams, text: string): Pro
   return samples.sort((a, b) => a - b);
 }
 
+type Placement = "split" | "same" | "none";
+
+function placement(): Placement {
+  const asked = process.env.BENCH_CPUS ?? "split";
+  if (asked !== "split" && asked !== "same" && asked !== "none")
+    throw new Error(`BENCH_CPUS=${asked}: split, same or none`);
+  if (asked === "none") return asked;
+  try {
+    execFileSync("taskset", ["-V"], { stdio: "ignore" });
+  } catch {
+    return "none";
+  }
+  return asked === "split" && availableParallelism() < 2 ? "same" : asked;
+}
+
+function cpuCount(): number {
+  return cpuList().length;
+}
+
+/** Every thread of `pid` onto `cpu`; -1 = back onto every CPU. */
+function pin(pid: number, cpu: number): void {
+  const list = cpu < 0 ? `0-${cpuCount() - 1}` : String(cpu);
+  execFileSync("taskset", ["-a", "-p", "-c", list, String(pid)], { stdio: "ignore" });
+}
+
 const round = (n: number) => Math.round(n * 10) / 10;
+const ratio = (ours: number, floor: number) => Math.round((ours / floor) * 100) / 100;
 const raw = spawn(process.execPath, ["-e", ECHO_CHILD], { stdio: ["pipe", "pipe", "pipe"] });
+const cpus = placement();
+if (cpus !== "none") {
+  const childCpu = cpus === "split" ? 1 : 0;
+  pin(echo.pid, childCpu);
+  pin(raw.pid ?? -1, childCpu);
+  pin(process.pid, 0);
+}
 // Up and idle before anything is timed: a Node process starting beside a measurement skews it.
 await timeRaw(raw, "ready");
 for (const bytes of PAYLOADS) {
@@ -102,20 +143,27 @@ for (const bytes of PAYLOADS) {
   const ours = await timeTool("echo", text);
   const rawPingPong = await timeRaw(raw, text);
   const inproc = await timeTool("echo_inproc", text);
+  const [p50, p99] = [percentile(ours, 0.5), percentile(ours, 0.99)];
+  const [rawP50, rawP99] = [percentile(rawPingPong, 0.5), percentile(rawPingPong, 0.99)];
   console.log(
     JSON.stringify({
       bench: "plugin-rpc",
       payload_bytes: bytes,
-      p50_us: round(percentile(ours, 0.5)),
-      p99_us: round(percentile(ours, 0.99)),
-      raw_p50_us: round(percentile(rawPingPong, 0.5)),
-      raw_p99_us: round(percentile(rawPingPong, 0.99)),
+      p50_us: round(p50),
+      p99_us: round(p99),
+      raw_p50_us: round(rawP50),
+      raw_p99_us: round(rawP99),
+      p50_ratio: ratio(p50, rawP50),
+      p99_ratio: ratio(p99, rawP99),
       inproc_p50_us: round(percentile(inproc, 0.5)),
+      cpus,
       rounds: ROUNDS,
     }),
   );
 }
 raw.kill();
+// Restarted plugins inherit the daemon's CPUs: recovery is timed with the whole machine, as a daemon has it.
+if (cpus !== "none") pin(process.pid, -1);
 
 /** SIGKILL → the tool answers again; polls on every turn of the event loop. */
 async function recoverOnce(): Promise<number> {

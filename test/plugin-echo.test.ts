@@ -2,7 +2,8 @@
  * One echo test, two plugins: echo-ts (TypeScript, definePlugin, run as plugin.js by the SDK's stdio
  * runtime) and echo-py (Python, written from docs/plugin-protocol.md alone, no shared code). Both must
  * behave the same through the real registry and proc host: tool, cleaner, stage patch, output channel,
- * cancellation, logging and a clean stop — which is what shows the protocol document is enough.
+ * cancellation, logging and a clean stop, a long text included — which is what shows the protocol document is
+ * enough.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -62,6 +63,10 @@ for (const p of PLUGINS) {
 
     const echoed = await agent.tools.execute({ id: "c1", name: "echo", arguments: { text: "héllo 你好" } }, toolCtx());
     assert.deepEqual(echoed, { status: "ok", content: "héllo 你好" });
+    // Long enough to travel as an attachment to echo-ts; echo-py never said it reads them, so it gets a line.
+    const long = `"quoted" \\ é 你好 😀\n`.repeat(4000);
+    const big = await agent.tools.execute({ id: "c1b", name: "echo", arguments: { text: long } }, toolCtx());
+    assert.deepEqual(big, { status: "ok", content: long });
     const cleaner = agent.tools.get("echo")?.def.cleaner;
     assert.ok(cleaner, "the tool was registered with a cleaner");
     assert.equal(await cleaner("  padded  "), "padded");

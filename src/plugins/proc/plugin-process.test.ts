@@ -72,6 +72,63 @@ test("a raw protocol plugin is launched; its tool is callable through agent.tool
   );
 });
 
+/**
+ * A plugin that says it reads attachments and tells on stderr what it was offered and which headers came
+ * (one attachment, at params.args.text, is all it needs to understand); its tool `size` counts the text.
+ */
+const ATTACHMENT_PROBE = `
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+let buf = Buffer.alloc(0), header, held, starting;
+process.stdin.on("data", (chunk) => {
+  buf = Buffer.concat([buf, chunk]);
+  for (;;) {
+    if (held) {
+      if (buf.length < header[0].bytes) return;
+      held.params.args.text = buf.subarray(0, header[0].bytes).toString();
+      buf = buf.subarray(header[0].bytes);
+      const msg = held;
+      held = header = undefined;
+      serve(msg);
+      continue;
+    }
+    const nl = buf.indexOf(10);
+    if (nl < 0) return;
+    const line = buf.subarray(0, nl).toString();
+    buf = buf.subarray(nl + 1);
+    if (line.startsWith("@")) console.error("header " + line), (header = JSON.parse(line.slice(1)));
+    else if (header) held = JSON.parse(line);
+    else serve(JSON.parse(line));
+  }
+});
+function serve(msg) {
+  if (msg.method === "handshake") {
+    console.error("offered " + msg.params.attachments);
+    send({ id: msg.id, result: { protocol: 1, pluginName: msg.params.pluginName, pid: process.pid, attachments: true } });
+  } else if (msg.method === "plugin.start") {
+    starting = msg.id;
+    send({ id: 1, method: "core.registerTool", params: [{ name: "size", parameters: { type: "object" } }] });
+  } else if (msg.method === undefined) send({ id: starting, result: {} });
+  else if (msg.method === "tool.invoke") send({ id: msg.id, result: { result: msg.params.args.text.length } });
+  else send({ id: msg.id, result: {} });
+}`;
+
+test("the daemon offers attachments in the handshake and sends long strings as such to a plugin that reads them", async () => {
+  const run = await launchFixture("raw-probe", { command: process.execPath, args: ["-e", ATTACHMENT_PROBE] });
+  try {
+    const text = "é".repeat(50_000);
+    const out = await run.host.harness.agent.tools.execute(
+      { id: "c1", name: "size", arguments: { text } },
+      toolContext(),
+    );
+    assert.deepEqual(out, { status: "ok", content: "50000" });
+    await waitFor(() => run.logs.some((l) => l.includes("header @")), "the header on the plugin's stderr");
+    assert.ok(run.logs.includes("info [stderr] offered true"), run.logs.join("\n"));
+    assert.ok(run.logs.includes('info [stderr] header @[{"path":["params","args","text"],"bytes":100000}]'));
+  } finally {
+    await run.close(run.proc);
+  }
+});
+
 test("plugin.init carries the plugin's own settings", async () => {
   const first = fixtureRun("raw-probe");
   first.binding.sdk.settings.set("greeting", "hello");

@@ -217,6 +217,7 @@ export class PluginProcess {
       protocol: PROTOCOL_VERSION,
       coreVersion: VERSION,
       pluginName: name,
+      attachments: true,
     }));
     if (!isObject(handshake)) {
       return this.fail(
@@ -240,6 +241,8 @@ export class PluginProcess {
       );
     }
     this.sdkVersion = typeof handshake.sdkVersion === "string" ? handshake.sdkVersion : "";
+    // Only a plugin that said it reads attachments gets them; every other one gets plain lines, as always.
+    this.peer.sendAttachments = handshake.attachments === true;
     const capabilities = [...new Set<Capability>(["core", ...this.opts.capabilities])];
     await this.step("plugin.init", this.opts.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS, () => ({
       name,

@@ -3,7 +3,7 @@
  * stage patch format — shared by the daemon and the stdio runtime so both sides speak exactly one version of
  * it. docs/plugin-protocol.md describes the same thing for plugins written in other languages.
  */
-export { encodeFrame, type LineEvent, LineReader, MAX_FRAME_BYTES } from "./framing.js";
+export { encodeFrame, type Frame, type FrameEvent, FrameReader, MAX_FRAME_BYTES } from "./framing.js";
 export { type CallOptions, RpcPeer, type RpcPeerOptions } from "./peer.js";
 export type { RequestContext } from "./request-context.js";
 export {

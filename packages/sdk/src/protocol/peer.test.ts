@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import test from "node:test";
 import { SdkError } from "../errors.js";
-import { frameHead, type LineEvent, LineReader } from "./framing.js";
+import { type FrameEvent, FrameReader, frameHead } from "./framing.js";
 import { RpcPeer, type RpcPeerOptions } from "./peer.js";
 import { RPC_CLOSED, RPC_DEADLINE, RPC_FRAME_TOO_LARGE, RpcError, toWireError } from "./rpc-error.js";
 
@@ -27,9 +27,9 @@ function pair(onA: Handler, onB: Handler, extra: Partial<RpcPeerOptions> = {}) {
 
 const never: Handler = () => new Promise(() => {});
 
-test("LineReader splits chunks into lines and drops a line over the cap without buffering it", () => {
-  const events: LineEvent[] = [];
-  const reader = new LineReader((e) => events.push(e), 10);
+test("FrameReader splits chunks into lines and drops a line over the cap without buffering it", () => {
+  const events: FrameEvent[] = [];
+  const reader = new FrameReader((e) => events.push(e), 10);
   reader.push(Buffer.from('{"a":1}\n{"b"'));
   reader.push(Buffer.from(":2}\n0123456789ABCDEF"));
   reader.push(Buffer.from("GHI\nok\n"));
@@ -101,7 +101,7 @@ test("an oversized request is answered with an error and the connection keeps wo
   assert.ok(err instanceof RpcError && err.rpcCode === RPC_FRAME_TOO_LARGE, "the sender refuses it locally");
   // A hostile sender that writes it anyway gets an answer naming the limit.
   const got = new Promise<string>((resolve) => {
-    const seen = new LineReader((e) => e.kind === "line" && resolve(e.text));
+    const seen = new FrameReader((e) => e.kind === "line" && resolve(e.text));
     (b as unknown as { opts: { output: PassThrough } }).opts.output.on("data", (c: Buffer) => seen.push(c));
   });
   (a as unknown as { opts: { output: PassThrough } }).opts.output.write(

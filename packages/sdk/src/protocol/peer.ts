@@ -4,7 +4,9 @@
  * waiting to be written to a peer that stopped reading; every call can carry a deadline, and a closed peer
  * fails every call at once instead of leaving it waiting.
  */
-import { encodeFrame, frameHead, type LineEvent, LineReader, MAX_FRAME_BYTES } from "./framing.js";
+import type { Writable } from "node:stream";
+import { placeAttachments } from "./attachments.js";
+import { encodeFrame, type Frame, type FrameEvent, FrameReader, frameHead, MAX_FRAME_BYTES } from "./framing.js";
 import { type RequestContext, Serving } from "./request-context.js";
 import {
   fromWireError,
@@ -61,12 +63,17 @@ export class RpcPeer {
   private readonly maxFrame: number;
   private readonly maxConcurrent: number;
   private readonly maxQueued: number;
+  /**
+   * Whether the other side reads attachments (it said so in the handshake): long strings are then sent as
+   * such instead of inside the JSON. Received attachments are read either way.
+   */
+  sendAttachments = false;
 
   constructor(private readonly opts: RpcPeerOptions) {
     this.maxFrame = opts.maxFrameBytes ?? MAX_FRAME_BYTES;
     this.maxConcurrent = opts.maxConcurrent ?? 256;
     this.maxQueued = opts.maxQueuedBytes ?? 16 * 1024 * 1024;
-    const reader = new LineReader((event) => this.receive(event), this.maxFrame);
+    const reader = new FrameReader((event) => this.receive(event), this.maxFrame);
     opts.input.on("data", (chunk: Buffer | string) => {
       if (!this.closed) reader.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
     });
@@ -160,15 +167,15 @@ export class RpcPeer {
 
   /** Writes one message; returns why it could not be sent, if so. */
   private send(message: Message): RpcError | undefined {
-    let line: string | null;
+    let frame: Frame | null;
     try {
-      line = encodeFrame(message, this.maxFrame);
+      frame = encodeFrame(message, this.maxFrame, this.sendAttachments);
     } catch (err) {
       // A BigInt, a cycle, a value nested too deep: nothing was written.
       const why = err instanceof Error ? err.message : String(err);
       return new RpcError(RPC_INVALID_PARAMS, `message cannot be sent as JSON: ${why}`);
     }
-    if (line === null) {
+    if (frame === null) {
       return new RpcError(RPC_FRAME_TOO_LARGE, `message over the ${this.maxFrame}-byte frame limit; send less`);
     }
     const queued = (this.opts.output as { writableLength?: number }).writableLength ?? 0;
@@ -177,11 +184,20 @@ export class RpcPeer {
         code: "peer_not_reading",
       });
     }
-    this.opts.output.write(line);
+    const output = this.opts.output as NodeJS.WritableStream & Partial<Pick<Writable, "cork" | "uncork">>;
+    if (frame.attachments.length === 0) {
+      output.write(frame.text);
+      return undefined;
+    }
+    // One write to the pipe for the whole frame, so the other side wakes up once, to all of it.
+    output.cork?.();
+    output.write(frame.text);
+    for (const text of frame.attachments) output.write(text);
+    output.uncork?.();
     return undefined;
   }
 
-  private receive(event: LineEvent): void {
+  private receive(event: FrameEvent): void {
     if (event.kind === "oversized") {
       this.refuseOversized(event.head, event.bytes);
       return;
@@ -198,6 +214,11 @@ export class RpcPeer {
       return;
     }
     const msg = message as Message;
+    const misplaced = event.attachments && placeAttachments(msg, event.attachments);
+    if (misplaced) {
+      this.opts.onProtocolError?.(`skipped a message: ${misplaced}: ${event.text.slice(0, 200)}`);
+      return;
+    }
     if (msg.jsonrpc !== "2.0") {
       this.opts.onProtocolError?.(`skipped a message without "jsonrpc":"2.0": ${event.text.slice(0, 200)}`);
       return;

@@ -122,6 +122,7 @@ test("handshake, init, and start that answers only once the daemon accepted ever
     sdkVersion: sdkPackage.version,
     pluginName: "echo-ts",
     pid: child.proc.pid,
+    attachments: true,
   });
   assert.deepEqual(await child.peer.call("plugin.init", initParams()), {});
 
@@ -188,6 +189,34 @@ test("tool, cleaner, output and stage calls reach the plugin's handlers and answ
   const unknown = await child.peer.call("tool.invoke", { name: "nope", args: {}, ...call }).catch((e: unknown) => e);
   assert.ok(unknown instanceof RpcError && /no tool named "nope"/.test(unknown.message), String(unknown));
 });
+
+for (const daemonReads of [true, false]) {
+  test(`a long tool result comes back intact, as an attachment only to a daemon that reads them (${daemonReads})`, async () => {
+    const child = runPlugin(installEcho());
+    const written: Buffer[] = [];
+    child.proc.stdout?.on("data", (chunk: Buffer) => written.push(chunk));
+    const hello = await child.peer.call<Record<string, unknown>>("handshake", {
+      protocol: PROTOCOL_VERSION,
+      coreVersion: "0.1.0",
+      pluginName: "echo-ts",
+      ...(daemonReads ? { attachments: true } : {}),
+    });
+    child.peer.sendAttachments = hello.attachments === true;
+    await child.peer.call("plugin.init", initParams());
+    await child.peer.call("plugin.start", {});
+    const text = `"quoted" é 你好 😀\n`.repeat(20_000);
+    const call = { requestId: "r1", source: "cli", channel: "main", deadlineMs: 5000 };
+    assert.deepEqual(await child.peer.call("tool.invoke", { name: "echo", args: { text }, ...call }), { result: text });
+    const headers = Buffer.concat(written)
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("@"));
+    assert.deepEqual(
+      headers,
+      daemonReads ? [`@[{"path":["result","result"],"bytes":${Buffer.byteLength(text)}}]`] : [],
+    );
+  });
+}
 
 test("a registration the daemon refuses fails plugin.start with its message and code", async () => {
   const child = runPlugin(installEcho(), (method) => {

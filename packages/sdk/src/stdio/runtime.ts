@@ -96,7 +96,15 @@ export function runStdioPlugin(
     onRequest: (method, params, ctx) => {
       switch (method) {
         case "handshake":
-          return { protocol: PROTOCOL_VERSION, sdkVersion: SDK_VERSION, pluginName: plugin.name, pid: process.pid };
+          // A daemon that reads attachments says so; ours are then sent to it as such (older daemons never see one).
+          peer.sendAttachments = (params as { attachments?: unknown } | undefined)?.attachments === true;
+          return {
+            protocol: PROTOCOL_VERSION,
+            sdkVersion: SDK_VERSION,
+            pluginName: plugin.name,
+            pid: process.pid,
+            attachments: true,
+          };
         case "plugin.init":
           session = createProxySdk(peer, initParams(params));
           return {};
