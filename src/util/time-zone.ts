@@ -3,11 +3,12 @@
  * in the same zone as "Current time", with its date, or it cannot tell a week-old event from a new one.
  *
  * Intl is slow (tens of µs per formatToParts, hundreds per new formatter) and a prompt dates dozens of
- * rows per turn, so a zone's UTC offset is measured once per 15-minute slice of time — offsets only change
- * on quarter-hour boundaries — and dates are then plain arithmetic.
+ * rows per turn, so a zone's UTC offset is measured once per day (per 15-minute slice of a day on which it
+ * changes — offsets only change on quarter-hour boundaries) and dates are then plain arithmetic.
  */
 
 const SLICE_MS = 15 * 60_000;
+const DAY_MS = 86_400_000;
 const MAX_CACHED = 4096;
 const offsets = new Map<string, number>();
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -49,6 +50,29 @@ export function zoneOffset(ms: number, zone: string): string {
 }
 
 function offsetMinutes(ms: number, zone: string): number {
+  const day = dayOffset(ms, zone);
+  return Number.isNaN(day) ? sliceOffset(ms, zone) : day;
+}
+
+/**
+ * The zone's offset for the whole UTC day of `ms`, or NaN on a day it changes: equal offsets at a day's
+ * first and last millisecond mean no change in between (a zone's changes are months apart). A prompt's
+ * rows span months, and one entry per day keeps a year of them in the cache where 15-minute slices did not.
+ */
+function dayOffset(ms: number, zone: string): number {
+  const start = Math.floor(ms / DAY_MS) * DAY_MS;
+  const key = `${zone}@day${start}`;
+  let minutes = offsets.get(key);
+  if (minutes === undefined) {
+    const first = measureOffset(start, zone);
+    minutes = first === measureOffset(start + DAY_MS - 1, zone) ? first : Number.NaN;
+    if (offsets.size >= MAX_CACHED) offsets.clear();
+    offsets.set(key, minutes);
+  }
+  return minutes;
+}
+
+function sliceOffset(ms: number, zone: string): number {
   const key = `${zone}@${Math.floor(ms / SLICE_MS)}`;
   let minutes = offsets.get(key);
   if (minutes === undefined) {
