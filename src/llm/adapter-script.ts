@@ -23,6 +23,8 @@ export interface AdapterSpec {
   streamFormat: StreamFormat;
   /** Whether transform_stream_chunk exists; without it a stream is answered by one whole chunk. */
   streams: boolean;
+  /** transform_request only moves texts: long ones reach it as stand-ins (stand-ins.ts). */
+  passThroughText: boolean;
 }
 
 const AUTH_SCHEMES: readonly AuthScheme[] = ["bearer", "x-api-key", "x-goog-api-key", "none"];
@@ -34,6 +36,7 @@ interface AdapterTable {
   headers?: Record<string, unknown>;
   auth?: unknown;
   stream_format?: unknown;
+  pass_through_text?: unknown;
   transform_request?: unknown;
   transform_response?: unknown;
   transform_stream_chunk?: unknown;
@@ -71,6 +74,7 @@ export class AdapterScript {
       auth: oneOf(table.auth, "auth", AUTH_SCHEMES, "bearer"),
       streamFormat: oneOf(table.stream_format, "stream_format", STREAM_FORMATS, "sse"),
       streams: typeof table.transform_stream_chunk === "function",
+      passThroughText: flag(table.pass_through_text, "pass_through_text"),
     };
     const environment = { globals: opts.globals, libraries: opts.libraries };
     return new AdapterScript(vm, name, source, environment, spec, typeof table.begin_stream === "function");
@@ -105,6 +109,11 @@ export class AdapterScript {
 function text(value: unknown, field: string): string {
   if (value === undefined || typeof value === "string") return value ?? "";
   throw invalidAdapter(`${field} must be a string, not ${typeof value}`);
+}
+
+function flag(value: unknown, field: string): boolean {
+  if (value === undefined || typeof value === "boolean") return value ?? false;
+  throw invalidAdapter(`${field} must be true or false, not ${JSON.stringify(value)}`);
 }
 
 function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[], fallback: T): T {

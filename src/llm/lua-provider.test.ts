@@ -397,3 +397,42 @@ test("a failing begin_stream is reported as such, not as the request", async () 
   assert.equal(err.kind, "fatal");
   assert.match(err.message, /^adapter openai \(source main\) could not begin a stream: .*no state/);
 });
+
+test("pass_through_text: long texts reach transform_request as stand-ins and the wire body has them whole", async () => {
+  // Quotes, a newline, CJK and a backslash: each must come back exactly, escaped once, wherever it was put.
+  const long = `She said "bring the map"\n去公园散步 C:\\path ${"and more words ".repeat(20)}`;
+  const adapter = (pass: boolean) => `
+    return {
+      pass_through_text = ${pass},
+      transform_request = function(body)
+        local req = json.decode(body)
+        local text = req.messages[1].content
+        return json.encode(json.object({ model = req.model, seen = #text, merged = text .. " | " .. text,
+          messages = req.messages }))
+      end,
+      transform_response = function(body) return body end,
+    }`;
+  const messages = [{ role: "user" as const, content: long }];
+  for (const pass of [true, false]) {
+    fake.requests.length = 0;
+    fake.enqueue({ text: "ok" });
+    await provider({ adapterSource: adapter(pass) })
+      .chat({ model: "", messages })
+      .catch(() => undefined);
+    const sent = fake.requests[0].body as { seen: number; merged: string; messages: Array<{ content: string }> };
+    assert.equal(sent.messages[0].content, long);
+    assert.equal(sent.merged, `${long} | ${long}`);
+    if (pass) assert.ok(sent.seen < 10, `the adapter saw ${sent.seen} bytes, not a stand-in`);
+    else assert.equal(sent.seen, Buffer.byteLength(long));
+  }
+});
+
+test("the bundled OpenAI adapter passes texts through: a long prompt goes out as it came in", async () => {
+  const long = `${"今天天气怎么样？ how is the weather ".repeat(40)}"quoted"\n`;
+  fake.enqueue({ text: "ok" });
+  await provider().chat({ model: "", messages: [{ role: "system", content: long }, { role: "user", content: "hi" }] });
+  assert.deepEqual(fake.requests[0].body.messages, [
+    { role: "system", content: long },
+    { role: "user", content: "hi" },
+  ]);
+});

@@ -16,6 +16,9 @@
  *   "x-api-key", "x-goog-api-key" (header of that name) or "none". The key never enters Lua.
  * - `stream_format` — "sse" (default: `data:` payloads, `[DONE]` ends the stream) or "ndjson" (one JSON
  *   document per line).
+ * - `pass_through_text` — optional `true` for an adapter whose transform_request only moves texts into the
+ *   body, never reads or changes them: each string of 128 characters or more then reaches it as a short
+ *   stand-in, and the host puts the text back into the body returned (stand-ins.ts).
  * - `transform_request(json) → json` — unified CompletionRequest (model resolved, `stream` set) → wire body.
  * - `transform_response(json) → json` — wire body → unified CompletionResponse. Raise an error for a body
  *   you cannot use; never return an empty reply instead.
@@ -46,6 +49,7 @@ import { ndjsonBatches } from "./ndjson.js";
 import { type CallOptions, type Provider, ProviderError } from "./provider.js";
 import { ReplyBudget } from "./reply-budget.js";
 import { sseBatches } from "./sse.js";
+import { type StandIns, withStandIns } from "./stand-ins.js";
 import { toResponse, toStreamChunks } from "./unified.js";
 import { httpError, snippet } from "./wire-errors.js";
 
@@ -121,8 +125,10 @@ export class LuaAdaptedProvider implements Provider {
   async chat(req: CompletionRequest, opts: CallOptions = {}): Promise<CompletionResponse> {
     const script = await this.lua.load();
     const model = this.modelFor(req);
-    const wire = this.wireRequest(req, model, false);
-    const body = await this.lua.call(script, script.name, "transform_request", wire, "build the request", opts.signal);
+    const wire = this.wireRequest(script.spec, req, model, false);
+    const body = wire.restore(
+      await this.lua.call(script, script.name, "transform_request", wire.wire, "build the request", opts.signal),
+    );
     const call = this.startCall(opts.signal);
     try {
       const res = await this.post(call, script.spec, model, body, false);
@@ -152,7 +158,8 @@ export class LuaAdaptedProvider implements Provider {
     const call = this.startCall(opts.signal);
     try {
       const model = this.modelFor(req);
-      const body = await this.lua.beginStream(script, instance, this.wireRequest(req, model, true), opts.signal);
+      const wire = this.wireRequest(script.spec, req, model, true);
+      const body = wire.restore(await this.lua.beginStream(script, instance, wire.wire, opts.signal));
       const res = await this.post(call, script.spec, model, body, true);
       if (!res.body) throw new ProviderError(`${this.label()}: streaming response has no body`, "transient");
       const read = script.spec.streamFormat === "ndjson" ? ndjsonBatches : sseBatches;
@@ -210,13 +217,23 @@ export class LuaAdaptedProvider implements Provider {
     return req.model && req.model !== "AUTO" ? req.model : this.model;
   }
 
+  async warm(): Promise<void> {
+    const script = await this.lua.load();
+    // Each stream runs on an instance of its own (adapter-script.ts): one loaded now is as fresh as one
+    // loaded by the first stream.
+    if (script.spec.streams) script.release(await this.lua.acquire(script));
+  }
+
   /** Stops the Lua worker this provider created; see AdapterCalls.close. */
   close(): Promise<void> {
     return this.lua.close();
   }
 
-  private wireRequest(req: CompletionRequest, model: string, stream: boolean): string {
-    return JSON.stringify({ ...req, model, stream });
+  /** The unified request as transform_request reads it: long texts as stand-ins when the adapter passes them through. */
+  private wireRequest(spec: AdapterSpec, req: CompletionRequest, model: string, stream: boolean): StandIns {
+    const request = { ...req, model, stream };
+    if (spec.passThroughText) return withStandIns(request);
+    return { wire: JSON.stringify(request), restore: (body) => body };
   }
 
   private decode<T>(out: string, fn: string, convert: (value: unknown) => T): T {

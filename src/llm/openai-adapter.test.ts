@@ -17,6 +17,7 @@ test("adapter table carries its metadata", () => {
     version: "1",
     endpoint: "/chat/completions",
     headers: {},
+    pass_through_text: true,
   });
 });
 

@@ -18,7 +18,13 @@ local quirks = {
   end,
 }
 
-local adapter = compat.adapter({ name = "deepseek", version = "1" }, quirks)
+local adapter = compat.adapter({
+  name = "deepseek",
+  version = "1",
+  -- transform_request only moves message texts into the body, so long ones reach it as short stand-ins that
+  -- HomeAgent puts back (much faster for long prompts). Delete this line if you make it read or edit them.
+  pass_through_text = true,
+}, quirks)
 
 function adapter.transform_request(body)
   local req = json.decode(body)

@@ -18,4 +18,10 @@ local quirks = {
   end,
 }
 
-return compat.adapter({ name = "groq", version = "1" }, quirks)
+return compat.adapter({
+  name = "groq",
+  version = "1",
+  -- transform_request only moves message texts into the body, so long ones reach it as short stand-ins that
+  -- HomeAgent puts back (much faster for long prompts). Delete this line if you make it read or edit them.
+  pass_through_text = true,
+}, quirks)
