@@ -21,6 +21,19 @@ export interface ItemInput {
   /** When the item happened (unix ms); default: when it is written. */
   ts?: number;
   meta?: Record<string, unknown>;
+  /**
+   * An item this one takes the place of (a window event archived as a turn): when it holds the same text
+   * and `id` is new, it is renamed in place — its terms and vector stay, nothing is tokenized or embedded
+   * again. Otherwise this field is ignored; the caller removes the old item as usual.
+   */
+  replaces?: string;
+}
+
+/** An item renamed in place (ItemInput.replaces): its vector must follow it to its kind. */
+export interface RenamedRow {
+  rowid: number;
+  kind: string;
+  text: string;
 }
 
 export interface StoredItem {
@@ -98,6 +111,7 @@ export class KeywordIndex {
       ),
       update: db.prepare("UPDATE search_items SET kind = ?, text = ?, meta = ?, terms = ?, ts = ? WHERE rowid = ?"),
       updateMeta: db.prepare("UPDATE search_items SET meta = ?, ts = ? WHERE rowid = ?"),
+      rename: db.prepare("UPDATE search_items SET id = ?, kind = ?, meta = ?, ts = ? WHERE rowid = ?"),
       delete: db.prepare("DELETE FROM search_items WHERE rowid = ?"),
       allTerms: db.prepare<[], { rowid: number; kind: string; terms: string; ts: number }>(
         "SELECT rowid, kind, terms, ts FROM search_items",
@@ -132,14 +146,20 @@ export class KeywordIndex {
    * Inserts or updates items in one transaction; returns the rows whose vectors must be recomputed. The
    * in-memory index follows each write at once: a caller whose enclosing transaction fails calls reload().
    */
-  upsert(items: readonly ItemInput[]): ChangedRow[] {
+  upsert(items: readonly ItemInput[]): { changed: ChangedRow[]; renamed: RenamedRow[] } {
     const changed: ChangedRow[] = [];
+    const renamed: RenamedRow[] = [];
     this.db.transaction(() => {
       for (const item of items) {
         const text = cleanText(item.text);
         const kind = item.kind ?? "";
         const meta = JSON.stringify(item.meta ?? {});
         const old = this.st.byId.get(item.id);
+        const from = !old && item.replaces !== undefined ? this.st.byId.get(item.replaces) : undefined;
+        if (from && from.text === text) {
+          renamed.push(this.rename(from, item.id, kind, meta, itemTs(item, from.ts)));
+          continue;
+        }
         const ts = itemTs(item, old?.ts);
         if (old && old.text === text && old.kind === kind) {
           if (old.meta !== meta || old.ts !== ts) this.st.updateMeta.run(meta, ts, old.rowid);
@@ -164,7 +184,17 @@ export class KeywordIndex {
         changed.push(old ? { rowid, kind, text, replaced: true } : { rowid, kind, text });
       }
     })();
-    return changed;
+    return { changed, renamed };
+  }
+
+  private rename(from: ItemRow, id: string, kind: string, meta: string, ts: number): RenamedRow {
+    this.st.rename.run(id, kind, meta, ts, from.rowid);
+    if (from.kind !== kind || from.ts !== ts) {
+      const terms = splitTerms(from.terms);
+      this.bm25.delete(from.rowid, terms);
+      this.bm25.add(from.rowid, kind, terms, ts);
+    }
+    return { rowid: from.rowid, kind, text: from.text };
   }
 
   /** Removes items by id; returns the rowids that existed. Call inside the caller's transaction. */

@@ -110,10 +110,16 @@ export class SearchIndex {
     const writer: IndexWriter = {
       upsert: (items) => {
         closed();
-        const rows = this.keywords.upsert(items);
+        const { changed: rows, renamed } = this.keywords.upsert(items);
         // A vector of the old text must not outlive it, even if embedding the new text fails later.
         this.vectors.delete(rows.filter((r) => r.replaced).map((r) => r.rowid));
         changed.push(...rows);
+        // A renamed item keeps its vector under its new kind; one still waiting for its vector gets it there.
+        const space = this.upkeep.space;
+        for (const r of renamed) {
+          if (space && this.vectors.has(space, r.rowid)) this.vectors.rekind(r.rowid, r.kind);
+          else changed.push(r);
+        }
       },
       remove: (ids) => {
         closed();

@@ -54,7 +54,10 @@ function prepare(db: DB, table: string) {
   };
 }
 
-type MatrixOp = { space: number; rowid: number; kind?: string; codes?: Int8Array; scale?: number };
+type MatrixOp =
+  | { op: "put"; space: number; rowid: number; kind: string; codes: Int8Array; scale: number }
+  | { op: "remove"; space: number; rowid: number }
+  | { op: "rekind"; rowid: number; kind: string };
 
 export class VectorIndex {
   private readonly statements = new Map<number, Statements>();
@@ -164,7 +167,7 @@ export class VectorIndex {
     this.sizes.delete(space.id);
     const q = quantizeDirection(vector);
     this.stmts(space).put.run(rowid, q);
-    this.pending.push({ space: space.id, rowid, kind, codes: codesOf(q), scale: scaleOf(q) });
+    this.pending.push({ op: "put", space: space.id, rowid, kind, codes: codesOf(q), scale: scaleOf(q) });
   }
 
   /** Removes the vectors of these items from every space. Call inside transaction(). */
@@ -174,9 +177,14 @@ export class VectorIndex {
     for (const space of this.spaces()) {
       const st = this.stmts(space);
       for (const rowid of rowids) {
-        if (st.delete.run(rowid).changes > 0) this.pending.push({ space: space.id, rowid });
+        if (st.delete.run(rowid).changes > 0) this.pending.push({ op: "remove", space: space.id, rowid });
       }
     }
+  }
+
+  /** The item's kind changed (its vectors did not): they move to that kind's matrix. Call inside transaction(). */
+  rekind(rowid: number, kind: string): void {
+    this.pending.push({ op: "rekind", rowid, kind });
   }
 
   size(space: VectorSpace): number {
@@ -252,9 +260,13 @@ export class VectorIndex {
     const ops = this.pending;
     this.pending = [];
     for (const op of ops) {
+      if (op.op === "rekind") {
+        for (const m of this.matrices.values()) m.rekind(op.rowid, op.kind);
+        continue;
+      }
       const m = this.matrices.get(op.space);
       if (!m) continue; // not loaded: it reads the table when it is
-      if (op.codes && op.kind !== undefined) m.put(op.rowid, op.kind, op.codes, op.scale);
+      if (op.op === "put") m.put(op.rowid, op.kind, op.codes, op.scale);
       else m.remove(op.rowid);
     }
   }

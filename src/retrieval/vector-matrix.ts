@@ -76,6 +76,20 @@ export class VectorMatrix {
     for (const m of this.kinds.values()) if (m.remove(rowid)) return;
   }
 
+  /** Moves a row to another kind's matrix, codes and scale unchanged; a row not held here is left alone. */
+  rekind(rowid: number, kind: string): void {
+    for (const [k, m] of this.kinds) {
+      const slot = m.slotOf.get(rowid);
+      if (slot === undefined) continue;
+      if (k === kind) return;
+      const codes = m.data.slice(slot * this.dimension, (slot + 1) * this.dimension);
+      const scale = m.scales[slot];
+      m.remove(rowid);
+      this.kindMatrix(kind).put(rowid, codes, scale);
+      return;
+    }
+  }
+
   private kindMatrix(kind: string): KindMatrix {
     let m = this.kinds.get(kind);
     if (!m) {

@@ -143,3 +143,42 @@ test("above 32,768 rows a kind is searched through sketches and still finds the 
   );
   assert.ok(hits[0].similarity > 0.95);
 });
+
+test("an item that takes another's place with the same text keeps its vector under its new kind", async () => {
+  const embedder = new WordEmbedder("a", 32);
+  const index = new SearchIndex(":memory:", { embedder });
+  await index.add([{ id: "ctx:1", kind: "context", text: "the harbour walk was windy" }]);
+  const embedded = embedder.embedded;
+  const rowid = index.get("ctx:1")?.rowid;
+  index.write((w) => {
+    w.upsert([{ id: "turn:1", kind: "turn", text: "the harbour walk was windy", ts: 5, replaces: "ctx:1" }]);
+    w.remove(["ctx:1"]);
+  });
+  await index.flush();
+  assert.equal(embedder.embedded, embedded, "nothing embedded again");
+  assert.equal(index.get("ctx:1"), null);
+  assert.equal(index.get("turn:1")?.rowid, rowid, "the same row, renamed");
+  const [hit] = await index.search("harbour walk", { k: 1, filter: { kind: ["turn"] }, weights: VECTOR_ONLY });
+  assert.equal(hit?.id, "turn:1");
+  assert.ok((hit.vector ?? 0) > 0, "found by its vector in the turn kind");
+  assert.deepEqual(await index.search("harbour walk", { filter: { kind: ["context"] }, weights: VECTOR_ONLY }), []);
+
+  // Renamed before its vector was written (the queue runs after this synchronous code): it gets one under
+  // its new kind.
+  index.write((w) => w.upsert([{ id: "ctx:2", kind: "context", text: "the cafe was closed" }]));
+  index.write((w) => {
+    w.upsert([{ id: "turn:2", kind: "turn", text: "the cafe was closed", replaces: "ctx:2" }]);
+    w.remove(["ctx:2"]);
+  });
+  await index.flush();
+  const [cafe] = await index.search("cafe closed", { k: 1, filter: { kind: ["turn"] }, weights: VECTOR_ONLY });
+  assert.equal(cafe?.id, "turn:2");
+
+  // A different text is not a rename: the new item is indexed and embedded as usual.
+  const before = embedder.embedded;
+  index.write((w) => w.upsert([{ id: "turn:3", kind: "turn", text: "something else", replaces: "turn:1" }]));
+  await index.flush();
+  assert.ok(embedder.embedded > before);
+  assert.ok(index.get("turn:1"), "the other item stays: the caller removes it");
+  await index.close();
+});

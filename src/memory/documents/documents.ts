@@ -67,9 +67,16 @@ export class DocStore {
    * Archives pruned context as ONE document (each event a turn at its original timestamp) and indexes its
    * turns. Synchronous: pass the writer of the caller's `index.write` so the archive commits or rolls
    * back with the removal from the window. NoMemory events are never archived; null when none is left.
-   * The same content archived twice yields the existing document.
+   * The same content archived twice yields the existing document. `replacing` names the search item each
+   * event had (its window item): a turn item with the same text takes that item's place, keeping its terms
+   * and vector.
    */
-  archive(events: readonly ContextEvent[], source: DocSource = "context_archived", w?: IndexWriter): Doc | null {
+  archive(
+    events: readonly ContextEvent[],
+    source: DocSource = "context_archived",
+    w?: IndexWriter,
+    replacing?: (e: ContextEvent) => string,
+  ): Doc | null {
     const kept = events.filter((e) => !e.noMemory).sort((a, b) => a.ts - b.ts || a.id - b.id);
     if (kept.length === 0) return null;
     const run = (wr: IndexWriter): Doc => {
@@ -97,8 +104,10 @@ export class DocStore {
       for (const e of kept) {
         const turnId = Number(insertTurn.run(id, e.ts, e.source, e.channel, e.input, e.response).lastInsertRowid);
         const text = vectorText(e);
-        if (text)
-          items.push({ id: `turn:${turnId}`, kind: "turn", text, ts: e.ts, meta: { docId: id, source: e.source } });
+        if (text) {
+          const meta = { docId: id, source: e.source };
+          items.push({ id: `turn:${turnId}`, kind: "turn", text, ts: e.ts, meta, replaces: replacing?.(e) });
+        }
       }
       if (items.length > 0) wr.upsert(items);
       return this.get(id)!;

@@ -269,9 +269,10 @@ export class RelevanceContext implements ContextWindow {
       this.st.delete.run(id);
       gone.push(e);
     }
-    w.remove(gone.map((e) => contextItemId(e.id)));
     const archivable = gone.filter((e) => !e.noMemory && !this.noArchive.has(e.source));
-    if (archivable.length > 0) this.docs.archive(archivable, "context_archived", w);
+    // Archived first: a turn item takes its window item's place (same text: no tokenizing or embedding again).
+    if (archivable.length > 0) this.docs.archive(archivable, "context_archived", w, (e) => contextItemId(e.id));
+    w.remove(gone.map((e) => contextItemId(e.id)));
     return gone;
   }
 
