@@ -29,11 +29,12 @@ import { userZone } from "../util/time-zone.js";
 import { VERSION } from "../version.js";
 import { agentParts } from "./agent-parts.js";
 import { forgetInHistoryFile, historyFile } from "./input-history.js";
-import { createLogger, type LogLevel } from "./log.js";
+import { createLogger, type LogLevel, streamLines } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
 import { EMBEDDING_PENDING, type Retrieval, startRetrieval } from "./retrieval.js";
 import { agentSettings, reportConfig } from "./settings.js";
 import { openUsageFile } from "./usage-file.js";
+import { warmUp } from "./warm-up.js";
 
 export interface DaemonOptions {
   dataDir: string;
@@ -74,7 +75,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const config = ConfigRegistry.open(paths.configDb, { env });
   // The config center knows the core keys; each subsystem brings its own definitions (config imports none).
   config.registerDefs([...HEARTBEAT_CONFIG_DEFS]);
-  const write = opts.logWrite ?? ((line: string) => process.stderr.write(line));
+  const write = opts.logWrite ?? streamLines(process.stderr);
   let secrets = config.secrets();
   // Recomputing scans every setting: only when a secret changed.
   config.onChange((key) => {
@@ -201,6 +202,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, dataDir: paths.root });
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
   memory.started();
+  void warmUp({ llm, env, recent: memory.context.events(), log });
 
   return {
     paths,

@@ -2,6 +2,7 @@
  * Daemon logging: one line per event on stderr, with level filtering and every known secret masked
  * before the line is written.
  */
+import type { Writable } from "node:stream";
 import type { Logger } from "@homeagent/sdk";
 import { maskSecret } from "../util/secret.js";
 
@@ -28,5 +29,20 @@ export function createLogger(scope: string, sink: LogSink): Logger {
     info: (m) => emit("info", m),
     warn: (m) => emit("warn", m),
     error: (m) => emit("error", m),
+  };
+}
+
+/**
+ * Lines to `stream` (stderr) until a write to it fails — a closed pipe: whoever read the log is gone — then
+ * none. Unheard, that failure was an uncaught exception, which was logged to the same stream, which failed
+ * again: a daemon whose terminal or parent went away spun a CPU core forever.
+ */
+export function streamLines(stream: Writable): (line: string) => void {
+  let broken = false;
+  stream.on("error", () => {
+    broken = true;
+  });
+  return (line) => {
+    if (!broken && !stream.destroyed) stream.write(line);
   };
 }
