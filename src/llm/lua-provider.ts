@@ -44,6 +44,7 @@ import { safeUrl, trimTrailingSlash } from "../util/url.js";
 import { AdapterCalls } from "./adapter-calls.js";
 import type { AdapterSpec } from "./adapter-script.js";
 import { type CallLimits, CallWatch, DEFAULT_CALL_LIMITS } from "./call-watch.js";
+import { type PostReply, httpPost } from "./http-post.js";
 import { LineTooLongError } from "./lines.js";
 import { ndjsonBatches } from "./ndjson.js";
 import { type CallOptions, type Provider, ProviderError } from "./provider.js";
@@ -258,7 +259,7 @@ export class LuaAdaptedProvider implements Provider {
     model: string,
     body: string,
     stream: boolean,
-  ): Promise<Response> {
+  ): Promise<PostReply> {
     const endpoint = (stream ? spec.streamEndpoint : spec.endpoint).replaceAll("{model}", encodeURIComponent(model));
     const url = trimTrailingSlash(this.opts.baseUrl) + endpoint;
     const headers: Record<string, string> = {
@@ -268,10 +269,10 @@ export class LuaAdaptedProvider implements Provider {
       ...spec.headers,
     };
     this.opts.log?.debug(`${this.label()}: POST ${safeUrl(url)}${stream ? " (stream)" : ""}`);
-    let res: Response;
+    let res: PostReply;
     call.send(stream);
     try {
-      res = await fetch(url, { method: "POST", headers, body, signal: call.signal });
+      res = await httpPost(url, { headers, body, signal: call.signal });
     } catch (err) {
       throw (
         this.interrupted(call) ??
@@ -294,7 +295,7 @@ export class LuaAdaptedProvider implements Provider {
    * A whole body as text, at most `maxBytes` of it: a larger one fails the call, or with `truncate` (an error
    * body, read only for its message) is cut there. Either way the connection is dropped at the limit.
    */
-  private readWhole(call: CallWatch, res: Response, maxBytes: number, truncate = false): Promise<string> {
+  private readWhole(call: CallWatch, res: PostReply, maxBytes: number, truncate = false): Promise<string> {
     return this.guardRead(call, () => readCappedText(res.body && call.watch(res.body), maxBytes, { truncate }));
   }
 

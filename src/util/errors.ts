@@ -15,9 +15,15 @@ export function errorMessage(err: unknown): string {
 
 /**
  * The useful part of a network failure: fetch() reports "fetch failed" and hides ECONNREFUSED, ENOTFOUND,
- * a TLS error … in `cause`.
+ * a TLS error … in `cause`; node:http puts the code on the error itself.
  */
 export function causeOf(err: unknown): string {
   const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
-  return cause?.code ?? cause?.message ?? errorMessage(err);
+  return cause?.code ?? cause?.message ?? systemCode(err) ?? errorMessage(err);
+}
+
+/** A socket error's code (ECONNREFUSED, ENOTFOUND, …), as node:http reports it on the error itself. */
+function systemCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code) ? code : undefined;
 }

@@ -1,0 +1,113 @@
+/**
+ * A provider's POST over node:http(s) with a keep-alive agent, answered as the part of a fetch Response the
+ * provider reads: status, headers and the body as a web stream. fetch (undici) cost 0.2–0.45 ms more per
+ * call on loopback with the same keep-alive connection (a small SSE reply to a 20 KB request: 257–585 µs
+ * against 68–129 µs), on every LLM call of every turn.
+ *
+ * What differs from fetch: redirects are not followed (a provider answers a POST where it is asked; fetch
+ * would have turned a 301/302 into a GET), and the abort signal destroys the request and its body.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+
+export interface PostReply {
+  status: number;
+  statusText: string;
+  ok: boolean;
+  headers: Headers;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+export interface PostInit {
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+}
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+export function httpPost(url: string, init: PostInit): Promise<PostReply> {
+  const target = new URL(url);
+  const secure = target.protocol === "https:";
+  const send = secure ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      target,
+      {
+        method: "POST",
+        agent: secure ? agents.https : agents.http,
+        headers: { ...init.headers, "content-length": String(Buffer.byteLength(init.body)) },
+        signal: init.signal,
+      },
+      (res) => resolve(toReply(res)),
+    );
+    req.once("error", reject);
+    req.end(init.body);
+  });
+}
+
+function toReply(res: IncomingMessage): PostReply {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  const status = res.statusCode ?? 0;
+  return {
+    status,
+    statusText: res.statusMessage ?? "",
+    ok: status >= 200 && status < 300,
+    headers,
+    body: bodyStream(res),
+  };
+}
+
+/**
+ * The body as a web stream that hands out every byte that arrived before it fails: a stream cut midway keeps
+ * its partial reply (Readable.toWeb drops what is queued when its source errors). Reads pause the socket
+ * while a few chunks wait.
+ */
+function bodyStream(res: IncomingMessage): ReadableStream<Uint8Array> {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    wake?.();
+    wake = null;
+  };
+  res.on("data", (chunk: Buffer) => {
+    queue.push(chunk);
+    if (queue.length >= HIGH_WATER) res.pause();
+    poke();
+  });
+  res.on("end", () => {
+    ended = true;
+    poke();
+  });
+  res.on("error", (err) => {
+    failure ??= err;
+    poke();
+  });
+  res.on("close", () => {
+    if (!ended) failure ??= new Error("the connection closed before the reply ended");
+    poke();
+  });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      while (queue.length === 0 && !ended && failure === undefined) await new Promise<void>((r) => (wake = r));
+      const chunk = queue.shift();
+      if (chunk) {
+        controller.enqueue(chunk);
+        if (queue.length < HIGH_WATER) res.resume();
+      } else if (failure !== undefined) controller.error(failure);
+      else controller.close();
+    },
+    cancel() {
+      res.destroy();
+    },
+  });
+}
+
+/** Chunks waiting to be read before the socket is paused. */
+const HIGH_WATER = 8;
