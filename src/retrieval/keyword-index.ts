@@ -120,6 +120,9 @@ export class KeywordIndex {
       getMany: db.prepare<[string], ItemRecord>(
         "SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE rowid IN (SELECT value FROM json_each(?))",
       ),
+      getByIds: db.prepare<[string], ItemRecord>(
+        "SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE id IN (SELECT value FROM json_each(?))",
+      ),
       getById: db.prepare<[string], ItemRecord>(
         "SELECT rowid, id, kind, text, meta, ts FROM search_items WHERE id = ?",
       ),
@@ -267,6 +270,12 @@ export class KeywordIndex {
     if (rowids.length === 0) return out;
     for (const r of this.st.getMany.all(JSON.stringify(rowids))) out.set(r.rowid, toItem(r));
     return out;
+  }
+
+  /** The items of these ids, in one read (prune scores the whole window at once); missing ones are absent. */
+  byIds(ids: readonly string[]): StoredItem[] {
+    if (ids.length === 0) return [];
+    return this.st.getByIds.all(JSON.stringify(ids)).map(toItem);
   }
 
   byId(id: string): StoredItem | undefined {

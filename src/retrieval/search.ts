@@ -215,7 +215,7 @@ export class SearchIndex {
    */
   async scoreIds(query: QueryInput, ids: readonly string[]): Promise<Map<string, number>> {
     const q = asPrepared(query);
-    const items = ids.map((id) => this.keywords.byId(id)).filter((i): i is StoredItem => i !== undefined);
+    const items = this.keywords.byIds(ids);
     const out = new Map<string, number>();
     if (items.length === 0) return out;
     const space = this.upkeep.space;
