@@ -12,61 +12,17 @@
  * "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its time goes).
  */
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createConnection, type Socket } from "node:net";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cliSocketPath, isFinalFrame, type ServerFrame } from "@homeagent/cli-protocol";
+import { cliSocketPath } from "@homeagent/cli-protocol";
 import { startFakeLLM } from "../test/fixtures/fake-llm.js";
+import { Client, statusMb } from "./cli-turns.js";
 import { startBenchHomed, stopBenchHomed } from "./homed.js";
 import { percentile } from "./stats.js";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 3000);
 const WARMUP = 200;
-
-/** One cli connection: a line out, frames in until the final frame of that line. */
-class Client {
-  private buffer = "";
-  private waiting: ((frame: Record<string, unknown>) => void) | null = null;
-
-  private constructor(private readonly socket: Socket) {
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk: string) => {
-      this.buffer += chunk;
-      for (let nl = this.buffer.indexOf("\n"); nl >= 0; nl = this.buffer.indexOf("\n")) {
-        const frame = JSON.parse(this.buffer.slice(0, nl)) as Record<string, unknown>;
-        this.buffer = this.buffer.slice(nl + 1);
-        if (isFinalFrame(frame as unknown as ServerFrame)) this.waiting?.(frame);
-      }
-    });
-  }
-
-  static connect(path: string): Promise<Client> {
-    return new Promise((resolve, reject) => {
-      const socket = createConnection(path, () => resolve(new Client(socket)));
-      socket.once("error", reject);
-    });
-  }
-
-  ask(line: string): Promise<Record<string, unknown>> {
-    return new Promise((resolve) => {
-      this.waiting = resolve;
-      this.socket.write(`${line}\n`);
-    });
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.socket.once("close", () => resolve());
-      this.socket.end();
-    });
-  }
-}
-
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Math.round((Number(kb) / 1024) * 10) / 10;
-}
 
 const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
@@ -101,11 +57,11 @@ const lateSamples: Array<[number, number]> = [];
 for (let i = 0; i < WARMUP + TURNS; i++) {
   const n = i - WARMUP;
   if (n === 0) {
-    rssStart = rssMb(pid);
+    rssStart = statusMb(pid);
     fdsStart = fds(pid);
   }
-  if (n === Math.floor(TURNS / 3)) rssAfterFirstThird = rssMb(pid);
-  if (n >= Math.floor(TURNS / 3) && n % 50 === 0) lateSamples.push([n, rssMb(pid)]);
+  if (n === Math.floor(TURNS / 3)) rssAfterFirstThird = statusMb(pid);
+  if (n >= Math.floor(TURNS / 3) && n % 50 === 0) lateSamples.push([n, statusMb(pid)]);
   if (i % 10 === 0) {
     fake.enqueue({ toolCalls: [{ name: "output_list_channels", arguments: {} }] }, { text: "listed" });
   }
@@ -120,7 +76,7 @@ for (let i = 0; i < WARMUP + TURNS; i++) {
   // The fake records every request; the bench process's memory is not what is measured, but keep it flat.
   if (fake.requests.length > 100) fake.requests.length = 0;
 }
-const rssEnd = rssMb(pid);
+const rssEnd = statusMb(pid);
 const fdsEnd = fds(pid);
 await longLived.close();
 

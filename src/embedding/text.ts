@@ -2,19 +2,13 @@
  * The one tokenizer every index uses (FTS5, TF-IDF, word vectors), and CleanText. CJK runs are cut by
  * jieba's search mode (which also emits the shorter words inside long ones, e.g. 北京大学 → 北京, 大学);
  * Latin text is split into lower-cased words. FTS5 then indexes the space-joined tokens, because its
- * own tokenizers cannot segment Chinese.
+ * own tokenizers cannot segment Chinese. jieba's dictionary is loaded by the first CJK text (segmenter.ts).
  */
-import { Jieba } from "@node-rs/jieba";
-import { dict } from "@node-rs/jieba/dict.js";
+import { segmenter } from "./segmenter.js";
 import { STOP_WORDS } from "./stopwords.js";
 
-let jieba: Jieba | null = null;
-function segmenter(): Jieba {
-  jieba ??= Jieba.withDict(dict);
-  return jieba;
-}
-
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+const CJK_CHAR = new RegExp(CJK_RUN.source, "u");
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
 const ZERO_WIDTH = /[\u200b-\u200f\u2060\ufeff]/g;
 const CONTROL = /\p{Cc}/gu;
@@ -46,6 +40,11 @@ export function tokenize(text: string): string[] {
   }
   latinWords(clean.slice(last), out);
   return out;
+}
+
+/** Whether `text` has a character that `tokenize` would cut with jieba (and so load its dictionary for). */
+export function hasCjk(text: string): boolean {
+  return CJK_CHAR.test(text);
 }
 
 /** The CJK runs of `text` as `tokenize` sees them (cleaned, lower-cased), for character-level features. */

@@ -8,7 +8,7 @@
  */
 import type { TokenUsage, ToolCall, ToolResult } from "@homeagent/sdk";
 import { HomeAgentError } from "../util/errors.js";
-import { estimateTokens, fitToBudget, pruneForRetry, requestBudget } from "./budget.js";
+import { fitToBudget, pruneForRetry, requestBudget } from "./budget.js";
 import { linkAbort } from "./cancel.js";
 import { DeltaPublisher } from "./deltas.js";
 import { type InterruptQueue, interruptMessage } from "./interrupts.js";

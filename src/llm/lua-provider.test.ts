@@ -430,7 +430,13 @@ test("pass_through_text: long texts reach transform_request as stand-ins and the
 test("the bundled OpenAI adapter passes texts through: a long prompt goes out as it came in", async () => {
   const long = `${"今天天气怎么样？ how is the weather ".repeat(40)}"quoted"\n`;
   fake.enqueue({ text: "ok" });
-  await provider().chat({ model: "", messages: [{ role: "system", content: long }, { role: "user", content: "hi" }] });
+  await provider().chat({
+    model: "",
+    messages: [
+      { role: "system", content: long },
+      { role: "user", content: "hi" },
+    ],
+  });
   assert.deepEqual(fake.requests[0].body.messages, [
     { role: "system", content: long },
     { role: "user", content: "hi" },

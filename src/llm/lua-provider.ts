@@ -44,7 +44,7 @@ import { safeUrl, trimTrailingSlash } from "../util/url.js";
 import { AdapterCalls } from "./adapter-calls.js";
 import type { AdapterSpec } from "./adapter-script.js";
 import { type CallLimits, CallWatch, DEFAULT_CALL_LIMITS } from "./call-watch.js";
-import { type PostReply, httpPost } from "./http-post.js";
+import { httpPost, type PostReply } from "./http-post.js";
 import { LineTooLongError } from "./lines.js";
 import { ndjsonBatches } from "./ndjson.js";
 import { type CallOptions, type Provider, ProviderError } from "./provider.js";

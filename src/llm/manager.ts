@@ -133,6 +133,15 @@ export class ProviderManager {
     return next ? windowOf(next) : 0;
   }
 
+  /**
+   * Readies the source the next request would try first (its adapter's Lua worker boots in 0.1–0.25 s), so
+   * that the first reply after start does not wait for it. A failure is left for that request to report.
+   */
+  async warm(): Promise<void> {
+    const { first, lastResort } = this.candidates("");
+    await (first[0] ?? lastResort[0])?.entry.provider.warm?.().catch(() => {});
+  }
+
   /** Makes a disabled or cooling source eligible again (e.g. after its key was fixed). */
   resetSource(name: string): void {
     const source = this.find(name);

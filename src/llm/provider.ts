@@ -29,6 +29,11 @@ export interface Provider {
   chatStream(req: CompletionRequest, opts?: CallOptions): AsyncIterable<StreamChunk>;
   /** Frees what the provider holds (its Lua worker). ProviderManager calls it once, with no call in flight. */
   close?(): unknown;
+  /**
+   * Readies what the first call would otherwise start with (the adapter's Lua worker and script). Rejects
+   * as that call would; the call then fails the same way.
+   */
+  warm?(): Promise<void>;
 }
 
 export type ProviderErrorKind = "auth" | "transient" | "fatal" | "aborted" | "context_length";

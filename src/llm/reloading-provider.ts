@@ -77,6 +77,10 @@ export class ReloadingProvider implements Provider {
     }
   }
 
+  async warm(): Promise<void> {
+    await this.current().warm?.();
+  }
+
   /** Closes the current version once its calls have ended (ProviderManager: the source was replaced). */
   close(): void {
     this.retire(this.provider);

@@ -1,8 +1,11 @@
 /**
  * Starting a Lua worker thread takes 100–250 ms (a new V8 isolate, loading wasmoon, compiling its wasm),
  * which would land on the first call of every new adapter provider and on the first call after a worker
- * was terminated. So one booted thread is kept in reserve per memory limit: taking it is instant, and the
- * next one boots in the background. A thread in reserve is unref'd and never keeps the process alive.
+ * was terminated. So once a thread has been taken, one booted thread is kept in reserve per memory limit:
+ * taking it is instant, and the next one boots in the background. No thread exists before the first is
+ * taken, and a reserve nobody takes within RESERVE_IDLE_MS is let go: each thread holds ≈ 11 MB, which a
+ * daemon at rest should not carry for a call that may never come (issue 20). A thread in reserve is
+ * unref'd and never keeps the process alive.
  */
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { JSON_LUA } from "./json-source.js";
@@ -31,6 +34,11 @@ export interface LuaThread {
 export const FUNCTION_MARK = "\u0000lua_function";
 
 const BOOT_TIMEOUT_MS = 30_000;
+/**
+ * How long a booted thread waits in reserve before it is terminated: long enough for a burst of new VMs
+ * (a source rebuilt after a settings change, an adapter tested and then saved, a Lua plugin restarted).
+ */
+const RESERVE_IDLE_MS = 5_000;
 const WORKER_URL = new URL("./lua-worker.js", import.meta.url);
 const MIB = 1024 * 1024;
 
@@ -45,9 +53,19 @@ export async function takeThread(memoryLimitBytes: number): Promise<LuaThread> {
   if (!thread || thread.exited) thread = await bootThread(memoryLimitBytes, false);
   if (!spares.has(memoryLimitBytes)) {
     const next = bootThread(memoryLimitBytes, true);
-    next.catch(() => {
-      if (spares.get(memoryLimitBytes) === next) spares.delete(memoryLimitBytes);
-    });
+    const stillSpare = () => spares.get(memoryLimitBytes) === next;
+    next.then(
+      (booted) => {
+        setTimeout(() => {
+          if (!stillSpare()) return;
+          spares.delete(memoryLimitBytes);
+          void booted.worker.terminate();
+        }, RESERVE_IDLE_MS).unref();
+      },
+      () => {
+        if (stillSpare()) spares.delete(memoryLimitBytes);
+      },
+    );
     spares.set(memoryLimitBytes, next);
   }
   return thread;

@@ -5,13 +5,13 @@
  * turn and the tick loses nothing; a candidate whose commit failed stays for the next tick, for at most
  * 7 days. The table is capped (5000, the original's startup cap) so a broken graph cannot grow it forever.
  *
- * The first commit of a process loads the Chinese tokenizer's dictionary (the graph indexes its entities),
- * 120–300 ms that would land in one job step; the constructor pays it at start instead (warmUp).
+ * The rules' first run in a process compiles their patterns; the constructor pays that at start (warmUp).
+ * The Chinese tokenizer's dictionary is not loaded here (≈ 37 MB a user who writes no CJK never needs): the
+ * first CJK text loads it, or the daemon's warm-up after start when CJK is expected (daemon/warm-up.ts).
  *
  * A line's graph commit and the deletion of its candidate are two transactions (GraphDB.commit opens its
  * own), so a kill exactly between them distills that line again after the restart (one more mention).
  */
-import { tokenize } from "../../embedding/text.js";
 import { errorMessage } from "../../util/errors.js";
 import type { DB } from "../store.js";
 import type { DistillLog, GraphCommit, RunJob } from "./ports.js";
@@ -215,11 +215,7 @@ export class DistillPipeline {
   }
 }
 
-/**
- * Loads what the first distillation would otherwise load inside a job step: the tokenizer's dictionary
- * (used when the graph indexes an entity) and the rules' regular expressions.
- */
+/** Compiles what the first distillation would otherwise compile inside a job step: the rules' patterns. */
 function warmUp(): void {
-  tokenize("用户");
   extractTriples("我叫小明，我住在北京. My name is Ann, I live in Paris");
 }

@@ -1,0 +1,57 @@
+/** What the daemon readies after "ready" (warm-up.ts): when CJK text is expected, and only with a source. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ContextEvent } from "../kernel/types.js";
+import { ProviderManager } from "../llm/manager.js";
+import type { Provider } from "../llm/provider.js";
+import { expectsCjk, warmUp } from "./warm-up.js";
+
+const said = (input: string, response = ""): ContextEvent => ({
+  id: 1,
+  ts: 0,
+  kind: "user",
+  source: "cli",
+  channel: "cli",
+  input,
+  response,
+  toolsUsed: [],
+  toolResults: [],
+  noMemory: false,
+});
+
+test("CJK is expected from a Chinese, Japanese or Korean locale, or from the conversation so far", () => {
+  assert.equal(expectsCjk({ LANG: "zh_CN.UTF-8" }, []), true);
+  assert.equal(expectsCjk({ LANG: "ja_JP.UTF-8" }, []), true);
+  assert.equal(expectsCjk({ LC_ALL: "ko_KR.UTF-8", LANG: "en_US.UTF-8" }, []), true);
+  assert.equal(expectsCjk({ LC_ALL: "en_US.UTF-8", LANG: "zh_CN.UTF-8" }, []), false, "LC_ALL wins");
+  assert.equal(expectsCjk({ LC_MESSAGES: "zh_TW", LANG: "C.UTF-8" }, []), true);
+  assert.equal(expectsCjk({ LANG: "C.UTF-8" }, []), false);
+  assert.equal(expectsCjk({}, [said("what's the weather?", "Sunny.")]), false);
+  assert.equal(expectsCjk({ LANG: "C.UTF-8" }, [said("hi", "你好！")]), true);
+  assert.equal(expectsCjk({}, [said("明天天气怎么样")]), true);
+});
+
+test("without an LLM source nothing is warmed; with sources, the first one is and warmUp waits for it", async () => {
+  const warmed: string[] = [];
+  const provider: Provider = {
+    name: "a",
+    model: "m",
+    chat: () => Promise.reject(new Error("not called")),
+    chatStream: () => ({
+      [Symbol.asyncIterator]: () => {
+        throw new Error("not called");
+      },
+    }),
+    warm: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      warmed.push("a");
+    },
+  };
+  const llm = new ProviderManager();
+  const log = { debug() {}, info() {}, warn() {}, error() {} };
+  await warmUp({ llm, env: {}, recent: [], log });
+  assert.deepEqual(warmed, []);
+  llm.setSources([{ name: "a", provider, priority: 0 }]);
+  await warmUp({ llm, env: {}, recent: [], log });
+  assert.deepEqual(warmed, ["a"]);
+});

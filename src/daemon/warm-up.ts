@@ -1,0 +1,41 @@
+/**
+ * What the first reply after start would otherwise wait for, readied in the background right after
+ * "ready" (issue 20): the adapter of the LLM source that reply goes to (a Lua worker boots in 0.1–0.25 s)
+ * and, for a user who writes Chinese, Japanese or Korean, jieba's dictionary (0.15–0.25 s, ≈ 37 MB). Both
+ * load on first use anyway; this only moves the wait out of the first reply. The dictionary is preloaded
+ * only when CJK text is expected — the user's locale says so, or the conversation already has some — so a
+ * user who writes none never carries it. Without an LLM source nothing is warmed: no reply can come.
+ */
+import type { Logger } from "@homeagent/sdk";
+import { preloadSegmenter } from "../embedding/segmenter.js";
+import { hasCjk } from "../embedding/text.js";
+import type { ContextEvent } from "../kernel/types.js";
+import type { ProviderManager } from "../llm/manager.js";
+import { errorMessage } from "../util/errors.js";
+
+const CJK_LANGUAGE = /^(zh|ja|ko)([_.@-]|$)/i;
+
+export interface WarmUpOptions {
+  llm: ProviderManager;
+  env: Record<string, string | undefined>;
+  /** The conversation as it stands (the context window). */
+  recent: readonly ContextEvent[];
+  log: Logger;
+}
+
+/** Starts the warm-up; resolves when it is done (a failure only logged: the first use reports it). */
+export async function warmUp(opts: WarmUpOptions): Promise<void> {
+  if (!opts.llm.hasSources()) return;
+  const work: Promise<void>[] = [opts.llm.warm()];
+  if (expectsCjk(opts.env, opts.recent)) {
+    work.push(preloadSegmenter().catch((err) => opts.log.warn(`loading the CJK dictionary: ${errorMessage(err)}`)));
+  }
+  await Promise.all(work);
+}
+
+/** The user's messages are likely to hold CJK text: their locale's language, or what they said so far. */
+export function expectsCjk(env: Record<string, string | undefined>, recent: readonly ContextEvent[]): boolean {
+  // POSIX order: LC_ALL overrides LC_MESSAGES, which overrides LANG.
+  const locale = env.LC_ALL || env.LC_MESSAGES || env.LANG || "";
+  return CJK_LANGUAGE.test(locale) || recent.some((e) => hasCjk(e.input) || hasCjk(e.response));
+}
