@@ -63,7 +63,8 @@ export function queryDims(query: Float32Array): QueryDims {
 
 export class KindMatrix {
   data: Int8Array;
-  sketches: Int8Array;
+  /** Kept for dense rows only (a sparse kind is searched through its postings): empty until then. */
+  sketches = new Int8Array(0);
   rowids: Float64Array;
   /** Per slot: the factor that turns its codes back into a unit vector (quantizeDirection's scale). */
   scales: Float32Array;
@@ -78,7 +79,6 @@ export class KindMatrix {
   constructor(private readonly sketcher: Sketcher) {
     this.dimension = sketcher.dimension;
     this.data = new Int8Array(this.dimension * 64);
-    this.sketches = new Int8Array(sketcher.width * 64);
     this.rowids = new Float64Array(64);
     this.scales = new Float32Array(64);
     this.norms = new Float32Array(64);
@@ -96,15 +96,23 @@ export class KindMatrix {
     this.data.set(codes, slot * this.dimension);
     this.scales[slot] = scale;
     this.norms[slot] = codeNorm(codes);
-    this.sketcher.sketch(codes, this.sketches, slot * this.sketcher.width);
+    if (!this.postings) this.sketcher.sketch(codes, this.sketches, slot * this.sketcher.width);
     this.postings?.add(slot, codes);
     if (
       this.postings &&
       this.count >= MIN_ROWS_JUDGED &&
       this.postings.size > (this.count * this.dimension) / SPARSE_SHARE
     ) {
-      this.postings = null;
+      this.becomeDense();
     }
+  }
+
+  /** The rows turned out dense: postings go, sketches of every row come (the scan of large matrices uses them). */
+  private becomeDense(): void {
+    this.postings = null;
+    const w = this.sketcher.width;
+    this.sketches = new Int8Array(this.rowids.length * w);
+    for (let slot = 0; slot < this.count; slot++) this.sketcher.sketch(this.row(slot), this.sketches, slot * w);
   }
 
   private row(slot: number): Int8Array {
@@ -132,7 +140,7 @@ export class KindMatrix {
       const d = this.dimension;
       const w = this.sketcher.width;
       this.data.copyWithin(slot * d, last * d, (last + 1) * d);
-      this.sketches.copyWithin(slot * w, last * w, (last + 1) * w);
+      if (!this.postings) this.sketches.copyWithin(slot * w, last * w, (last + 1) * w);
       this.rowids[slot] = this.rowids[last];
       this.scales[slot] = this.scales[last];
       this.slotOf.set(this.rowids[slot], slot);
@@ -211,9 +219,11 @@ export class KindMatrix {
   private resize(rows: number): void {
     const data = new Int8Array(rows * this.dimension);
     data.set(this.data.subarray(0, this.count * this.dimension));
-    const sketches = new Int8Array(rows * this.sketcher.width);
-    sketches.set(this.sketches.subarray(0, this.count * this.sketcher.width));
-    this.sketches = sketches;
+    if (!this.postings) {
+      const sketches = new Int8Array(rows * this.sketcher.width);
+      sketches.set(this.sketches.subarray(0, this.count * this.sketcher.width));
+      this.sketches = sketches;
+    }
     const rowids = new Float64Array(rows);
     rowids.set(this.rowids.subarray(0, this.count));
     const scales = new Float32Array(rows);
