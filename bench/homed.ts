@@ -29,6 +29,8 @@ export async function startBenchHomed(
       HOMEAGENT_LLM_MODEL: llmUrl ? "fake-model" : "",
       HOMEAGENT_LLM_API_KEY: llmUrl ? "sk-bench-0000000000" : "",
       HOMEAGENT_WEBUI_ADDR: "127.0.0.1:0",
+      // As `npm start` runs it (README, "Memory use").
+      MALLOC_ARENA_MAX: "2",
       ...opts.env,
     },
     stdio: ["ignore", "ignore", "pipe"],
