@@ -95,6 +95,8 @@ console.log(
     rss_mb_after_first_third: rssAfterFirstThird,
     rss_mb_end: rssEnd,
     rss_growth_last_two_thirds_fitted_mb: Math.round(slope(lateSamples) * (TURNS - Math.floor(TURNS / 3)) * 10) / 10,
+    // Every turn is remembered (archived, indexed, its vector kept): what memory costs per turn, fitted.
+    rss_growth_per_turn_kb: Math.round(slope(lateSamples) * 1024 * 10) / 10,
     fds_start: fdsStart,
     fds_end: fdsEnd,
   }),
