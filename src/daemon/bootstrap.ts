@@ -202,7 +202,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, dataDir: paths.root });
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
   memory.started();
-  void warmUp({ llm, env, recent: memory.context.events(), log });
+  void warmUp({ llm, env, recent: memory.context.events(), preview: (q) => agent.previewContext(q), log });
 
   return {
     paths,

@@ -1,6 +1,7 @@
 /** What the daemon readies after "ready" (warm-up.ts): when CJK text is expected, and only with a source. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { hasCjk } from "../embedding/text.js";
 import type { ContextEvent } from "../kernel/types.js";
 import { ProviderManager } from "../llm/manager.js";
 import type { Provider } from "../llm/provider.js";
@@ -48,10 +49,21 @@ test("without an LLM source nothing is warmed; with sources, the first one is an
     },
   };
   const llm = new ProviderManager();
-  const log = { debug() {}, info() {}, warn() {}, error() {} };
-  await warmUp({ llm, env: {}, recent: [], log });
+  const warned: string[] = [];
+  const log = { debug() {}, info() {}, warn: (m: string) => warned.push(m), error() {} };
+  const previews: string[] = [];
+  const preview = async (q: string) => {
+    previews.push(q);
+    if (previews.length > 1) throw new Error("the window is gone");
+  };
+  await warmUp({ llm, env: {}, recent: [], preview, log });
   assert.deepEqual(warmed, []);
+  assert.deepEqual(previews, [], "no source: no reply can come, nothing is composed");
   llm.setSources([{ name: "a", provider, priority: 0 }]);
-  await warmUp({ llm, env: {}, recent: [], log });
+  await warmUp({ llm, env: {}, recent: [], preview, log });
   assert.deepEqual(warmed, ["a"]);
+  assert.equal(previews.length, 1, "one request composed, in English");
+  assert.ok(!hasCjk(previews[0]));
+  await warmUp({ llm, env: {}, recent: [], preview, log });
+  assert.match(warned.join("\n"), /composing a first request: the window is gone/, "a failure is only logged");
 });

@@ -1,7 +1,7 @@
 /**
  * What the first reply after start would otherwise wait for, readied in the background right after
- * "ready" (issue 20): the adapter of the LLM source that reply goes to (a Lua worker boots in 0.1–0.25 s)
- * and, for a user who writes Chinese, Japanese or Korean, jieba's dictionary (0.15–0.25 s, ≈ 37 MB). Both
+ * "ready" (issue 20): the adapter of the LLM source that reply goes to (a Lua worker boots in 0.1–0.25 s),
+ * the code that composes a request (one read-only preview: query, memory sections, prompt) and, for a user who writes Chinese, Japanese or Korean, jieba's dictionary (0.15–0.25 s, ≈ 37 MB). Both
  * load on first use anyway; this only moves the wait out of the first reply. The dictionary is preloaded
  * only when CJK text is expected — the user's locale says so, or the conversation already has some — so a
  * user who writes none never carries it. Without an LLM source nothing is warmed: no reply can come.
@@ -20,13 +20,24 @@ export interface WarmUpOptions {
   env: Record<string, string | undefined>;
   /** The conversation as it stands (the context window). */
   recent: readonly ContextEvent[];
+  /** Composes a request without running it (agent.previewContext): nothing is written or sent. */
+  preview: (text: string) => Promise<unknown>;
   log: Logger;
 }
+
+/**
+ * Composed once after start, so the first turn finds the code of query preparation, memory sections and
+ * prompt composition compiled. No CJK in it: an English-locale user does not pay for the dictionary.
+ */
+const PREVIEW_TEXT = "What did we talk about today?";
 
 /** Starts the warm-up; resolves when it is done (a failure only logged: the first use reports it). */
 export async function warmUp(opts: WarmUpOptions): Promise<void> {
   if (!opts.llm.hasSources()) return;
-  const work: Promise<void>[] = [opts.llm.warm()];
+  const work: Promise<unknown>[] = [
+    opts.llm.warm(),
+    opts.preview(PREVIEW_TEXT).catch((err) => opts.log.warn(`composing a first request: ${errorMessage(err)}`)),
+  ];
   if (expectsCjk(opts.env, opts.recent)) {
     work.push(preloadSegmenter().catch((err) => opts.log.warn(`loading the CJK dictionary: ${errorMessage(err)}`)));
   }
