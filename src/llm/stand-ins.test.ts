@@ -3,18 +3,36 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { STAND_IN_MIN_CHARS, withStandIns } from "./stand-ins.js";
 
-test("long strings become stand-ins; short ones, and ones holding the stand-in marks, stay as they are", () => {
+test("long strings become stand-ins and come back wherever the adapter put them; short ones stay", () => {
   const long = `"quoted" line\nnext \\ 中文 ${"x".repeat(STAND_IN_MIN_CHARS)}`;
-  const marked = `\uE000${"y".repeat(STAND_IN_MIN_CHARS)}`;
-  const { wire, restore } = withStandIns({ a: long, b: "short", c: [marked, { d: long }] });
-  const seen = JSON.parse(wire) as { a: string; b: string; c: [string, { d: string }] };
+  const { wire, restore } = withStandIns({ a: long, b: "short", c: [{ d: long }] });
+  const seen = JSON.parse(wire) as { a: string; b: string; c: [{ d: string }] };
   assert.ok(seen.a.length < 10, seen.a);
   assert.equal(seen.b, "short");
-  assert.equal(seen.c[0], marked);
-  assert.ok(seen.c[1].d.length < 10);
+  assert.ok(seen.c[0].d.length < 10);
   // What an adapter may do with a stand-in: copy it, move it, join it into a longer string.
-  const body = JSON.stringify({ x: seen.a, joined: `${seen.c[1].d} + ${seen.a}`, kept: seen.c[0] });
-  assert.deepEqual(JSON.parse(restore(body)), { x: long, joined: `${long} + ${long}`, kept: marked });
+  const body = JSON.stringify({ x: seen.a, joined: `${seen.c[0].d} + ${seen.a}`, b: seen.b });
+  assert.deepEqual(JSON.parse(restore(body)), { x: long, joined: `${long} + ${long}`, b: "short" });
+});
+
+test("a request holding the marks anywhere (a read page, a short line, a key) goes without stand-ins, untouched", () => {
+  const long = "y".repeat(STAND_IN_MIN_CHARS);
+  for (const request of [
+    { a: long, b: "what does \uE0000\uE001 mean?" },
+    { a: long, b: "\uE0000\uE001".repeat(1000) },
+    { a: long, "\uE0001\uE001": 1 },
+  ]) {
+    const { wire, restore } = withStandIns(request);
+    assert.equal(wire, JSON.stringify(request));
+    assert.equal(restore(wire), wire, "nothing in the body is taken for a stand-in");
+  }
+});
+
+test("a lone surrogate goes out as U+FFFD, as the Lua path sent it", () => {
+  const text = `abc\ud800${"z".repeat(STAND_IN_MIN_CHARS)}`;
+  const { wire, restore } = withStandIns({ a: text });
+  const seen = JSON.parse(wire) as { a: string };
+  assert.equal(JSON.parse(restore(JSON.stringify({ a: seen.a }))).a, `abc\ufffd${"z".repeat(STAND_IN_MIN_CHARS)}`);
 });
 
 test("a body without stand-ins, or with a number no text has, is returned unchanged", () => {

@@ -7,8 +7,10 @@
  * bytes whatever the prompt's size.
  *
  * A stand-in is `\uE000<n>\uE001`: private-use characters, which neither JSON encoder escapes, so it comes
- * back verbatim wherever the adapter put it, also inside a longer string it built. A text that contains
- * either character itself is sent as it is.
+ * back verbatim wherever the adapter put it, also inside a longer string it built. A request that holds
+ * either character anywhere itself (a page the agent read, say) is sent without stand-ins: put back, its
+ * text would otherwise be taken for one. A text goes out as the Lua path sent it: a lone surrogate, which
+ * has no UTF-8 form, as U+FFFD.
  */
 
 /** Strings at least this long are replaced: shorter ones cost less to copy than to stand in for. */
@@ -26,12 +28,16 @@ export interface StandIns {
 
 export function withStandIns(request: unknown): StandIns {
   const texts: string[] = [];
-  const wire = JSON.stringify(request, (_key, value: unknown) => {
-    if (typeof value !== "string" || value.length < STAND_IN_MIN_CHARS) return value;
-    if (value.includes(OPEN) || value.includes(CLOSE)) return value;
+  let marked = false;
+  const wire = JSON.stringify(request, (key: string, value: unknown) => {
+    if (hasMark(key)) marked = true;
+    if (typeof value !== "string") return value;
+    if (hasMark(value)) marked = true;
+    if (marked || value.length < STAND_IN_MIN_CHARS) return value;
     texts.push(value);
     return `${OPEN}${texts.length - 1}${CLOSE}`;
   });
+  if (marked) return { wire: JSON.stringify(request), restore: (body) => body };
   return {
     wire,
     restore: (body) =>
@@ -39,7 +45,16 @@ export function withStandIns(request: unknown): StandIns {
         ? body
         : body.replace(STAND_IN, (whole, n: string) => {
             const text = texts[Number(n)];
-            return text === undefined ? whole : JSON.stringify(text).slice(1, -1);
+            return text === undefined ? whole : JSON.stringify(wellFormed(text)).slice(1, -1);
           }),
   };
+}
+
+function hasMark(text: string): boolean {
+  return text.includes(OPEN) || text.includes(CLOSE);
+}
+
+/** String.prototype.toWellFormed: ES2024, in Node 20, but not in the ES2023 library the project compiles with. */
+function wellFormed(text: string): string {
+  return (text as string & { toWellFormed(): string }).toWellFormed();
 }

@@ -114,11 +114,12 @@ export class SearchIndex {
         // A vector of the old text must not outlive it, even if embedding the new text fails later.
         this.vectors.delete(rows.filter((r) => r.replaced).map((r) => r.rowid));
         changed.push(...rows);
-        // A renamed item keeps its vector under its new kind; one still waiting for its vector gets it there.
+        // A renamed item's vectors (in every space) move to its new kind; one still waiting for its vector
+        // in the current space gets it there.
         const space = this.upkeep.space;
         for (const r of renamed) {
-          if (space && this.vectors.has(space, r.rowid)) this.vectors.rekind(r.rowid, r.kind);
-          else changed.push(r);
+          this.vectors.rekind(r.rowid, r.kind);
+          if (!space || !this.vectors.has(space, r.rowid)) changed.push(r);
         }
       },
       remove: (ids) => {

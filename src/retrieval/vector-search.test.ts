@@ -182,3 +182,21 @@ test("an item that takes another's place with the same text keeps its vector und
   assert.ok(index.get("turn:1"), "the other item stays: the caller removes it");
   await index.close();
 });
+
+test("a rename moves the item's vector in every loaded space, also one that is not the current space", async () => {
+  const a = new WordEmbedder("a", 32);
+  const index = new SearchIndex(":memory:", { embedder: a, autoReembed: false });
+  await index.add([{ id: "ctx:1", kind: "context", text: "the harbour walk was windy" }]);
+  const b = new WordEmbedder("b", 32);
+  b.gate = new Promise(() => {}); // space b's vectors never come in this test
+  index.setEmbedder(b);
+  index.write((w) => {
+    w.upsert([{ id: "turn:1", kind: "turn", text: "the harbour walk was windy", replaces: "ctx:1" }]);
+    w.remove(["ctx:1"]);
+  });
+  index.setEmbedder(a);
+  const inKind = async (kind: string) =>
+    (await index.search("harbour walk", { filter: { kind: [kind] }, weights: VECTOR_ONLY })).map((h) => h.id);
+  assert.deepEqual(await inKind("turn"), ["turn:1"]);
+  assert.deepEqual(await inKind("context"), []);
+});
