@@ -9,6 +9,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { HomeAgentError } from "../util/errors.js";
 
 export interface PostReply {
   status: number;
@@ -90,7 +91,12 @@ function bodyStream(res: IncomingMessage): ReadableStream<Uint8Array> {
     poke();
   });
   res.on("close", () => {
-    if (!ended) failure ??= new Error("the connection closed before the reply ended");
+    if (!ended) {
+      failure ??= new HomeAgentError({
+        code: "connection_closed",
+        message: "the provider closed the connection before the reply ended",
+      });
+    }
     poke();
   });
   return new ReadableStream<Uint8Array>({
