@@ -6,7 +6,7 @@
  * slack).
  */
 import { exactSearch, MetricKind } from "usearch";
-import { Postings, type QueryCodes } from "./postings.js";
+import { type Nonzero, Postings } from "./postings.js";
 import type { Sketcher } from "./sketch.js";
 import { type Scored, WorstFirstHeap } from "./top-heap.js";
 
@@ -29,36 +29,6 @@ export interface MatrixHit {
   rowid: number;
   /** Cosine similarity, -1 … 1 (of the 8-bit codes). */
   similarity: number;
-}
-
-/**
- * A query vector by its nonzero dimensions: a lexical query has a few dozen of 1024, so rescoring a row
- * costs that many steps instead of the full width. The sum runs in the same order over the same nonzero
- * terms as a full loop would, so the cosine is the same number.
- */
-export interface QueryDims {
-  dims: Int32Array;
-  values: Float32Array;
-  /** The query's length. */
-  norm: number;
-}
-
-export function queryDims(query: Float32Array): QueryDims {
-  let n = 0;
-  let qq = 0;
-  for (let i = 0; i < query.length; i++) {
-    if (query[i] !== 0) n++;
-    qq += query[i] * query[i];
-  }
-  const dims = new Int32Array(n);
-  const values = new Float32Array(n);
-  for (let i = 0, j = 0; i < query.length; i++) {
-    if (query[i] !== 0) {
-      dims[j] = i;
-      values[j++] = query[i];
-    }
-  }
-  return { dims, values, norm: Math.sqrt(qq) };
 }
 
 export class KindMatrix {
@@ -120,7 +90,7 @@ export class KindMatrix {
   }
 
   /** Cosine of the query with the row in `slot`, as cosineQuantized computes it from the stored copy. */
-  cosine(query: QueryDims, slot: number): number {
+  cosine(query: Nonzero, slot: number): number {
     const { dims, values, norm } = query;
     const data = this.data;
     const at = slot * this.dimension;
@@ -150,7 +120,7 @@ export class KindMatrix {
     return true;
   }
 
-  search(query: Int8Array, codes: QueryCodes, querySketch: Int8Array, k: number): MatrixHit[] {
+  search(query: Int8Array, codes: Nonzero, querySketch: Int8Array, k: number): MatrixHit[] {
     const n = Math.min(k, this.count);
     if (n === 0) return [];
     if (this.postings) return this.sparseSearch(this.postings, codes, n);
@@ -173,7 +143,7 @@ export class KindMatrix {
    * The `n` nearest by the postings: the rows closer to the query than orthogonal, best first; when fewer
    * than `n` are, then the rows at cosine 0 (oldest first) and the opposed ones — the order of a full scan.
    */
-  private sparseSearch(postings: Postings, q: QueryCodes, n: number): MatrixHit[] {
+  private sparseSearch(postings: Postings, q: Nonzero, n: number): MatrixHit[] {
     const dots = postings.dots(q, this.count);
     const { norms, rowids } = this;
     const closer = new WorstFirstHeap<Scored>(n);

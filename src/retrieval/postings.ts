@@ -10,30 +10,33 @@
  * stops keeping postings for a kind whose rows turn out dense.
  */
 
-/** The query's nonzero codes. */
-export interface QueryCodes {
+/**
+ * A vector by its nonzero entries: a lexical query has ≈ 18 of 1024, so a dot product over them costs that
+ * many steps. Summed in the same order over the same nonzero terms as a full loop, it gives the same number.
+ */
+export interface Nonzero {
   dims: Int32Array;
-  codes: Int32Array;
-  /** Length of the code vector. */
+  values: Float64Array;
+  /** The vector's length. */
   norm: number;
 }
 
-export function queryCodes(codes: Int8Array): QueryCodes {
+export function nonzero(v: ArrayLike<number>): Nonzero {
   let n = 0;
   let sum = 0;
-  for (let i = 0; i < codes.length; i++) {
-    if (codes[i] !== 0) n++;
-    sum += codes[i] * codes[i];
+  for (let i = 0; i < v.length; i++) {
+    if (v[i] !== 0) n++;
+    sum += v[i] * v[i];
   }
   const dims = new Int32Array(n);
-  const values = new Int32Array(n);
-  for (let i = 0, j = 0; i < codes.length; i++) {
-    if (codes[i] !== 0) {
+  const values = new Float64Array(n);
+  for (let i = 0, j = 0; i < v.length; i++) {
+    if (v[i] !== 0) {
       dims[j] = i;
-      values[j++] = codes[i];
+      values[j++] = v[i];
     }
   }
-  return { dims, codes: values, norm: Math.sqrt(sum) };
+  return { dims, values, norm: Math.sqrt(sum) };
 }
 
 export class Postings {
@@ -93,13 +96,13 @@ export class Postings {
    * The dot product of the query with each of the first `slots` slots (0 for a slot that shares no nonzero
    * dimension with it). The array is this index's scratch: valid until the next call.
    */
-  dots(query: QueryCodes, slots: number): Int32Array {
+  dots(query: Nonzero, slots: number): Int32Array {
     if (this.acc.length < slots) this.acc = new Int32Array(Math.max(slots, this.acc.length * 2));
     const acc = this.acc;
     acc.fill(0, 0, slots);
     for (let j = 0; j < query.dims.length; j++) {
       const d = query.dims[j];
-      const q = query.codes[j];
+      const q = query.values[j];
       const list = this.slots[d];
       const codes = this.codes[d];
       for (let i = 0, n = this.lengths[d]; i < n; i++) acc[list[i]] += q * codes[i];

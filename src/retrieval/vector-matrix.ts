@@ -9,15 +9,15 @@
  * One matrix per kind (kind-matrix.ts) makes the kind filter the memory layers always use exact and free.
  */
 import { HomeAgentError } from "../util/errors.js";
-import { KindMatrix, type MatrixHit, type QueryDims, queryDims, scan } from "./kind-matrix.js";
-import { queryCodes } from "./postings.js";
+import { KindMatrix, type MatrixHit, scan } from "./kind-matrix.js";
+import { type Nonzero, nonzero } from "./postings.js";
 import { Sketcher } from "./sketch.js";
 
 export type { MatrixHit } from "./kind-matrix.js";
 
 export class VectorMatrix {
   private readonly kinds = new Map<string, KindMatrix>();
-  private readonly queryDims = new WeakMap<Float32Array, QueryDims>();
+  private readonly queryDims = new WeakMap<Float32Array, Nonzero>();
   private readonly sketcher: Sketcher;
 
   constructor(readonly dimension: number) {
@@ -63,10 +63,10 @@ export class VectorMatrix {
   }
 
   /** The query's nonzero dimensions, computed once per query vector (a search rescores many rows with it). */
-  private dimsOf(query: Float32Array): QueryDims {
+  private dimsOf(query: Float32Array): Nonzero {
     let q = this.queryDims.get(query);
     if (!q) {
-      q = queryDims(query);
+      q = nonzero(query);
       this.queryDims.set(query, q);
     }
     return q;
@@ -136,10 +136,10 @@ export class VectorMatrix {
     if (!codes) return [];
     const sketch = new Int8Array(this.sketcher.width);
     this.sketcher.sketch(codes, sketch);
-    const nonzero = queryCodes(codes);
+    const dims = nonzero(codes);
     const hits: MatrixHit[] = [];
     for (const kind of kinds ?? this.kinds.keys()) {
-      hits.push(...(this.kinds.get(kind)?.search(codes, nonzero, sketch, k) ?? []));
+      hits.push(...(this.kinds.get(kind)?.search(codes, dims, sketch, k) ?? []));
     }
     return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
   }
