@@ -37,10 +37,20 @@ function isCjk(c: number): boolean {
   );
 }
 
+/**
+ * A message's count, computed once per message: composing a request counts its messages and every LLM call
+ * of the turn counts them again (fitToBudget). Messages are never changed in place — a cut replaces one.
+ */
+const counted = new WeakMap<ChatMessage | ContextMessage, number>();
+
 export function messageTokens(m: ChatMessage | ContextMessage): number {
-  let n = MESSAGE_OVERHEAD + estimateTokens(m.content);
-  if ("reasoning_content" in m && m.reasoning_content) n += estimateTokens(m.reasoning_content);
-  if ("tool_calls" in m && m.tool_calls?.length) n += estimateTokens(JSON.stringify(m.tool_calls));
+  let n = counted.get(m);
+  if (n === undefined) {
+    n = MESSAGE_OVERHEAD + estimateTokens(m.content);
+    if ("reasoning_content" in m && m.reasoning_content) n += estimateTokens(m.reasoning_content);
+    if ("tool_calls" in m && m.tool_calls?.length) n += estimateTokens(JSON.stringify(m.tool_calls));
+    counted.set(m, n);
+  }
   return n;
 }
 

@@ -125,10 +125,12 @@ export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promis
   const mem = await memorySections(deps, c, first);
 
   // Memory and tools are settled; what they left is shared again among the flexible sections.
+  const indexMsg: ChatMessage = { role: "system", content: mem.index };
+  const relatedMsg: ChatMessage = { role: "system", content: mem.related };
   const fixed = {
     tools: offer.trimmed ? first.tools : offer.tokens(),
-    memory_index: messageTokens({ role: "system", content: mem.index }) * Number(mem.index !== ""),
-    related_memory: messageTokens({ role: "system", content: mem.related }) * Number(mem.related !== ""),
+    memory_index: messageTokens(indexMsg) * Number(mem.index !== ""),
+    related_memory: messageTokens(relatedMsg) * Number(mem.related !== ""),
   };
   const rest = budget - fixed.tools - fixed.memory_index - fixed.related_memory;
   const second = allocate(
@@ -166,8 +168,8 @@ export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promis
   }
   const head: ChatMessage[] = [
     ...(system.content ? [system] : []),
-    ...(mem.index ? [{ role: "system" as const, content: mem.index }] : []),
-    ...(mem.related ? [{ role: "system" as const, content: mem.related }] : []),
+    ...(mem.index ? [indexMsg] : []),
+    ...(mem.related ? [relatedMsg] : []),
   ];
   const messages = chat ? [...head, ...plugin, ...timeline, input] : [...head, ...timeline, ...plugin, input];
 

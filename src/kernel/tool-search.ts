@@ -74,7 +74,6 @@ export interface OfferOptions {
 export class ToolOffer {
   private offered: OfferEntry[];
   private specsCache: ToolSpec[] | null = null;
-  private tokensCache: number | null = null;
   /** Every definition the turn may use except tool_search. */
   readonly total: number;
   readonly trimmed: boolean;
@@ -115,9 +114,9 @@ export class ToolOffer {
     return this.specsCache;
   }
 
+  /** What the offered definitions cost: each one's count (computed once per definition) and the list's. */
   tokens(): number {
-    this.tokensCache ??= this.offered.length === 0 ? 0 : estimateTokens(JSON.stringify(this.specs()));
-    return this.tokensCache;
+    return listCost(this.offered);
   }
 
   get count(): number {
@@ -155,10 +154,7 @@ export class ToolOffer {
         loaded.push(e);
       } else full.push(e);
     }
-    if (loaded.length > 0) {
-      this.specsCache = null;
-      this.tokensCache = null;
-    }
+    if (loaded.length > 0) this.specsCache = null;
     const lines: string[] = [];
     if (loaded.length > 0) lines.push("Loaded for this turn; call them directly:", ...loaded.map(line));
     if (already.length > 0) lines.push("Already available:", ...already.map(line));
