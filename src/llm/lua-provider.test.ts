@@ -10,6 +10,7 @@ import type { Logger } from "@homeagent/sdk";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
 import { waitFor } from "../../test/fixtures/wait.js";
 import type { CompletionRequest, StreamChunk } from "../kernel/llm-spec.js";
+import { LuaVM } from "../lua/vm.js";
 import { bundledAdapterLibraries } from "./adapters.js";
 import { LuaAdaptedProvider, type LuaAdaptedProviderOptions } from "./lua-provider.js";
 import { ProviderError } from "./provider.js";
@@ -441,4 +442,22 @@ test("the bundled OpenAI adapter passes texts through: a long prompt goes out as
     { role: "system", content: long },
     { role: "user", content: "hi" },
   ]);
+});
+
+test("a stream's events that arrive together reach the adapter together, not one worker call per socket read", async () => {
+  const callEach = LuaVM.prototype.callEach;
+  let calls = 0;
+  LuaVM.prototype.callEach = function (this: LuaVM, ...args: Parameters<LuaVM["callEach"]>) {
+    calls++;
+    return callEach.apply(this, args);
+  };
+  try {
+    // The fake writes each event of the reply in two pieces, all in one go: 20 pieces.
+    fake.enqueue({ text: "one two three four five", pieceChars: 3 });
+    const chunks = await drain(provider().chatStream(request));
+    assert.equal(chunks.map((c) => c.content).join(""), "one two three four five");
+    assert.ok(calls <= 6, `${calls} worker calls for one reply`);
+  } finally {
+    LuaVM.prototype.callEach = callEach;
+  }
 });
