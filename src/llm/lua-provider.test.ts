@@ -428,8 +428,16 @@ test("pass_through_text: long texts reach transform_request as stand-ins and the
   }
 });
 
-test("the bundled OpenAI adapter passes texts through: a long prompt goes out as it came in", async () => {
+test("the bundled OpenAI adapter passes texts and tools through: a long prompt goes out as it came in", async () => {
   const long = `${"今天天气怎么样？ how is the weather ".repeat(40)}"quoted"\n`;
+  const tools = ["lookup", "remember"].map((name) => ({
+    type: "function" as const,
+    function: {
+      name,
+      description: `the ${name} tool, ${"with a long description ".repeat(10)}`,
+      parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+    },
+  }));
   fake.enqueue({ text: "ok" });
   await provider().chat({
     model: "",
@@ -437,11 +445,13 @@ test("the bundled OpenAI adapter passes texts through: a long prompt goes out as
       { role: "system", content: long },
       { role: "user", content: "hi" },
     ],
+    tools,
   });
   assert.deepEqual(fake.requests[0].body.messages, [
     { role: "system", content: long },
     { role: "user", content: "hi" },
   ]);
+  assert.deepEqual(fake.requests[0].body.tools, tools);
 });
 
 test("a stream's events that arrive together reach the adapter together, not one worker call per socket read", async () => {

@@ -16,9 +16,10 @@
  *   "x-api-key", "x-goog-api-key" (header of that name) or "none". The key never enters Lua.
  * - `stream_format` — "sse" (default: `data:` payloads, `[DONE]` ends the stream) or "ndjson" (one JSON
  *   document per line).
- * - `pass_through_text` — optional `true` for an adapter whose transform_request only moves texts into the
- *   body, never reads or changes them: each string of 128 characters or more then reaches it as a short
- *   stand-in, and the host puts the text back into the body returned (stand-ins.ts).
+ * - `pass_through_text` — optional `true` for an adapter whose transform_request only moves texts and the
+ *   tools list into the body, never reads or changes them: each string of 128 characters or more, and each
+ *   tool definition (a string element of `tools`), then reaches it as a short stand-in, and the host puts
+ *   them back into the body returned (stand-ins.ts).
  * - `transform_request(json) → json` — unified CompletionRequest (model resolved, `stream` set) → wire body.
  * - `transform_response(json) → json` — wire body → unified CompletionResponse. Raise an error for a body
  *   you cannot use; never return an empty reply instead.

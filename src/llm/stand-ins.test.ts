@@ -41,3 +41,21 @@ test("a body without stand-ins, or with a number no text has, is returned unchan
   assert.equal(restore('{"a":"\uE0009\uE001"}'), '{"a":"\uE0009\uE001"}');
   assert.equal(withStandIns({ a: "short" }).restore('{"a":"\uE0000\uE001"}'), '{"a":"\uE0000\uE001"}');
 });
+
+test("each tool definition stands in as one string of the tools list and comes back whole", () => {
+  const tools = [
+    { type: "function", function: { name: "a", description: "d".repeat(300), parameters: { type: "object" } } },
+    { type: "function", function: { name: "b", description: "short", parameters: { required: ["q"] } } },
+  ];
+  const { wire, restore } = withStandIns({ model: "m", tools, tool_choice: "auto" });
+  const seen = JSON.parse(wire) as { tools: unknown[] };
+  assert.ok(
+    seen.tools.every((t) => typeof t === "string" && t.length < 10),
+    wire,
+  );
+  // An OpenAI-compatible adapter copies the list into its body.
+  const body = JSON.stringify({ model: "m", tools: seen.tools, tool_choice: "auto" });
+  assert.deepEqual(JSON.parse(restore(body)), { model: "m", tools, tool_choice: "auto" });
+  const marked = [{ type: "function", function: { name: "c", description: "\uE0020\uE003" } }];
+  assert.equal(withStandIns({ tools: marked }).wire, JSON.stringify({ tools: marked }), "marks inside a tool");
+});

@@ -14,8 +14,9 @@ local quirks = {
 local adapter = compat.adapter({
   name = "openai",
   version = "1",
-  -- transform_request only moves message texts into the body, so long ones reach it as short stand-ins that
-  -- HomeAgent puts back (much faster for long prompts). Delete this line if you make it read or edit them.
+  -- transform_request only moves message texts and the tools list into the body, so long texts and each tool
+  -- definition reach it as short stand-ins that HomeAgent puts back (much faster for long prompts and many
+  -- tools). Delete this line if you make it read or edit them.
   pass_through_text = true,
   endpoint = "/chat/completions",
   headers = {},
