@@ -45,8 +45,16 @@ const MIB = 1024 * 1024;
 /** Memory limit → the thread in reserve for it (still booting, perhaps). */
 const spares = new Map<number, Promise<LuaThread>>();
 
-/** A booted thread for a Lua state capped at `memoryLimitBytes`; rejects with a lua_worker LuaError. */
-export async function takeThread(memoryLimitBytes: number): Promise<LuaThread> {
+/** The thread in reserve for this memory limit (perhaps still booting); undefined when there is none. */
+export function reserveFor(memoryLimitBytes: number): Promise<LuaThread> | undefined {
+  return spares.get(memoryLimitBytes);
+}
+
+/**
+ * A booted thread for a Lua state capped at `memoryLimitBytes`; rejects with a lua_worker LuaError.
+ * `reserveIdleMs`: how long the reserve it leaves booting waits for a taker (tests shorten it).
+ */
+export async function takeThread(memoryLimitBytes: number, reserveIdleMs = RESERVE_IDLE_MS): Promise<LuaThread> {
   const spare = spares.get(memoryLimitBytes);
   spares.delete(memoryLimitBytes);
   let thread = spare && (await spare.catch(() => undefined));
@@ -60,7 +68,7 @@ export async function takeThread(memoryLimitBytes: number): Promise<LuaThread> {
           if (!stillSpare()) return;
           spares.delete(memoryLimitBytes);
           void booted.worker.terminate();
-        }, RESERVE_IDLE_MS).unref();
+        }, reserveIdleMs).unref();
       },
       () => {
         if (stillSpare()) spares.delete(memoryLimitBytes);
