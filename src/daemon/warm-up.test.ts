@@ -1,10 +1,10 @@
 /** What the daemon readies after "ready" (warm-up.ts): when CJK text is expected, and only with a source. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { warmOnlyProvider } from "../../test/fixtures/warm-provider.js";
 import { hasCjk } from "../embedding/text.js";
 import type { ContextEvent } from "../kernel/types.js";
 import { ProviderManager } from "../llm/manager.js";
-import type { Provider } from "../llm/provider.js";
 import { expectsCjk, warmUp } from "./warm-up.js";
 
 const said = (input: string, response = ""): ContextEvent => ({
@@ -34,20 +34,10 @@ test("CJK is expected from a Chinese, Japanese or Korean locale, or from the con
 
 test("without an LLM source nothing is warmed; with sources, the first one is and warmUp waits for it", async () => {
   const warmed: string[] = [];
-  const provider: Provider = {
-    name: "a",
-    model: "m",
-    chat: () => Promise.reject(new Error("not called")),
-    chatStream: () => ({
-      [Symbol.asyncIterator]: () => {
-        throw new Error("not called");
-      },
-    }),
-    warm: async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      warmed.push("a");
-    },
-  };
+  const provider = warmOnlyProvider("a", async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    warmed.push("a");
+  });
   const llm = new ProviderManager();
   const warned: string[] = [];
   const log = { debug() {}, info() {}, warn: (m: string) => warned.push(m), error() {} };

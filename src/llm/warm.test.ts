@@ -8,10 +8,10 @@ import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import type { Logger } from "@homeagent/sdk";
 import { type FakeLLM, startFakeLLM } from "../../test/fixtures/fake-llm.js";
+import { warmOnlyProvider } from "../../test/fixtures/warm-provider.js";
 import type { CompletionRequest, StreamChunk } from "../kernel/llm-spec.js";
 import { LuaAdaptedProvider } from "./lua-provider.js";
 import { ProviderManager } from "./manager.js";
-import type { Provider } from "./provider.js";
 
 const OPENAI = readFileSync(new URL("./adapters/openai.lua", import.meta.url), "utf8");
 /** The bundled adapter, saying each time its chunk runs: once per instance loaded into the Lua state. */
@@ -74,20 +74,10 @@ test("without warming, the first stream loads its instance itself (what warm() t
 test("the manager warms the source the next request goes to, only that one, and swallows its failure", async () => {
   const warmed: string[] = [];
   const source = (name: string, priority: number, fails = false) => {
-    const provider: Provider = {
-      name,
-      model: "m",
-      chat: () => Promise.reject(new Error("not called")),
-      chatStream: () => ({
-        [Symbol.asyncIterator]: () => {
-          throw new Error("not called");
-        },
-      }),
-      warm: async () => {
-        warmed.push(name);
-        if (fails) throw new Error("adapter broken");
-      },
-    };
+    const provider = warmOnlyProvider(name, async () => {
+      warmed.push(name);
+      if (fails) throw new Error("adapter broken");
+    });
     return { name, provider, priority };
   };
   const m = new ProviderManager();
