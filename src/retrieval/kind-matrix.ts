@@ -120,13 +120,16 @@ export class KindMatrix {
     return true;
   }
 
-  search(query: Int8Array, codes: Nonzero, querySketch: Int8Array, k: number): MatrixHit[] {
+  /** `codes`: the query's nonzero codes, for the postings; a query sketch is made only when a scan needs one. */
+  search(query: Int8Array, codes: Nonzero, k: number): MatrixHit[] {
     const n = Math.min(k, this.count);
     if (n === 0) return [];
     if (this.postings) return this.sparseSearch(this.postings, codes, n);
     const d = this.dimension;
     if (this.count <= EXACT_MAX) return this.hits(scan(this.data.subarray(0, this.count * d), query, d, n), null);
     const w = this.sketcher.width;
+    const querySketch = new Int8Array(w);
+    this.sketcher.sketch(query, querySketch);
     const coarse = scan(
       this.sketches.subarray(0, this.count * w),
       querySketch,

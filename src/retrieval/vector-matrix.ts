@@ -134,13 +134,9 @@ export class VectorMatrix {
   search(query: Float32Array, k: number, kinds: readonly string[] | null): MatrixHit[] {
     const codes = toCodes(query);
     if (!codes) return [];
-    const sketch = new Int8Array(this.sketcher.width);
-    this.sketcher.sketch(codes, sketch);
     const dims = nonzero(codes);
     const hits: MatrixHit[] = [];
-    for (const kind of kinds ?? this.kinds.keys()) {
-      hits.push(...(this.kinds.get(kind)?.search(codes, dims, sketch, k) ?? []));
-    }
+    for (const kind of kinds ?? this.kinds.keys()) hits.push(...(this.kinds.get(kind)?.search(codes, dims, k) ?? []));
     return hits.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
   }
 }
