@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cleanText, tokenize } from "./text.js";
+import { cjkRuns, cleanText, tokenize } from "./text.js";
 
 test("Chinese is segmented into words, with search-mode sub-words", () => {
   const t = tokenize("我今天去北京大学看樱花");
@@ -19,4 +19,13 @@ test("mixed text keeps both scripts in order", () => {
 test("cleanText removes width variants, zero-width characters and template noise", () => {
   assert.equal(cleanText("[打断消息][来源:timer]  ＨＥＬＬＯ\u200b  world\n\n"), "HELLO world");
   assert.equal(cleanText("{{user}}: hi <|im_end|>"), ": hi");
+});
+
+test("a text analysed again gives the same tokens and CJK runs, which no caller can change", () => {
+  const text = "Met 张伟 at the 北京大学 library";
+  const first = tokenize(text);
+  assert.equal(tokenize(text), first, "the recent answer is shared");
+  assert.deepEqual([...cjkRuns(text)], ["张伟", "北京大学"]);
+  assert.throws(() => (first as string[]).push("x"), TypeError);
+  assert.deepEqual(tokenize(`${text} `), first, "an equal analysis of a different text");
 });

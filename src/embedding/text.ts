@@ -26,20 +26,12 @@ export function cleanText(text: string): string {
     .trim();
 }
 
-/** Tokens of `text`, in order, stop words removed. */
-export function tokenize(text: string): string[] {
-  const clean = cleanText(text).toLowerCase();
-  const out: string[] = [];
-  let last = 0;
-  for (const m of clean.matchAll(CJK_RUN)) {
-    latinWords(clean.slice(last, m.index), out);
-    for (const t of segmenter().cutForSearch(m[0], true)) {
-      if (t.trim() && !STOP_WORDS.has(t)) out.push(t);
-    }
-    last = m.index + m[0].length;
-  }
-  latinWords(clean.slice(last), out);
-  return out;
+/**
+ * Tokens of `text`, in order, stop words removed. Shared, not copied: one text is tokenized for the query,
+ * its keyword row and its vector, so the last few texts' tokens are kept (see analysed).
+ */
+export function tokenize(text: string): readonly string[] {
+  return analysed(text).tokens;
 }
 
 /** Whether `text` has a character that `tokenize` would cut with jieba (and so load its dictionary for). */
@@ -48,8 +40,47 @@ export function hasCjk(text: string): boolean {
 }
 
 /** The CJK runs of `text` as `tokenize` sees them (cleaned, lower-cased), for character-level features. */
-export function cjkRuns(text: string): string[] {
-  return Array.from(cleanText(text).toLowerCase().matchAll(CJK_RUN), (m) => m[0]);
+export function cjkRuns(text: string): readonly string[] {
+  return analysed(text).cjkRuns;
+}
+
+interface Analysis {
+  tokens: readonly string[];
+  cjkRuns: readonly string[];
+}
+
+/**
+ * A turn analyses the same few texts several times (its input as the query, as a window item, as that
+ * item's vector; its reply likewise), and cleaning plus segmenting costs far more than finding the text
+ * again. So the most recent texts are remembered, by their exact content; long ones are not, whose lookup
+ * would hash them and whose tokens would stay in memory.
+ */
+const recent = new Map<string, Analysis>();
+const RECENT_TEXTS = 32;
+const RECENT_MAX_CHARS = 16 * 1024;
+
+function analysed(text: string): Analysis {
+  const known = text.length <= RECENT_MAX_CHARS ? recent.get(text) : undefined;
+  if (known) return known;
+  const clean = cleanText(text).toLowerCase();
+  const tokens: string[] = [];
+  const runs: string[] = [];
+  let last = 0;
+  for (const m of clean.matchAll(CJK_RUN)) {
+    latinWords(clean.slice(last, m.index), tokens);
+    runs.push(m[0]);
+    for (const t of segmenter().cutForSearch(m[0], true)) {
+      if (t.trim() && !STOP_WORDS.has(t)) tokens.push(t);
+    }
+    last = m.index + m[0].length;
+  }
+  latinWords(clean.slice(last), tokens);
+  const out = { tokens: Object.freeze(tokens), cjkRuns: Object.freeze(runs) };
+  if (text.length <= RECENT_MAX_CHARS) {
+    if (recent.size >= RECENT_TEXTS) recent.delete(recent.keys().next().value as string);
+    recent.set(text, out);
+  }
+  return out;
 }
 
 function latinWords(text: string, out: string[]): void {

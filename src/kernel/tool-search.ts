@@ -52,7 +52,7 @@ export interface OfferEntry {
 const LIST_COST = 2;
 
 /** The words of a text, lower-cased, for matching a tool_search query against tool names and descriptions. */
-export type Words = (text: string) => string[];
+export type Words = (text: string) => readonly string[];
 
 /**
  * The kernel's own word splitter: letters and digits in runs, each Han character a word. The daemon gives the

@@ -109,30 +109,30 @@ export class CallWatch {
    * after) aborts the call. Only time spent waiting on the server counts, not time the consumer spends
    * between reads.
    */
-  watch(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-    const reader = body.getReader();
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          const started = performance.now();
-          const idle = this.begun ? this.clock("idle", this.idleLeft()) : undefined;
-          try {
-            const { value, done } = await reader.read();
-            if (done) {
-              controller.close();
-              return;
-            }
-            this.begin();
-            controller.enqueue(value);
-          } finally {
-            clearTimeout(idle);
-            this.waitedMs = this.contentBegun ? this.waitedMs + performance.now() - started : 0;
-          }
-        },
-        cancel: (reason) => reader.cancel(reason),
-      },
-      { highWaterMark: 0 },
-    );
+  async *watch(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    const reads = body[Symbol.asyncIterator]();
+    // Set once the body has ended or failed by itself; until then, stopping early must stop the body too.
+    let over = false;
+    try {
+      for (;;) {
+        const started = performance.now();
+        const idle = this.begun ? this.clock("idle", this.idleLeft()) : undefined;
+        let next: IteratorResult<Uint8Array>;
+        try {
+          over = true;
+          next = await reads.next();
+          over = next.done === true;
+        } finally {
+          clearTimeout(idle);
+          this.waitedMs = this.contentBegun ? this.waitedMs + performance.now() - started : 0;
+        }
+        if (next.done) return;
+        this.begin();
+        yield next.value;
+      }
+    } finally {
+      if (!over) await reads.return?.();
+    }
   }
 
   /** The error for the limit that ended the call, if one did: it names the source and the setting to change. */

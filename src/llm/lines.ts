@@ -40,11 +40,10 @@ const CR = 0x0d;
  * body; the lines before an over-long one still come first.
  */
 export async function* readLineBatches(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
   opts: LineOptions = {},
 ): AsyncGenerator<string[]> {
   const max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const reader = body.getReader();
   const decoder = new TextDecoder();
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
@@ -75,23 +74,18 @@ export async function* readLineBatches(
       pending.push(value.slice(start));
     }
   };
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      const batch: string[] = [];
-      try {
-        split(value, batch);
-      } catch (err) {
-        if (batch.length > 0) yield batch;
-        throw err;
-      }
+  // Leaving the loop (the consumer stopping, a line too long) ends the body's iteration, which cancels it.
+  for await (const value of body) {
+    const batch: string[] = [];
+    try {
+      split(value, batch);
+    } catch (err) {
       if (batch.length > 0) yield batch;
+      throw err;
     }
-    if (pendingBytes > 0) yield [take(new Uint8Array())];
-  } finally {
-    await reader.cancel().catch(() => {});
+    if (batch.length > 0) yield batch;
   }
+  if (pendingBytes > 0) yield [take(new Uint8Array())];
 }
 
 /** One item at a time from a generator of batches, ending with its return value; stopping early stops it. */

@@ -35,16 +35,17 @@ test("an empty body yields nothing", async () => {
 test("an endless line fails at the limit and cancels the body; a CR inside a line does not end it", async () => {
   let cancelled = false;
   let read = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      read += 4096;
-      controller.enqueue(new Uint8Array(4096).fill(0x7b));
-    },
-    cancel() {
+  async function* stream(): AsyncGenerator<Uint8Array> {
+    try {
+      for (;;) {
+        read += 4096;
+        yield new Uint8Array(4096).fill(0x7b);
+      }
+    } finally {
       cancelled = true;
-    },
-  });
-  await assert.rejects(collect(ndjsonLines(stream, { maxLineBytes: 32 * 1024 })), /longer than 32 KiB/);
+    }
+  }
+  await assert.rejects(collect(ndjsonLines(stream(), { maxLineBytes: 32 * 1024 })), /longer than 32 KiB/);
   assert.ok(read <= 36 * 1024, `read ${read} bytes`);
   assert.equal(cancelled, true);
   assert.deepEqual(await collect(body('{"a":\r1}\n')), { lines: ['{"a":\r1}'], end: "eof" });

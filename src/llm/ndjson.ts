@@ -9,7 +9,7 @@ import type { StreamReadOptions } from "./sse.js";
 
 /** The non-blank lines in batches (never an empty one). */
 export async function* ndjsonBatches(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
   opts: StreamReadOptions = {},
 ): AsyncGenerator<string[], "eof"> {
   // Leaving the loop early (the consumer stopping, a line too long) closes the line reader and the body.
@@ -22,7 +22,7 @@ export async function* ndjsonBatches(
 
 /** The lines one at a time. */
 export function ndjsonLines(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
   opts: StreamReadOptions = {},
 ): AsyncGenerator<string, "eof"> {
   return eachOf(ndjsonBatches(body, opts));

@@ -64,19 +64,20 @@ test("stopping early cancels the body", async () => {
   assert.equal(cancelled, true);
 });
 
-/** An endless body of `chunk` bytes, counting what was read and whether it was cancelled. */
+/** An endless body of `chunk` bytes, counting what was read and whether it was stopped. */
 function endless(chunk: Uint8Array) {
   const seen = { bytes: 0, cancelled: false };
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      seen.bytes += chunk.length;
-      controller.enqueue(chunk);
-    },
-    cancel() {
+  async function* stream(): AsyncGenerator<Uint8Array> {
+    try {
+      for (;;) {
+        seen.bytes += chunk.length;
+        yield chunk;
+      }
+    } finally {
       seen.cancelled = true;
-    },
-  });
-  return { stream, seen };
+    }
+  }
+  return { stream: stream(), seen };
 }
 
 test("an endless line without a line end fails at the limit, reads no further and cancels the body", async () => {

@@ -17,7 +17,7 @@ export interface StreamReadOptions {
 
 /** The payloads in batches (never an empty one); those before [DONE] or an over-long event still come. */
 export async function* sseBatches(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
   opts: StreamReadOptions = {},
 ): AsyncGenerator<string[], "done" | "eof"> {
   const max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -61,7 +61,7 @@ export async function* sseBatches(
 
 /** The payloads one at a time. */
 export function sseData(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
   opts: StreamReadOptions = {},
 ): AsyncGenerator<string, "done" | "eof"> {
   return eachOf(sseBatches(body, opts));

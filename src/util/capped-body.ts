@@ -23,28 +23,22 @@ export interface CappedReadOptions {
  * the body is cancelled, which closes the connection.
  */
 export async function readCappedText(
-  body: ReadableStream<Uint8Array> | null,
+  body: AsyncIterable<Uint8Array> | null,
   maxBytes: number,
   opts: CappedReadOptions = {},
 ): Promise<string> {
   if (!body) return "";
-  const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      if (size + value.length > maxBytes) {
-        if (!opts.truncate) throw new BodyTooLargeError(maxBytes);
-        parts.push(value.subarray(0, maxBytes - size));
-        return new TextDecoder().decode(Buffer.concat(parts)).replace(/\uFFFD$/, "");
-      }
-      parts.push(value);
-      size += value.length;
+  // Leaving the loop early (the limit, an error) ends the body's iteration, which cancels it.
+  for await (const value of body) {
+    if (size + value.length > maxBytes) {
+      if (!opts.truncate) throw new BodyTooLargeError(maxBytes);
+      parts.push(value.subarray(0, maxBytes - size));
+      return new TextDecoder().decode(Buffer.concat(parts)).replace(/\uFFFD$/, "");
     }
-    return new TextDecoder().decode(Buffer.concat(parts));
-  } finally {
-    await reader.cancel().catch(() => {});
+    parts.push(value);
+    size += value.length;
   }
+  return new TextDecoder().decode(Buffer.concat(parts));
 }

@@ -7,6 +7,7 @@
  * How facts are written is in fact-writer.ts; what takes them out, in removal.ts and forget.ts.
  */
 import type { SearchIndex } from "../../retrieval/search.js";
+import { cachedStatement } from "../../util/statements.js";
 import { type DB, migrateTables } from "../store.js";
 import {
   ENTITY_COLUMNS,
@@ -248,6 +249,11 @@ export class GraphDB {
 
   count(): number {
     return this.db.prepare("SELECT COUNT(*) FROM entities").pluck().get() as number;
+  }
+
+  /** Whether any entity exists: a new user's graph is empty for a while, and a turn then asks it nothing. */
+  hasEntities(): boolean {
+    return cachedStatement(this.db, "SELECT EXISTS (SELECT 1 FROM entities)").pluck().get() === 1;
   }
 
   /** Active facts about one entity (either end), newest first. */

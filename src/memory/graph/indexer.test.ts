@@ -129,3 +129,27 @@ test("entity names are scanned for the message's keywords only when the index ma
   assert.deepEqual(keywordsAsked.at(-1), ["book"]);
   await close();
 });
+
+test("an empty graph is asked nothing: no entity search, no scan of names", async () => {
+  const { graph, index, close } = openGraph({ embedder: new SynonymEmbedder() });
+  const indexer = new Indexer(graph, index);
+  let searched = 0;
+  let recalled = 0;
+  const search = index.search.bind(index);
+  index.search = (...args) => {
+    searched++;
+    return search(...args);
+  };
+  const recall = graph.recall.bind(graph);
+  graph.recall = (...args) => {
+    recalled++;
+    return recall(...args);
+  };
+  assert.equal(await indexer.buildContext(await index.prepare("Where does Alice live?"), 500, "r1"), "");
+  assert.deepEqual({ searched, recalled }, { searched: 0, recalled: 0 });
+  graph.commit([{ subject: "Alice", relation: "lives in", object: "Paris" }]);
+  await index.flush();
+  assert.ok((await indexer.buildContext(await index.prepare("Where does Alice live?"), 500, "r1")).includes("Paris"));
+  assert.deepEqual({ searched, recalled }, { searched: 1, recalled: 1 });
+  await close();
+});

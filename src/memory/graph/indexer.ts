@@ -6,7 +6,8 @@
  *
  * Cost: it runs on every user turn, so it asks the shared index once (the query is prepared once per
  * turn) and scans entity names for the keywords (a LIKE over every entity, ≈ 1 ms at 10k entities) only
- * when the index matched nothing — a keyword inside a longer name ("book" in "notebook").
+ * when the index matched nothing — a keyword inside a longer name ("book" in "notebook"). An empty graph
+ * (a new user's, before the first distillation) is not asked at all.
  */
 import { cjkRuns } from "../../embedding/text.js";
 import { estimateTokens, firstThatFit } from "../../kernel/budget.js";
@@ -53,7 +54,7 @@ export class Indexer {
 
   /** The 【记忆索引】 block for this message within `budgetTokens`, or "" when the graph knows nothing relevant. */
   async buildContext(q: PreparedQuery, budgetTokens: number, requestId: string): Promise<string> {
-    if (budgetTokens <= 0) return "";
+    if (budgetTokens <= 0 || !this.graph.hasEntities()) return "";
     const hits = await this.index.search(q, { k: ENTITY_MATCHES, filter: { kind: ENTITY_KIND } });
     const seeds = hits
       .filter((h) => h.bm25 > 0 || (h.vector ?? 0) >= this.minSimilarity)
