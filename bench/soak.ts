@@ -36,6 +36,21 @@ function slope(points: Array<[number, number]>): number {
   return sxx === 0 ? 0 : sxy / sxx;
 }
 
+/**
+ * The lowest reading in each of `windows` equal runs of turns: RSS right after a garbage collection, the
+ * floor the heap's sawtooth returns to, so what is really kept shows without the ±10 MB of the swings.
+ */
+function floors(points: Array<[number, number]>, windows: number): Array<[number, number]> {
+  const size = Math.ceil(points.length / windows);
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < points.length; i += size) {
+    const run = points.slice(i, i + size);
+    const low = run.reduce((a, b) => (b[1] < a[1] ? b : a));
+    out.push([run[Math.floor(run.length / 2)][0], low[1]]);
+  }
+  return out;
+}
+
 function p(sorted: number[], q: number): number {
   return Math.round(percentile(sorted, q) * 100) / 100;
 }
@@ -51,8 +66,9 @@ const latencies = { long: [] as number[], fresh: [] as number[] };
 let rssStart = 0;
 let fdsStart = 0;
 let rssAfterFirstThird = 0;
-// RSS swings by ±10 MB with each garbage collection, so growth is the fitted slope over many samples,
-// not the difference of two readings that may each catch a different point of a GC cycle.
+// RSS swings by ±10 MB with each garbage collection, so growth is a slope fitted over many readings (every
+// 10 turns of the last two thirds), not the difference of two that may each catch a different point of a
+// GC cycle; and fitted to the floors of those readings (floors()), which the swings do not move.
 const lateSamples: Array<[number, number]> = [];
 for (let i = 0; i < WARMUP + TURNS; i++) {
   const n = i - WARMUP;
@@ -61,7 +77,7 @@ for (let i = 0; i < WARMUP + TURNS; i++) {
     fdsStart = fds(pid);
   }
   if (n === Math.floor(TURNS / 3)) rssAfterFirstThird = statusMb(pid);
-  if (n >= Math.floor(TURNS / 3) && n % 50 === 0) lateSamples.push([n, statusMb(pid)]);
+  if (n >= Math.floor(TURNS / 3) && n % 10 === 0) lateSamples.push([n, statusMb(pid)]);
   if (i % 10 === 0) {
     fake.enqueue({ toolCalls: [{ name: "output_list_channels", arguments: {} }] }, { text: "listed" });
   }
@@ -80,6 +96,7 @@ const rssEnd = statusMb(pid);
 const fdsEnd = fds(pid);
 await longLived.close();
 
+const lateFloors = floors(lateSamples, 8);
 const all = [...latencies.long, ...latencies.fresh].sort((a, b) => a - b);
 const long = [...latencies.long].sort((a, b) => a - b);
 const fresh = [...latencies.fresh].sort((a, b) => a - b);
@@ -94,9 +111,11 @@ console.log(
     rss_mb_start: rssStart,
     rss_mb_after_first_third: rssAfterFirstThird,
     rss_mb_end: rssEnd,
-    rss_growth_last_two_thirds_fitted_mb: Math.round(slope(lateSamples) * (TURNS - Math.floor(TURNS / 3)) * 10) / 10,
-    // Every turn is remembered (archived, indexed, its vector kept): what memory costs per turn, fitted.
-    rss_growth_per_turn_kb: Math.round(slope(lateSamples) * 1024 * 10) / 10,
+    rss_growth_last_two_thirds_fitted_mb: Math.round(slope(lateFloors) * (TURNS - Math.floor(TURNS / 3)) * 10) / 10,
+    // Every turn is remembered (archived, indexed, its vector kept): what memory costs per turn, fitted to
+    // the floors of eight windows; `_all_readings` fits every reading (the estimate used before, noisier).
+    rss_growth_per_turn_kb: Math.round(slope(lateFloors) * 1024 * 10) / 10,
+    rss_growth_per_turn_kb_all_readings: Math.round(slope(lateSamples) * 1024 * 10) / 10,
     fds_start: fdsStart,
     fds_end: fdsEnd,
   }),

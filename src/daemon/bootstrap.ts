@@ -2,6 +2,7 @@
  * Assembles the daemon: config center, logging, LLM sources, memory, retrieval, kernel, plugins. `stop()` takes it
  * down in reverse order; every piece is closed even if an earlier one fails to.
  */
+import { join } from "node:path";
 import type { KernelStatus, Logger } from "@homeagent/sdk";
 import { Auth } from "../auth/auth.js";
 import { builtinPlugins } from "../builtins/index.js";
@@ -31,6 +32,7 @@ import { agentParts } from "./agent-parts.js";
 import { forgetInHistoryFile, historyFile } from "./input-history.js";
 import { createLogger, type LogLevel, streamLines } from "./log.js";
 import { type DataPaths, prepareDataDir } from "./paths.js";
+import { rehearseTurns } from "./rehearsal.js";
 import { EMBEDDING_PENDING, type Retrieval, startRetrieval } from "./retrieval.js";
 import { agentSettings, reportConfig } from "./settings.js";
 import { openUsageFile } from "./usage-file.js";
@@ -202,7 +204,25 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   agent.bus.publish("system", "kernel", { kind: "started", version: VERSION, dataDir: paths.root });
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
   memory.started();
-  void warmUp({ llm, env, recent: memory.context.events(), preview: (q) => agent.previewContext(q), log });
+  const stopWarming = new AbortController();
+  const warming = warmUp({
+    llm,
+    env,
+    recent: memory.context.events(),
+    preview: (q) => agent.previewContext(q),
+    rehearse: (cjk) =>
+      rehearseTurns({
+        settings,
+        embedder: memory.index.embedder,
+        cjk,
+        dir: join(paths.root, "rehearsal"),
+        signal: stopWarming.signal,
+        log,
+      }),
+    turnsRun: () => agent.status().processed,
+    signal: stopWarming.signal,
+    log,
+  });
 
   return {
     paths,
@@ -219,6 +239,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     // still deliver that answer; then the plugins close their sockets.
     stop: async () => {
       log.info("stopping");
+      stopWarming.abort();
+      await warming;
       await agent.stop();
       await plugins.stopAll();
       sources.close();

@@ -32,7 +32,7 @@ test("CJK is expected from a Chinese, Japanese or Korean locale, or from the con
   assert.equal(expectsCjk({}, [said("明天天气怎么样")]), true);
 });
 
-test("without an LLM source nothing is warmed; with sources, the first one is and warmUp waits for it", async () => {
+test("without an LLM source nothing is warmed; with sources, the first one is, turns are rehearsed after it, and warmUp waits for both", async () => {
   const warmed: string[] = [];
   const provider = warmOnlyProvider("a", async () => {
     await new Promise((resolve) => setImmediate(resolve));
@@ -46,14 +46,42 @@ test("without an LLM source nothing is warmed; with sources, the first one is an
     previews.push(q);
     if (previews.length > 1) throw new Error("the window is gone");
   };
-  await warmUp({ llm, env: {}, recent: [], preview, log });
+  const rehearsals: Array<{ cjk: boolean; afterWarm: boolean }> = [];
+  const rehearse = async (cjk: boolean) => {
+    rehearsals.push({ cjk, afterWarm: warmed.includes("a") });
+    if (rehearsals.length > 1) throw new Error("no room for scratch files");
+  };
+  let turnsRun = 0;
+  const opts = {
+    llm,
+    recent: [],
+    preview,
+    rehearse,
+    turnsRun: () => turnsRun,
+    rehearseAfterMs: 0,
+    signal: new AbortController().signal,
+    log,
+  };
+  await warmUp({ ...opts, env: {} });
   assert.deepEqual(warmed, []);
   assert.deepEqual(previews, [], "no source: no reply can come, nothing is composed");
+  assert.deepEqual(rehearsals, [], "nor rehearsed");
   llm.setSources([{ name: "a", provider, priority: 0 }]);
-  await warmUp({ llm, env: {}, recent: [], preview, log });
+  await warmUp({ ...opts, env: {} });
   assert.deepEqual(warmed, ["a"]);
   assert.equal(previews.length, 1, "one request composed, in English");
   assert.ok(!hasCjk(previews[0]));
-  await warmUp({ llm, env: {}, recent: [], preview, log });
+  assert.deepEqual(rehearsals, [{ cjk: false, afterWarm: true }]);
+  await warmUp({ ...opts, env: { LANG: "zh_CN.UTF-8" } });
+  assert.deepEqual(rehearsals[1], { cjk: true, afterWarm: true });
   assert.match(warned.join("\n"), /composing a first request: the window is gone/, "a failure is only logged");
+  assert.match(warned.join("\n"), /rehearsing a turn: no room for scratch files/);
+  turnsRun = 1;
+  await warmUp({ ...opts, env: {} });
+  assert.equal(rehearsals.length, 2, "a turn has run: too late to rehearse");
+  turnsRun = 0;
+  const stopping = new AbortController();
+  stopping.abort();
+  await warmUp({ ...opts, env: {}, rehearseAfterMs: 60_000, signal: stopping.signal });
+  assert.equal(rehearsals.length, 2, "stopping: no rehearsal, and no wait for it");
 });

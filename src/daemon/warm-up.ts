@@ -5,7 +5,12 @@
  * load on first use anyway; this only moves the wait out of the first reply. The dictionary is preloaded
  * only when CJK text is expected — the user's locale says so, or the conversation already has some — so a
  * user who writes none never carries it. Without an LLM source nothing is warmed: no reply can come.
+ *
+ * Then, once the daemon has been quiet for a moment and only if no turn has run yet (the first reply is
+ * what it is for), whole turns are rehearsed on scratch state (rehearsal.ts). A daemon stopped before that
+ * never rehearses; one stopped during it stops it.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@homeagent/sdk";
 import { preloadSegmenter } from "../embedding/segmenter.js";
 import { hasCjk } from "../embedding/text.js";
@@ -22,8 +27,18 @@ export interface WarmUpOptions {
   recent: readonly ContextEvent[];
   /** Composes a request without running it (agent.previewContext): nothing is written or sent. */
   preview: (text: string) => Promise<unknown>;
+  /** Runs whole turns on scratch state (rehearsal.ts), with a line of CJK text when `cjk`. */
+  rehearse: (cjk: boolean) => Promise<unknown>;
+  /** Turns the agent has run since start: a rehearsal after the first would come too late to help. */
+  turnsRun: () => number;
+  /** Quiet time before rehearsing (ms; default REHEARSE_AFTER_MS). */
+  rehearseAfterMs?: number;
+  /** The daemon is stopping: nothing more is started. */
+  signal: AbortSignal;
   log: Logger;
 }
+
+export const REHEARSE_AFTER_MS = 1000;
 
 /**
  * Composed once after start, so the first turn finds the code of query preparation, memory sections and
@@ -38,10 +53,17 @@ export async function warmUp(opts: WarmUpOptions): Promise<void> {
     opts.llm.warm(),
     opts.preview(PREVIEW_TEXT).catch((err) => opts.log.warn(`composing a first request: ${errorMessage(err)}`)),
   ];
-  if (expectsCjk(opts.env, opts.recent)) {
+  const cjk = expectsCjk(opts.env, opts.recent);
+  if (cjk) {
     work.push(preloadSegmenter().catch((err) => opts.log.warn(`loading the CJK dictionary: ${errorMessage(err)}`)));
   }
   await Promise.all(work);
+  // After the dictionary: a rehearsed CJK line must not load it in one piece.
+  const quiet = await sleep(opts.rehearseAfterMs ?? REHEARSE_AFTER_MS, true, { signal: opts.signal }).catch(
+    () => false,
+  );
+  if (!quiet || opts.turnsRun() > 0) return;
+  await opts.rehearse(cjk).catch((err) => opts.log.warn(`rehearsing a turn: ${errorMessage(err)}`));
 }
 
 /** The user's messages are likely to hold CJK text: their locale's language, or what they said so far. */

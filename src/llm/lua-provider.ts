@@ -36,7 +36,7 @@
  * the host of base_url (plus `httpAllowedHosts`).
  */
 import type { Logger } from "@homeagent/sdk";
-import type { CompletionRequest, CompletionResponse, StreamChunk } from "../kernel/llm-spec.js";
+import type { ChatMessage, CompletionRequest, CompletionResponse, StreamChunk } from "../kernel/llm-spec.js";
 import type { LuaVM } from "../lua/vm.js";
 import { formatBytes } from "../util/bytes.js";
 import { BodyTooLargeError, readCappedText } from "../util/capped-body.js";
@@ -102,6 +102,12 @@ const STREAM_TYPES: Record<AdapterSpec["streamFormat"], string> = {
   sse: "text/event-stream",
   ndjson: "application/x-ndjson",
 };
+
+/** What warm() has the adapter build a request of: a system prompt and a question, as a turn's starts. */
+const WARM_MESSAGES: ChatMessage[] = [
+  { role: "system", content: "You are a helpful assistant." },
+  { role: "user", content: "Hello" },
+];
 
 export class LuaAdaptedProvider implements Provider {
   readonly name: string;
@@ -219,11 +225,23 @@ export class LuaAdaptedProvider implements Provider {
     return req.model && req.model !== "AUTO" ? req.model : this.model;
   }
 
+  /**
+   * Loads the adapter and builds one small request with it (not sent): the worker's first calls run its
+   * code cold, and the first turn's request is then not among them. A failure to build it is left to the
+   * first real call to report.
+   */
   async warm(): Promise<void> {
     const script = await this.lua.load();
     // Each stream runs on an instance of its own (adapter-script.ts): one loaded now is as fresh as one
-    // loaded by the first stream.
-    if (script.spec.streams) script.release(await this.lua.acquire(script));
+    // loaded by the first stream (transform_request starts each stream afresh).
+    if (!script.spec.streams) return;
+    const instance = await this.lua.acquire(script);
+    try {
+      const wire = this.wireRequest(script.spec, { model: this.model, messages: WARM_MESSAGES }, this.model, true);
+      await this.lua.beginStream(script, instance, wire.wire, undefined).catch(() => {});
+    } finally {
+      script.release(instance);
+    }
   }
 
   /** Stops the Lua worker this provider created; see AdapterCalls.close. */
