@@ -205,6 +205,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
   memory.started();
   const stopWarming = new AbortController();
+  // A rehearsal is for the first turn: once one has begun, it only takes CPU from it.
+  const firstTurn = new AbortController();
+  const offFirstTurn = agent.bus.subscribe("raw_input", () => {
+    firstTurn.abort();
+    offFirstTurn();
+  });
   const warming = warmUp({
     llm,
     env,
@@ -216,10 +222,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         embedder: memory.index.embedder,
         cjk,
         dir: join(paths.root, "rehearsal"),
-        signal: stopWarming.signal,
+        signal: AbortSignal.any([stopWarming.signal, firstTurn.signal]),
         log,
       }),
-    turnsRun: () => agent.status().processed,
     signal: stopWarming.signal,
     log,
   });

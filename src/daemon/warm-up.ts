@@ -6,9 +6,9 @@
  * only when CJK text is expected — the user's locale says so, or the conversation already has some — so a
  * user who writes none never carries it. Without an LLM source nothing is warmed: no reply can come.
  *
- * Then, once the daemon has been quiet for a moment and only if no turn has run yet (the first reply is
- * what it is for), whole turns are rehearsed on scratch state (rehearsal.ts). A daemon stopped before that
- * never rehearses; one stopped during it stops it.
+ * Then, once the daemon has been quiet for a moment, whole turns are rehearsed on scratch state
+ * (rehearsal.ts). A daemon stopped before that never rehearses; the caller's `rehearse` stops when the
+ * daemon stops or its first real turn begins (the first reply is what the rehearsal is for).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@homeagent/sdk";
@@ -29,8 +29,6 @@ export interface WarmUpOptions {
   preview: (text: string) => Promise<unknown>;
   /** Runs whole turns on scratch state (rehearsal.ts), with a line of CJK text when `cjk`. */
   rehearse: (cjk: boolean) => Promise<unknown>;
-  /** Turns the agent has run since start: a rehearsal after the first would come too late to help. */
-  turnsRun: () => number;
   /** Quiet time before rehearsing (ms; default REHEARSE_AFTER_MS). */
   rehearseAfterMs?: number;
   /** The daemon is stopping: nothing more is started. */
@@ -62,7 +60,7 @@ export async function warmUp(opts: WarmUpOptions): Promise<void> {
   const quiet = await sleep(opts.rehearseAfterMs ?? REHEARSE_AFTER_MS, true, { signal: opts.signal }).catch(
     () => false,
   );
-  if (!quiet || opts.turnsRun() > 0) return;
+  if (!quiet) return;
   await opts.rehearse(cjk).catch((err) => opts.log.warn(`rehearsing a turn: ${errorMessage(err)}`));
 }
 
