@@ -2,7 +2,6 @@
  * Assembles the daemon: config center, logging, LLM sources, memory, retrieval, kernel, plugins. `stop()` takes it
  * down in reverse order; every piece is closed even if an earlier one fails to.
  */
-import { join } from "node:path";
 import type { KernelStatus, Logger } from "@homeagent/sdk";
 import { Auth } from "../auth/auth.js";
 import { builtinPlugins } from "../builtins/index.js";
@@ -142,6 +141,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     words: tokenize,
   });
   memory.attach(agent);
+  // The rehearsal after start (warm-up.ts) is for the first turn: once one has begun, it only takes CPU from it.
+  const firstTurn = new AbortController();
+  const offFirstTurn = agent.bus.subscribe("raw_input", () => {
+    firstTurn.abort();
+    offFirstTurn();
+  });
   config.onChange((key) => memory.settingChanged(key));
   const announce = (payload: Record<string, unknown>) => agent.bus.publish("system", "kernel", payload);
   sources.announceTo(announce);
@@ -205,26 +210,22 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   log.info(`homed ${VERSION} ready (data dir ${paths.root})`);
   memory.started();
   const stopWarming = new AbortController();
-  // A rehearsal is for the first turn: once one has begun, it only takes CPU from it.
-  const firstTurn = new AbortController();
-  const offFirstTurn = agent.bus.subscribe("raw_input", () => {
-    firstTurn.abort();
-    offFirstTurn();
-  });
-  const warming = warmUp({
+  let rehearsing: Promise<unknown> = Promise.resolve();
+  void warmUp({
     llm,
     env,
     recent: memory.context.events(),
     preview: (q) => agent.previewContext(q),
-    rehearse: (cjk) =>
-      rehearseTurns({
+    rehearse: (cjk) => {
+      if (firstTurn.signal.aborted || agent.status().processed > 0) return Promise.resolve();
+      rehearsing = rehearseTurns({
         settings,
-        embedder: memory.index.embedder,
         cjk,
-        dir: join(paths.root, "rehearsal"),
         signal: AbortSignal.any([stopWarming.signal, firstTurn.signal]),
         log,
-      }),
+      });
+      return rehearsing;
+    },
     signal: stopWarming.signal,
     log,
   });
@@ -244,8 +245,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     // still deliver that answer; then the plugins close their sockets.
     stop: async () => {
       log.info("stopping");
+      // The rehearsal cleans up before the kernel stops; the rest of the warm-up needs no waiting for.
       stopWarming.abort();
-      await warming;
+      await rehearsing;
       await agent.stop();
       await plugins.stopAll();
       sources.close();

@@ -3,23 +3,23 @@
  * run every function of the turn for the first time (issue 20: the first turn took 5–6× a warm one, its
  * time spread over all the code it touches — V8 compiles a function when it first runs and optimizes it
  * only after a few runs). The rehearsal runs the real kernel, memory and LLM code: a scratch memory store
- * in a folder of the data dir (private like the rest), a kernel of its own, and the bundled OpenAI adapter
- * talking over real HTTP to a server of its own on 127.0.0.1 that answers every request with the same
- * short streamed reply.
+ * in a private temporary folder (mkdtemp: 0700, a fresh name) outside the data dir, a kernel of its own,
+ * the offline lexical embedder, and the bundled OpenAI adapter talking over real HTTP to a server of its own
+ * on 127.0.0.1 that answers every request with the same short streamed reply.
  *
- * Nothing of the user's is touched or sent anywhere: not the user's memory, event bus, plugins or LLM
- * sources (their API keys never leave their provider), and a remote embedding service is not asked (the
- * rehearsal embeds lexically then). The scratch folder is removed when it ends, and at the next start if
- * the process was killed during one; stopping the daemon stops it. A failure is only logged.
+ * Nothing of the user's is read, written or sent anywhere: not the user's memory, event bus, plugins,
+ * embedding provider or LLM sources (their API keys never leave their provider), so nothing here is the
+ * user's to forget: a folder left by a process killed during a rehearsal holds only its fixed lines. The
+ * folder is removed when the rehearsal ends; stopping it (the caller's signal) cancels the turn under way.
+ * A failure is only logged.
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "@homeagent/sdk";
-import { HttpEmbedder } from "../embedding/http.js";
 import { LexicalEmbedder } from "../embedding/lexical.js";
-import type { EmbeddingProvider } from "../embedding/spi.js";
 import { tokenize } from "../embedding/text.js";
 import { Agent } from "../kernel/agent.js";
 import type { AgentSettings } from "../kernel/types.js";
@@ -34,14 +34,12 @@ import { agentParts } from "./agent-parts.js";
 
 export interface RehearsalOptions {
   settings: AgentSettings;
-  /** The embedder the user's memory uses: shared unless it is a remote service. */
-  embedder: EmbeddingProvider | null;
   /** Rehearse with a line of Chinese too (the user is expected to write CJK text). */
   cjk: boolean;
-  /** The scratch folder: made afresh, removed at the end. */
-  dir: string;
   /** Stops the rehearsal (the daemon is stopping): the turn under way is cancelled and all is cleaned up. */
   signal: AbortSignal;
+  /** Where its private scratch folder is made (default: the system's temporary folder). */
+  scratchRoot?: string;
   log: Logger;
 }
 
@@ -60,54 +58,65 @@ const QUIET: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Runs the rehearsal; resolves with the number of turns answered once it is over and cleaned up. */
 export async function rehearseTurns(opts: RehearsalOptions): Promise<number> {
-  const { dir, signal } = opts;
+  const { signal } = opts;
   if (signal.aborted) return 0;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { mode: 0o700 });
-  const server = await replyServer();
-  const db = openMemoryStore(join(dir, "memory.db"));
-  const memory = new MemorySystem({
-    db,
-    dataDir: dir,
-    settings: { maxContextSize: () => WINDOW, zone: () => userZone(opts.settings.timezone()), duration: () => 0 },
-    log: QUIET,
-  });
-  memory.setEmbedder(!opts.embedder || opts.embedder instanceof HttpEmbedder ? new LexicalEmbedder() : opts.embedder);
-  const llm = new ProviderManager({ log: QUIET });
-  llm.setSources([{ name: "rehearsal", provider: rehearsalProvider(server), priority: 0 }]);
-  const agent = new Agent({
-    llm,
-    context: memory.context,
-    memory: memory.memoryContext,
-    settings: { ...opts.settings, maxContextSize: () => WINDOW },
-    log: QUIET,
-    ...agentParts(QUIET),
-    words: tokenize,
-  });
+  // Undone in reverse, each step on its own: one that fails (a full disk) must not keep the others from running.
+  const undo: Array<() => unknown> = [];
   let answered = 0;
-  const stop = () => void agent.stop();
-  signal.addEventListener("abort", stop, { once: true });
   try {
+    const dir = mkdtempSync(join(opts.scratchRoot ?? tmpdir(), "homeagent-rehearsal-"));
+    undo.push(() => rmSync(dir, { recursive: true, force: true }));
+    const server = await replyServer();
+    undo.push(async () => {
+      // The client keeps its connection alive for the next request: closed here, not after the server's timeout.
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const db = openMemoryStore(join(dir, "memory.db"));
+    undo.push(() => db.close());
+    const memory = new MemorySystem({
+      db,
+      dataDir: dir,
+      settings: { maxContextSize: () => WINDOW, zone: () => userZone(opts.settings.timezone()), duration: () => 0 },
+      log: QUIET,
+    });
+    undo.push(() => memory.close());
+    memory.setEmbedder(new LexicalEmbedder());
+    const llm = new ProviderManager({ log: QUIET });
+    undo.push(() => llm.close());
+    llm.setSources([{ name: "rehearsal", provider: rehearsalProvider(server), priority: 0 }]);
+    const agent = new Agent({
+      llm,
+      context: memory.context,
+      memory: memory.memoryContext,
+      settings: { ...opts.settings, maxContextSize: () => WINDOW },
+      log: QUIET,
+      ...agentParts(QUIET),
+      words: tokenize,
+    });
+    const stop = () => void agent.stop();
+    signal.addEventListener("abort", stop, { once: true });
+    undo.push(
+      () => agent.stop(),
+      () => signal.removeEventListener("abort", stop),
+    );
     agent.start();
     const lines = opts.cjk ? [...LINES, CJK_LINE] : LINES;
     for (let i = 0; i < ROUNDS * lines.length && !signal.aborted; i++) {
-      const line = lines[i % lines.length];
-      const reply = await agent.injectInputSync("rehearsal", "rehearsal", line);
+      const reply = await agent.injectInputSync("rehearsal", "rehearsal", lines[i % lines.length]);
       if (reply.error) throw new HomeAgentError({ code: "internal_error", message: reply.error });
       answered++;
     }
   } catch (err) {
     opts.log.debug(`rehearsing a turn: ${errorMessage(err)}`);
   } finally {
-    signal.removeEventListener("abort", stop);
-    await agent.stop();
-    await llm.close();
-    await memory.close();
-    db.close();
-    // The client keeps its connection alive for the next request: closed here, not after the server's timeout.
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
+    for (const step of undo.reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        opts.log.debug(`cleaning up after the rehearsal: ${errorMessage(err)}`);
+      }
+    }
   }
   return answered;
 }

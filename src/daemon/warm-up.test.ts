@@ -51,13 +51,11 @@ test("without an LLM source nothing is warmed; with sources, the first one is, t
     rehearsals.push({ cjk, afterWarm: warmed.includes("a") });
     if (rehearsals.length > 1) throw new Error("no room for scratch files");
   };
-  const turnsRun = 0;
   const opts = {
     llm,
     recent: [],
     preview,
     rehearse,
-    turnsRun: () => turnsRun,
     rehearseAfterMs: 0,
     signal: new AbortController().signal,
     log,

@@ -6,9 +6,10 @@
  * only when CJK text is expected — the user's locale says so, or the conversation already has some — so a
  * user who writes none never carries it. Without an LLM source nothing is warmed: no reply can come.
  *
- * Then, once the daemon has been quiet for a moment, whole turns are rehearsed on scratch state
- * (rehearsal.ts). A daemon stopped before that never rehearses; the caller's `rehearse` stops when the
- * daemon stops or its first real turn begins (the first reply is what the rehearsal is for).
+ * Then, a second after the rest (so that start-up work such as choosing the embedder has had its turn),
+ * whole turns are rehearsed on scratch state (rehearsal.ts). A daemon stopped before that never rehearses;
+ * the caller's `rehearse` does nothing once the first real turn has begun, and stops when the daemon stops
+ * or that turn begins (the first reply is what the rehearsal is for).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@homeagent/sdk";
@@ -29,7 +30,7 @@ export interface WarmUpOptions {
   preview: (text: string) => Promise<unknown>;
   /** Runs whole turns on scratch state (rehearsal.ts), with a line of CJK text when `cjk`. */
   rehearse: (cjk: boolean) => Promise<unknown>;
-  /** Quiet time before rehearsing (ms; default REHEARSE_AFTER_MS). */
+  /** Time between the rest of the warm-up and the rehearsal (ms; default REHEARSE_AFTER_MS). */
   rehearseAfterMs?: number;
   /** The daemon is stopping: nothing more is started. */
   signal: AbortSignal;

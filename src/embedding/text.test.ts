@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cjkRuns, cleanText, tokenize } from "./text.js";
+import { cjkRuns, cleanText, forgetRecentTexts, tokenize } from "./text.js";
 
 test("Chinese is segmented into words, with search-mode sub-words", () => {
   const t = tokenize("我今天去北京大学看樱花");
@@ -28,4 +28,13 @@ test("a text analysed again gives the same tokens and CJK runs, which no caller 
   assert.deepEqual([...cjkRuns(text)], ["张伟", "北京大学"]);
   assert.throws(() => (first as string[]).push("x"), TypeError);
   assert.deepEqual(tokenize(`${text} `), first, "an equal analysis of a different text");
+});
+
+test("a forget drops the remembered analyses: no copy of a text's words stays behind", () => {
+  const text = "my locker code is 7391";
+  const first = tokenize(text);
+  forgetRecentTexts();
+  const again = tokenize(text);
+  assert.notEqual(again, first, "analysed afresh");
+  assert.deepEqual(again, first);
 });

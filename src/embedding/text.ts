@@ -39,9 +39,18 @@ export function hasCjk(text: string): boolean {
   return CJK_CHAR.test(text);
 }
 
-/** The CJK runs of `text` as `tokenize` sees them (cleaned, lower-cased), for character-level features. */
+/**
+ * The CJK runs of `text` as `tokenize` sees them (cleaned, lower-cased), for character-level features.
+ * Taken from a recent analysis when there is one, else found without segmenting (and not remembered: the
+ * graph's keyword ranking asks this of single tokens, which would push the turn's texts out).
+ */
 export function cjkRuns(text: string): readonly string[] {
-  return analysed(text).cjkRuns;
+  return recentAnalysis(text)?.cjkRuns ?? runsOf(cleanText(text).toLowerCase());
+}
+
+/** Drops the remembered analyses: a forget leaves no copy of the words it removed, not even here. */
+export function forgetRecentTexts(): void {
+  recent.clear();
 }
 
 interface Analysis {
@@ -59,28 +68,42 @@ const recent = new Map<string, Analysis>();
 const RECENT_TEXTS = 32;
 const RECENT_MAX_CHARS = 16 * 1024;
 
+/** The remembered analysis of `text`, made the most recent; undefined if there is none. */
+function recentAnalysis(text: string): Analysis | undefined {
+  if (text.length > RECENT_MAX_CHARS) return undefined;
+  const known = recent.get(text);
+  if (known) {
+    recent.delete(text);
+    recent.set(text, known);
+  }
+  return known;
+}
+
 function analysed(text: string): Analysis {
-  const known = text.length <= RECENT_MAX_CHARS ? recent.get(text) : undefined;
+  const known = recentAnalysis(text);
   if (known) return known;
   const clean = cleanText(text).toLowerCase();
   const tokens: string[] = [];
-  const runs: string[] = [];
   let last = 0;
   for (const m of clean.matchAll(CJK_RUN)) {
     latinWords(clean.slice(last, m.index), tokens);
-    runs.push(m[0]);
     for (const t of segmenter().cutForSearch(m[0], true)) {
       if (t.trim() && !STOP_WORDS.has(t)) tokens.push(t);
     }
     last = m.index + m[0].length;
   }
   latinWords(clean.slice(last), tokens);
-  const out = { tokens: Object.freeze(tokens), cjkRuns: Object.freeze(runs) };
+  const out = { tokens: Object.freeze(tokens), cjkRuns: runsOf(clean) };
   if (text.length <= RECENT_MAX_CHARS) {
+    // The least recently used goes first: a Map keeps insertion order, and a hit is inserted again.
     if (recent.size >= RECENT_TEXTS) recent.delete(recent.keys().next().value as string);
     recent.set(text, out);
   }
   return out;
+}
+
+function runsOf(clean: string): readonly string[] {
+  return Object.freeze(Array.from(clean.matchAll(CJK_RUN), (m) => m[0]));
 }
 
 function latinWords(text: string, out: string[]): void {

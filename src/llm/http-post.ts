@@ -67,8 +67,9 @@ function toReply(res: IncomingMessage): PostReply {
 /**
  * The body as an async iterable that hands out every byte that arrived before it fails: a stream cut midway
  * keeps its partial reply. Each read takes all that waits; the socket pauses while a few chunks wait. The
- * listeners are on from the start, so an end or a close before the first read is not missed; stopping the
- * iteration before the end destroys the response.
+ * listeners are on from the start, so an end or a close before the first read is not missed. Stopping the
+ * iteration before the end destroys the response once it has begun; a body never read is destroyed with
+ * its request, which the caller's abort signal ends (the provider closes every call's watch).
  */
 function bodyStream(res: IncomingMessage): AsyncGenerator<Uint8Array> {
   const queue: Buffer[] = [];

@@ -226,15 +226,20 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   /**
-   * Loads the adapter and builds one small request with it (not sent): the worker's first calls run its
-   * code cold, and the first turn's request is then not among them. A failure to build it is left to the
-   * first real call to report.
+   * Loads the adapter and, when it declares that transform_request only moves texts (`pass_through_text`:
+   * a pure mapping, nothing else runs), builds one small request with it (not sent): the worker's first
+   * calls run its code cold, and the first turn's request is then not among them. A failure to build it
+   * is left to the first real call to report.
    */
   async warm(): Promise<void> {
     const script = await this.lua.load();
     // Each stream runs on an instance of its own (adapter-script.ts): one loaded now is as fresh as one
     // loaded by the first stream (transform_request starts each stream afresh).
     if (!script.spec.streams) return;
+    if (!script.spec.passThroughText) {
+      script.release(await this.lua.acquire(script));
+      return;
+    }
     const instance = await this.lua.acquire(script);
     try {
       const wire = this.wireRequest(script.spec, { model: this.model, messages: WARM_MESSAGES }, this.model, true);

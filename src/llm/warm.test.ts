@@ -45,6 +45,38 @@ async function drain(stream: AsyncIterable<StreamChunk>): Promise<string> {
 
 const loads = (lines: string[]) => lines.filter((l) => l.endsWith("chunk ran")).length;
 
+/** The bundled adapter with its transform_request saying each time it runs; `passThrough` as declared. */
+function builds(lines: string[], passThrough: boolean): LuaAdaptedProvider {
+  const said = (msg: string) => void lines.push(msg);
+  const source = OPENAI.replace("pass_through_text = true,", passThrough ? "pass_through_text = true," : "").replace(
+    "function adapter.transform_request(body)",
+    'function adapter.transform_request(body)\n  log("info", "request built")',
+  );
+  return new LuaAdaptedProvider({
+    sourceName: "a",
+    adapterName: "openai",
+    adapterSource: source,
+    baseUrl: fake.url,
+    model: "m",
+    log: { debug: said, info: said, warn: said, error: said },
+  });
+}
+
+test("warming builds one request (not sent) only with an adapter whose transform_request just moves texts", async () => {
+  for (const passThrough of [true, false]) {
+    const lines: string[] = [];
+    const provider = builds(lines, passThrough);
+    try {
+      const before = fake.requests.length;
+      await provider.warm();
+      assert.equal(lines.filter((l) => l.endsWith("request built")).length, passThrough ? 1 : 0, String(passThrough));
+      assert.equal(fake.requests.length, before, "nothing sent");
+    } finally {
+      await provider.close();
+    }
+  }
+});
+
 test("a warmed provider has its adapter and a stream instance loaded: the first stream loads nothing", async () => {
   const lines: string[] = [];
   const provider = counted(lines);

@@ -28,6 +28,12 @@ test("sorts and temporary tables stay in memory (a temporary file per graph walk
   db.close();
 });
 
+test("the page cache is capped at 4 MB, not the driver's 16 MB that grew RSS with every remembered turn", () => {
+  const db = openMemoryStore(join(tempDir("ha-store-"), "memory.db"));
+  assert.equal(db.pragma("cache_size", { simple: true }), -4096, "negative = KiB");
+  db.close();
+});
+
 test("deleted text does not linger in the file's free pages", () => {
   const path = join(tempDir("ha-store-"), "memory.db");
   const db = openMemoryStore(path);
