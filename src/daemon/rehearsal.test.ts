@@ -34,7 +34,7 @@ test("every rehearsed turn is answered over real HTTP, CJK lines too, and no scr
   assert.deepEqual(readdirSync(scratchRoot), []);
 });
 
-test("stopping ends the rehearsal within its turn and cleans up; stopped before it starts, nothing is made", async () => {
+test("stopping ends the rehearsal after the turn under way and cleans up; stopped before it starts, nothing is made", async () => {
   const scratchRoot = tempDir();
   const stop = new AbortController();
   const done = rehearseTurns({ settings, cjk: false, signal: stop.signal, scratchRoot, log: quiet });

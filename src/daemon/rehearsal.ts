@@ -10,8 +10,9 @@
  * Nothing of the user's is read, written or sent anywhere: not the user's memory, event bus, plugins,
  * embedding provider or LLM sources (their API keys never leave their provider), so nothing here is the
  * user's to forget: a folder left by a process killed during a rehearsal holds only its fixed lines. The
- * folder is removed when the rehearsal ends; stopping it (the caller's signal) cancels the turn under way.
- * A failure is only logged.
+ * folder is removed when the rehearsal ends. Stopping it (the caller's signal) ends it after the turn under
+ * way, a few milliseconds: cancelling that turn could leave its Lua worker to be terminated in the middle of
+ * a call, which Node 20 may abort the whole process for (worker-host.ts, close). A failure is only logged.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -36,7 +37,7 @@ export interface RehearsalOptions {
   settings: AgentSettings;
   /** Rehearse with a line of Chinese too (the user is expected to write CJK text). */
   cjk: boolean;
-  /** Stops the rehearsal (the daemon is stopping): the turn under way is cancelled and all is cleaned up. */
+  /** Stops the rehearsal (the daemon is stopping, a real turn began) once the turn under way is answered. */
   signal: AbortSignal;
   /** Where its private scratch folder is made (default: the system's temporary folder). */
   scratchRoot?: string;
@@ -94,12 +95,7 @@ export async function rehearseTurns(opts: RehearsalOptions): Promise<number> {
       ...agentParts(QUIET),
       words: tokenize,
     });
-    const stop = () => void agent.stop();
-    signal.addEventListener("abort", stop, { once: true });
-    undo.push(
-      () => agent.stop(),
-      () => signal.removeEventListener("abort", stop),
-    );
+    undo.push(() => agent.stop());
     agent.start();
     const lines = opts.cjk ? [...LINES, CJK_LINE] : LINES;
     for (let i = 0; i < ROUNDS * lines.length && !signal.aborted; i++) {
