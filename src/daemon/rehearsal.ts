@@ -7,9 +7,10 @@
  * the offline lexical embedder, and the bundled OpenAI adapter talking over real HTTP to a server of its own
  * on 127.0.0.1 that answers every request with the same short streamed reply.
  *
- * Nothing of the user's is read, written or sent anywhere: not the user's memory, event bus, plugins,
- * embedding provider or LLM sources (their API keys never leave their provider), so nothing here is the
- * user's to forget: a folder left by a process killed during a rehearsal holds only its fixed lines. The
+ * It reads the agent settings (so that its prompts have their real shape; they go only to its own loopback
+ * server and are not written anywhere) and nothing else of the user's: not the memory, event bus, plugins,
+ * embedding provider or LLM sources (their API keys never leave their provider). Nothing here is the user's
+ * to forget: a folder left by a process killed during a rehearsal holds only its fixed lines. The
  * folder is removed when the rehearsal ends. Stopping it (the caller's signal) ends it after the turn under
  * way, a few milliseconds: cancelling that turn could leave its Lua worker to be terminated in the middle of
  * a call, which Node 20 may abort the whole process for (worker-host.ts, close). A failure is only logged.
@@ -48,7 +49,7 @@ export interface RehearsalOptions {
  * Lines rehearsed, each ROUNDS times: enough turns for the window to overflow (the scratch window holds two
  * events), so pruning and archiving into documents run as well as related memory over archived turns, and
  * for V8 to optimize what a turn runs most (bench:idle: the first turn after start at 4.7–5.7× a warm one
- * without a rehearsal, 3.3–3.9× after one round, 3.1–3.2× after five).
+ * without a rehearsal, 3.3–3.9× after one round, 2.8–3.4× after five).
  */
 const LINES = ["What did we talk about yesterday?", "Remind me what I said about the weather.", "Thanks, that helps."];
 const CJK_LINE = "How was the weather yesterday? 我们昨天聊了什么？";
