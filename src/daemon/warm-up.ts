@@ -58,10 +58,10 @@ export async function warmUp(opts: WarmUpOptions): Promise<void> {
   }
   await Promise.all(work);
   // After the dictionary: a rehearsed CJK line must not load it in one piece.
-  const quiet = await sleep(opts.rehearseAfterMs ?? REHEARSE_AFTER_MS, true, { signal: opts.signal }).catch(
+  const waited = await sleep(opts.rehearseAfterMs ?? REHEARSE_AFTER_MS, true, { signal: opts.signal }).catch(
     () => false,
   );
-  if (!quiet) return;
+  if (!waited) return;
   await opts.rehearse(cjk).catch((err) => opts.log.warn(`rehearsing a turn: ${errorMessage(err)}`));
 }
 
