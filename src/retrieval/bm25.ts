@@ -7,7 +7,7 @@
  */
 import { stemmer } from "stemmer";
 import { HomeAgentError } from "../util/errors.js";
-import { WorstFirstHeap } from "./top-heap.js";
+import { type Scored, WorstFirstHeap } from "./top-heap.js";
 
 /**
  * Chosen on the LoCoMo development split (recall@10 with the default fusion): k1 1.2 / b 0.75 (the usual
@@ -47,10 +47,8 @@ class Postings {
   }
 }
 
-export interface Bm25Hit {
-  doc: number;
-  score: number;
-}
+/** A document's id and score. */
+export type Bm25Hit = Scored;
 
 /** Restricts a query to documents of these kinds, in this ts range (inclusive) and passing `accept`. */
 export interface Bm25Filter {
@@ -311,7 +309,7 @@ function selectTop(
   docOf: Int32Array,
   limit: number,
 ): Bm25Hit[] {
-  const heap = new WorstFirstHeap<Bm25Hit>(limit);
+  const heap = new WorstFirstHeap(limit);
   for (let i = 0; i < count; i++) heap.offer(docOf[slots[i]], scores[slots[i]]);
   return heap.drain();
 }

@@ -149,7 +149,7 @@ export class KindMatrix {
   private sparseSearch(postings: Postings, q: Nonzero, n: number): MatrixHit[] {
     const dots = postings.dots(q, this.count);
     const { norms, rowids } = this;
-    const closer = new WorstFirstHeap<Scored>(n);
+    const closer = new WorstFirstHeap(n);
     let found = 0;
     for (let slot = 0; slot < this.count; slot++) {
       if (dots[slot] <= 0) continue;
@@ -158,7 +158,7 @@ export class KindMatrix {
     }
     if (found >= n) return closer.drain().map(toHit);
     const zeros: number[] = [];
-    const opposed = new WorstFirstHeap<Scored>(n);
+    const opposed = new WorstFirstHeap(n);
     for (let slot = 0; slot < this.count; slot++) {
       if (dots[slot] === 0) zeros.push(rowids[slot]);
       else if (dots[slot] < 0) opposed.offer(rowids[slot], dots[slot] / (q.norm * norms[slot]));
@@ -214,7 +214,8 @@ function toHit(h: Scored): MatrixHit {
   return { rowid: h.doc, similarity: h.score };
 }
 
-function codeNorm(codes: Int8Array): number {
+/** The length of a row of 8-bit codes. */
+export function codeNorm(codes: Int8Array): number {
   let sum = 0;
   for (let i = 0; i < codes.length; i++) sum += codes[i] * codes[i];
   return Math.sqrt(sum);

@@ -10,25 +10,25 @@ export interface Scored {
 }
 
 /** Keeps the `capacity` best (score desc, doc asc) entries seen; the worst kept sits at the root. */
-export class WorstFirstHeap<T extends Scored> {
-  private readonly items: T[] = [];
+export class WorstFirstHeap {
+  private readonly items: Scored[] = [];
 
   constructor(private readonly capacity: number) {}
 
   offer(doc: number, score: number): void {
     if (this.items.length < this.capacity) {
-      this.items.push({ doc, score } as T);
+      this.items.push({ doc, score });
       this.up(this.items.length - 1);
       return;
     }
     const root = this.items[0];
     // Most candidates lose to the current worst kept: decide before allocating anything.
     if (score < root.score || (score === root.score && doc > root.doc)) return;
-    this.items[0] = { doc, score } as T;
+    this.items[0] = { doc, score };
     this.down(0);
   }
 
-  drain(): T[] {
+  drain(): Scored[] {
     return this.items.sort((a, b) => (better(a, b) ? -1 : 1));
   }
 

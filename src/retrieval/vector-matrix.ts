@@ -9,7 +9,7 @@
  * One matrix per kind (kind-matrix.ts) makes the kind filter the memory layers always use exact and free.
  */
 import { HomeAgentError } from "../util/errors.js";
-import { KindMatrix, type MatrixHit, scan } from "./kind-matrix.js";
+import { codeNorm, KindMatrix, type MatrixHit, scan } from "./kind-matrix.js";
 import { type Nonzero, nonzero } from "./postings.js";
 import { Sketcher } from "./sketch.js";
 
@@ -142,9 +142,8 @@ export class VectorMatrix {
 }
 
 function unitScale(codes: Int8Array): number {
-  let sum = 0;
-  for (let i = 0; i < codes.length; i++) sum += codes[i] * codes[i];
-  return sum === 0 ? 0 : 1 / Math.sqrt(sum);
+  const norm = codeNorm(codes);
+  return norm === 0 ? 0 : 1 / norm;
 }
 
 /** The query's direction as signed bytes (the matrix's type: usearch compares like with like). */
