@@ -7,9 +7,9 @@
  * user who writes none never carries it. Without an LLM source nothing is warmed: no reply can come.
  *
  * Then, a second after the rest (so that start-up work such as choosing the embedder has had its turn),
- * whole turns are rehearsed on scratch state (rehearsal.ts). A daemon stopped before that never rehearses;
- * the caller's `rehearse` does nothing once the first real turn has begun, and stops when the daemon stops
- * or that turn begins (the first reply is what the rehearsal is for).
+ * whole turns are rehearsed on scratch state (rehearsal.ts). The signal — the daemon stopping, or its first
+ * real turn beginning (the first reply is what the rehearsal is for) — cancels the wait, and `rehearse` is
+ * given it to end after the turn it is on.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@homeagent/sdk";
@@ -32,12 +32,12 @@ export interface WarmUpOptions {
   rehearse: (cjk: boolean) => Promise<unknown>;
   /** Time between the rest of the warm-up and the rehearsal (ms; default REHEARSE_AFTER_MS). */
   rehearseAfterMs?: number;
-  /** The daemon is stopping: nothing more is started. */
+  /** Nothing more is started (the daemon is stopping, or its first turn began). */
   signal: AbortSignal;
   log: Logger;
 }
 
-export const REHEARSE_AFTER_MS = 1000;
+const REHEARSE_AFTER_MS = 1000;
 
 /**
  * Composed once after start, so the first turn finds the code of query preparation, memory sections and

@@ -236,14 +236,12 @@ export class LuaAdaptedProvider implements Provider {
     // Each stream runs on an instance of its own (adapter-script.ts): one loaded now is as fresh as one
     // loaded by the first stream (transform_request starts each stream afresh).
     if (!script.spec.streams) return;
-    if (!script.spec.passThroughText) {
-      script.release(await this.lua.acquire(script));
-      return;
-    }
     const instance = await this.lua.acquire(script);
     try {
-      const wire = this.wireRequest(script.spec, { model: this.model, messages: WARM_MESSAGES }, this.model, true);
-      await this.lua.beginStream(script, instance, wire.wire, undefined).catch(() => {});
+      if (script.spec.passThroughText) {
+        const wire = this.wireRequest(script.spec, { model: this.model, messages: WARM_MESSAGES }, this.model, true);
+        await this.lua.beginStream(script, instance, wire.wire, undefined).catch(() => {});
+      }
     } finally {
       script.release(instance);
     }

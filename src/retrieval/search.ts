@@ -66,11 +66,6 @@ export class SearchIndex {
     this.upkeep.setEmbedder(embedder);
   }
 
-  /** The embedding provider vectors are made with now (null: keyword search only). */
-  get embedder(): EmbeddingProvider | null {
-    return this.upkeep.embedder;
-  }
-
   /** Starts (or resumes) filling in the vectors missing from the current space; null if none are. */
   reembed(): ReembedJob | null {
     return this.upkeep.reembed();
