@@ -6,7 +6,6 @@ import type {
   Logger,
   PluginForgetReport,
 } from "@homeagent/sdk";
-import { forgetRecentTexts } from "../embedding/text.js";
 import type { Job } from "../kernel/jobs.js";
 import { errorMessage } from "../util/errors.js";
 import { checkTerms, type Forgetter, zeroCounts } from "./forget.js";
@@ -120,7 +119,6 @@ export class ForgetService {
   /** Memory's own removal, the input history's, and the repeat for a turn that is running. */
   private async removeHere(terms: string[]): Promise<ForgetCounts> {
     const { counts, held } = await this.deps.forgetter.remove(terms, { keepPending: true });
-    forgetRecentTexts();
     counts.history = this.reach?.history(terms, true) ?? 0;
     if (held.length > 0) this.held.write([...new Set([...this.held.read(), ...held])]);
     this.repeatAfterTurn(terms);

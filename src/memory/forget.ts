@@ -12,6 +12,7 @@
  */
 import { rmSync } from "node:fs";
 import { type ForgetCounts, foldForForget, forgetMatcher } from "@homeagent/sdk";
+import { forgetRecentTexts } from "../embedding/text.js";
 import type { ContextEvent } from "../kernel/types.js";
 import type { SearchIndex } from "../retrieval/search.js";
 import { HomeAgentError } from "../util/errors.js";
@@ -142,6 +143,8 @@ export class Forgetter {
       counts.backups++;
     }
     db.pragma("wal_checkpoint(TRUNCATE)");
+    // The tokenizer's recent analyses hold texts too (a forget repeated after a running turn included).
+    forgetRecentTexts();
     return { counts, held: m.held.map((e) => e.id) };
   }
 
@@ -156,6 +159,7 @@ export class Forgetter {
     const same = (ts: number, input: string) => events.some((e) => e.ts === ts && e.input === input);
     await textlog.purge((line) => same(line.ts, line.input));
     pipeline.purge((content) => content !== "" && events.some((e) => e.input.startsWith(content)));
+    forgetRecentTexts();
     return context.remove(events.map((e) => e.id));
   }
 
