@@ -53,24 +53,25 @@ function assertSame(got: { rowid: number; similarity: number }[], want: { rowid:
   for (const [i, h] of got.entries()) assert.ok(Math.abs(h.similarity - want[i].similarity) < 1e-6, `hit ${i}`);
 }
 
+/** Writes a row to the matrix and to the plain copy the brute force reads. */
+function putBoth(m: VectorMatrix, rows: Map<number, Int8Array>, rowid: number, kind: string, c: Int8Array): void {
+  rows.set(rowid, c);
+  m.put(rowid, kind, c);
+}
+
+function removeBoth(m: VectorMatrix, rows: Map<number, Int8Array>, rowid: number): void {
+  m.remove(rowid);
+  rows.delete(rowid);
+}
+
 test("sparse rows: the postings find what a full scan finds, after replacements and removals", () => {
   const rnd = rng(11);
   const m = new VectorMatrix(D);
   const rows = new Map<number, Int8Array>();
-  for (let rowid = 1; rowid <= 600; rowid++) {
-    const c = codes(rnd, 0.06);
-    rows.set(rowid, c);
-    m.put(rowid, "turn", c);
-  }
-  for (let rowid = 1; rowid <= 600; rowid += 7) {
-    m.remove(rowid);
-    rows.delete(rowid);
-  }
+  for (let rowid = 1; rowid <= 600; rowid++) putBoth(m, rows, rowid, "turn", codes(rnd, 0.06));
+  for (let rowid = 1; rowid <= 600; rowid += 7) removeBoth(m, rows, rowid);
   for (let rowid = 3; rowid <= 600; rowid += 11) {
-    if (!rows.has(rowid)) continue;
-    const c = codes(rnd, 0.06);
-    rows.set(rowid, c);
-    m.put(rowid, "turn", c);
+    if (rows.has(rowid)) putBoth(m, rows, rowid, "turn", codes(rnd, 0.06));
   }
   for (let i = 0; i < 50; i++) {
     const q = query(codes(rnd, 0.15));
@@ -86,8 +87,7 @@ test("a query few rows share a dimension with: then the orthogonal rows, oldest 
     // Dimension 0 is nonzero in three rows only: one along the query, one against it, one beside it.
     const c = codes(rnd, 0.05);
     c[0] = rowid === 10 ? 90 : rowid === 20 ? -90 : rowid === 30 ? 1 : 0;
-    rows.set(rowid, c);
-    m.put(rowid, "turn", c);
+    putBoth(m, rows, rowid, "turn", c);
   }
   const q = new Float32Array(D);
   q[0] = 127;
@@ -108,13 +108,8 @@ test("dense rows (a model's embeddings) are scanned, and found the same", () => 
   const rnd = rng(3);
   const m = new VectorMatrix(D);
   const rows = new Map<number, Int8Array>();
-  for (let rowid = 1; rowid <= 300; rowid++) {
-    const c = codes(rnd, 1);
-    rows.set(rowid, c);
-    m.put(rowid, "doc", c);
-  }
-  m.remove(5);
-  rows.delete(5);
+  for (let rowid = 1; rowid <= 300; rowid++) putBoth(m, rows, rowid, "doc", codes(rnd, 1));
+  removeBoth(m, rows, 5);
   for (let i = 0; i < 10; i++) {
     const q = query(codes(rnd, 1));
     assertSame(m.search(q, 20, ["doc"]), bruteForce(rows, q, 20));
