@@ -193,7 +193,7 @@ test("list masks passwords, sorts, filters and hides hidden defs", () => {
     value: "info",
     type: "select",
     description: "Lowest level written to the log.",
-    category: "daemon",
+    category: "system",
   });
   assert.deepEqual(
     reg.list("plugin.demo.").map((e) => [e.key, e.value]),

@@ -228,12 +228,14 @@ export class ConfigRegistry {
       const def = this.def(key);
       if (def?.hidden) continue;
       const value = this.get(key) ?? "";
+      const variable = this.env.get(key)?.variable;
       entries.push({
         key,
         value: isSecret(def, key) ? maskSecret(value) : value,
         type: def?.type ?? (isSecret(def, key) ? "password" : "string"),
         description: def?.description ?? "",
         category: def?.category ?? "plugins",
+        ...(variable ? { env: variable } : {}),
       });
     }
     return entries;

@@ -102,18 +102,19 @@ test("every refusal is named, each with set()'s own message; nothing is stored",
   assert.equal(reg.get("core.agent.system_prompt"), reg.def("core.agent.system_prompt")?.default);
 });
 
-test("a secret's own mask changes nothing; any other mask is refused (set and setMany alike)", () => {
+test("a secret's own mask, or the bare mask the web UI shows, changes nothing; any other mask is refused (set and setMany alike)", () => {
   const { reg } = openReg();
   const key = `${SOURCE}api_key`;
+  assert.throws(() => reg.set(key, "****"), /masked secret/, "no secret is set, so the bare mask keeps nothing");
   reg.set(key, "sk-real-secret-0000wxyz");
-  reg.set(key, "****wxyz");
-  assert.equal(reg.get(key), "sk-real-secret-0000wxyz");
-  assert.deepEqual(reg.setMany({ [key]: "****wxyz", [`${SOURCE}model`]: "m" }), { refused: {} });
-  assert.equal(reg.get(key), "sk-real-secret-0000wxyz");
-  for (const mask of ["****abcd", "****"]) {
-    assert.throws(() => reg.set(key, mask), /masked secret/);
-    assert.match(reg.setMany({ [key]: mask }).refused[key], /masked secret/);
+  for (const mask of ["****wxyz", "****"]) {
+    reg.set(key, mask);
+    assert.equal(reg.get(key), "sk-real-secret-0000wxyz");
+    assert.deepEqual(reg.setMany({ [key]: mask, [`${SOURCE}model`]: "m" }), { refused: {} });
+    assert.equal(reg.get(key), "sk-real-secret-0000wxyz");
   }
+  assert.throws(() => reg.set(key, "****abcd"), /masked secret/);
+  assert.match(reg.setMany({ [key]: "****abcd" }).refused[key], /masked secret/);
   assert.equal(reg.get(key), "sk-real-secret-0000wxyz");
   reg.set("core.agent.personal_prompt", "****");
   assert.equal(reg.get("core.agent.personal_prompt"), "****", "only secrets are guarded");

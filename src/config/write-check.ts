@@ -13,6 +13,7 @@ import { isSecret, requireValid } from "./validate.js";
 
 /** Longer keys are never settings; refusing them keeps messages and lookups small. */
 const MAX_KEY_LENGTH = 256;
+const BARE_MASK = "****";
 
 export interface WriteContext {
   def(key: string): ConfigDef | undefined;
@@ -44,7 +45,9 @@ export function checkedWrite(ctx: WriteContext, key: string, value: unknown): [s
   }
   if (value === "") return [key, undefined];
   if (isSecret(def, key) && looksMasked(value)) {
-    if (value === maskSecret(ctx.get(key) ?? "")) return null;
+    // Its mask as the CLI lists it, or a bare "****" as the web UI shows any secret that is set: unchanged.
+    const current = ctx.get(key) ?? "";
+    if (current !== "" && (value === maskSecret(current) || value === BARE_MASK)) return null;
     throw new ConfigError(
       "config_invalid",
       `config ${key}: the value looks like a masked secret ("****" and at most 4 characters), not a new one; ` +

@@ -23,9 +23,9 @@ describe("settings forms in a real browser", { skip: dashboardSkip }, () => {
     });
 
     await form.getByLabel("Source name", { exact: true }).fill("half");
-    await form.getByLabel("base_url", { exact: true }).fill(web.llm.url);
-    await form.getByLabel("model", { exact: true }).fill("fake-model");
-    const priority = form.getByLabel("priority", { exact: true });
+    await form.getByLabel("Base URL", { exact: true }).fill(web.llm.url);
+    await form.getByLabel("Model", { exact: true }).fill("fake-model");
+    const priority = form.getByLabel("Priority", { exact: true });
     await priority.fill("first");
     await form.getByRole("button", { name: "Add LLM source", exact: true }).click();
     await priority.and(page.locator('[aria-invalid="true"]')).waitFor();

@@ -207,8 +207,8 @@ describe("hostile text in the dashboard's tabs", { skip: dashboardSkip }, () => 
       await wide("Knowledge");
 
       await openTab(page, "Settings");
-      assert.equal(await page.getByLabel("core.agent.personal_prompt", { exact: true }).inputValue(), ALL);
-      const plugin = page.getByRole("form", { name: `xss ${IMG}`, exact: true });
+      assert.equal(await page.getByLabel("Persona", { exact: true }).inputValue(), ALL);
+      const plugin = page.getByRole("form", { name: "Plugin xss-settings", exact: true });
       await plugin.waitFor();
       assert.equal(await plugin.getByLabel(`${CJK} ${SVG}`, { exact: true }).inputValue(), IMG);
       await plugin.getByText(`${SVG} ${LINK} ${BIDI}`, { exact: false }).waitFor();

@@ -25,6 +25,9 @@ export type {
   ScrubStatus,
 } from "@homeagent/sdk";
 
+/** The dashboard's two languages (i18n.ts). */
+export type Lang = "en" | "zh";
+
 /** The SSE hub's counters (src/builtins/webui/context.ts SseStats). */
 export interface SseStats {
   clients: number;

@@ -41,10 +41,22 @@ export interface SettingDef {
   max?: number;
   /** Longest value in characters; defaults by type (text 64 KiB, others at most 4 KiB). */
   maxLength?: number;
+  /**
+   * Where the dashboard lists the setting: one of its groups ("models", "agent", "memory", "access",
+   * "system"), or by default a card of the plugin's own.
+   */
   category?: string;
   /** Kept out of settings lists, e.g. internal bookkeeping. */
   hidden?: boolean;
+  /** The setting's name as a person says it ("Context window"); the dashboard shows the key small beside it. */
   displayName?: string;
+  /**
+   * `displayName` and `description` in other languages than English, which the dashboard shows in its
+   * Chinese UI (English where a translation is missing).
+   */
+  translations?: { zh?: { displayName: string; description: string } };
+  /** What an `int` or `float` counts, shown beside the value: e.g. "bytes", "MiB", "tokens". */
+  unit?: string;
   placeholder?: string;
   /**
    * A regular expression (JavaScript syntax, `u` flag) the whole value must match; "" (not set) is always
@@ -60,6 +72,8 @@ export interface ConfigEntry {
   type: ConfigType;
   description: string;
   category: string;
+  /** The environment variable this value comes from: it wins over any stored value. */
+  env?: string;
 }
 
 /**

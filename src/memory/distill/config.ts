@@ -23,20 +23,49 @@ const zeroOrAtLeastAMinute = (value: string) => {
   return ms === 0 || ms >= MINUTE ? undefined : "must be 0 (loop off) or at least 1m";
 };
 
-const def = (loop: LoopName, dflt: string, what: string): ConfigDef => ({
+interface LoopTexts {
+  name: string;
+  what: string;
+  zhName: string;
+  zhWhat: string;
+}
+
+const def = (loop: LoopName, dflt: string, t: LoopTexts): ConfigDef => ({
   key: LOOP_KEYS[loop],
   default: dflt,
   type: "duration",
   min: 0,
   max: 7 * DAY,
   check: zeroOrAtLeastAMinute,
-  category: "agent",
-  description: `${what} 0 turns the loop off.`,
+  category: "memory",
+  displayName: t.name,
+  description: `${t.what} 0 turns the loop off.`,
+  translations: { zh: { displayName: t.zhName, description: `${t.zhWhat}0 表示关闭此循环。` } },
 });
 
 export const HEARTBEAT_CONFIG_DEFS: readonly ConfigDef[] = [
-  def("distill", "30m", "How often the distill loop runs the rule pipeline and prunes an overgrown context window."),
-  def("archive", "60m", "How often cold documents (72 h untouched) are distilled into the knowledge graph."),
-  def("merge", "120m", "How often the merge loop asks the model about entities that may be the same thing."),
-  def("review", "120m", "How often the review loop asks the model to check extracted facts against their sentences."),
+  def("distill", "30m", {
+    name: "Distill loop interval",
+    what: "How often the distill loop runs the rule pipeline and prunes an overgrown context window.",
+    zhName: "提炼循环间隔",
+    zhWhat: "提炼循环运行规则流程、修剪过大的上下文窗口的频率。",
+  }),
+  def("archive", "60m", {
+    name: "Archive loop interval",
+    what: "How often cold documents (72 h untouched) are distilled into the knowledge graph.",
+    zhName: "归档循环间隔",
+    zhWhat: "把冷文档（72 小时未被触及）提炼进知识图谱的频率。",
+  }),
+  def("merge", "120m", {
+    name: "Merge loop interval",
+    what: "How often the merge loop asks the model about entities that may be the same thing.",
+    zhName: "合并循环间隔",
+    zhWhat: "合并循环向模型询问可能是同一事物的实体的频率。",
+  }),
+  def("review", "120m", {
+    name: "Review loop interval",
+    what: "How often the review loop asks the model to check extracted facts against their sentences.",
+    zhName: "复核循环间隔",
+    zhWhat: "复核循环让模型对照原句检查所抽取事实的频率。",
+  }),
 ];

@@ -1,34 +1,118 @@
 /**
- * One setting as a form control chosen by its type (select, checkbox, number, password, textarea, text),
- * labelled by its display name, with its description and the server's refusal tied to it for screen readers.
+ * One setting as a person reads it: its label and description in the UI's language with the key small
+ * beside it, a control chosen by its type (a switch, a list, an amount with its unit, a text box), a
+ * "changed" marker with a reset, and the server's refusal tied to it for screen readers. A secret is
+ * replace-only (its value never comes back: the field only says whether one is set), and a value that an
+ * environment variable sets is read-only with the variable named.
  */
+import { fill, type Messages, useT } from "../i18n";
+import {
+  type Amount,
+  BYTE_UNITS,
+  DURATION_UNITS,
+  defText,
+  joinBytes,
+  joinDuration,
+  splitBytes,
+  splitDuration,
+} from "../settings-model";
 import type { ConfigDefInfo } from "../types";
 
 interface Props {
   def: ConfigDefInfo;
   id: string;
+  /** What the control shows: the draft, else the saved value (a secret: only what is being typed). */
   value: string;
+  /** The value in effect, as the server lists it ("****" for a secret that is set). */
+  effective: string;
+  /** The environment variable that sets this value, if one does. */
+  env?: string;
+  /** A reset to the default waits for Save. */
+  resetPending: boolean;
   error?: string;
   onChange: (value: string) => void;
+  onReset: () => void;
 }
 
-export function SettingField({ def, id, value, error, onChange }: Props) {
-  const described = [`${id}-help`, error ? `${id}-error` : ""].filter(Boolean).join(" ");
-  const common = { id, "aria-describedby": described, "aria-invalid": error ? true : undefined };
-  const label = def.displayName || def.key;
-  let control: preact.JSX.Element;
+export function SettingField(props: Props) {
+  const t = useT();
+  const { def, id, env, error } = props;
+  const { label, description } = defText(def, t.lang);
+  const secret = def.secret || def.type === "password";
+  const changed = !env && !props.resetPending && (secret ? props.effective !== "" : props.effective !== def.default);
+  const notes = [`${id}-help`, env ? `${id}-env` : "", secret ? `${id}-secret` : "", error ? `${id}-error` : ""];
+  const common = {
+    id,
+    disabled: Boolean(env),
+    "aria-describedby": notes.filter(Boolean).join(" "),
+    "aria-invalid": error ? true : undefined,
+  };
+  return (
+    <div class="field">
+      <div class="field-head">
+        <label for={id}>{label}</label>
+        <code class="key">{def.key}</code>
+        {changed && !secret && (
+          <span class="badge badge-muted">{fill(t.changedFromDefault, { value: def.default || t.emptyDefault })}</span>
+        )}
+      </div>
+      <Control {...props} secret={secret} label={label} common={common} t={t} />
+      <small id={`${id}-help`} class="hint">
+        {description}
+      </small>
+      {env && (
+        <small id={`${id}-env`} class="hint">
+          {fill(t.fromEnv, { name: env })}
+        </small>
+      )}
+      {secret && !env && (
+        <small id={`${id}-secret`} class="hint">
+          {props.resetPending ? t.resetPending : props.effective !== "" ? t.secretSet : t.secretUnset}
+        </small>
+      )}
+      {!secret && props.resetPending && <small class="hint">{t.resetPending}</small>}
+      {changed && (
+        <button type="button" class="link-button" onClick={props.onReset}>
+          {`${secret ? t.secretRemove : t.resetToDefault}: ${label}`}
+        </button>
+      )}
+      {error && (
+        <small id={`${id}-error`} class="error" role="alert">
+          {error}
+        </small>
+      )}
+    </div>
+  );
+}
+
+interface ControlProps extends Props {
+  secret: boolean;
+  label: string;
+  common: Record<string, unknown>;
+  t: Messages;
+}
+
+function Control({ def, value, onChange, secret, label, common, t }: ControlProps) {
+  const text = (e: Event) => onChange((e.currentTarget as HTMLInputElement).value);
   if (def.type === "bool") {
-    control = (
-      <input
-        {...common}
-        type="checkbox"
-        checked={value === "true"}
-        onChange={(e) => onChange(e.currentTarget.checked ? "true" : "false")}
-      />
+    const on = value === "true";
+    return (
+      <label class="switch">
+        <input
+          {...common}
+          type="checkbox"
+          role="switch"
+          aria-checked={on}
+          checked={on}
+          onChange={(e) => onChange(e.currentTarget.checked ? "true" : "false")}
+        />
+        <span aria-hidden="true">{on ? t.switchOn : t.switchOff}</span>
+      </label>
     );
-  } else if (def.type === "select" && def.options) {
-    control = (
-      <select {...common} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+  }
+  if (def.type === "select" && def.options) {
+    return (
+      <select {...common} value={value} onChange={text}>
         {!def.options.includes(value) && <option value={value}>{value}</option>}
         {def.options.map((o) => (
           <option key={o} value={o}>
@@ -37,44 +121,112 @@ export function SettingField({ def, id, value, error, onChange }: Props) {
         ))}
       </select>
     );
-  } else if (def.type === "text") {
-    control = <textarea {...common} rows={4} value={value} onInput={(e) => onChange(e.currentTarget.value)} />;
-  } else if (def.type === "password" || def.secret) {
-    control = (
+  }
+  if (def.type === "text") return <textarea {...common} rows={4} value={value} onInput={text} />;
+  if (secret) {
+    return (
       <input
         {...common}
         type="password"
         autocomplete="new-password"
+        placeholder={t.secretNew}
         value={value}
-        onInput={(e) => onChange(e.currentTarget.value)}
-      />
-    );
-  } else {
-    control = (
-      <input
-        {...common}
-        type="text"
-        inputMode={def.type === "url" ? "url" : def.type === "int" || def.type === "float" ? "decimal" : undefined}
-        autocomplete="off"
-        placeholder={def.placeholder}
-        value={value}
-        onInput={(e) => onChange(e.currentTarget.value)}
+        onInput={text}
       />
     );
   }
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      {control}
-      <small id={`${id}-help`} class="hint">
-        {def.description}
-        {def.env ? ` (${def.env})` : ""}
-      </small>
-      {error && (
-        <small id={`${id}-error`} class="error" role="alert">
-          {error}
-        </small>
-      )}
-    </div>
+  if (def.type === "duration") {
+    const split = splitDuration(value);
+    if (split) {
+      return (
+        <AmountInput
+          common={common}
+          label={label}
+          t={t}
+          units={DURATION_UNITS}
+          value={split}
+          join={joinDuration}
+          onChange={onChange}
+        />
+      );
+    }
+  }
+  if (def.unit === "bytes") {
+    const split = splitBytes(value);
+    if (split) {
+      return (
+        <AmountInput
+          common={common}
+          label={label}
+          t={t}
+          units={BYTE_UNITS}
+          value={split}
+          join={joinBytes}
+          onChange={onChange}
+        />
+      );
+    }
+  }
+  const numeric = def.type === "int" || def.type === "float";
+  const input = (
+    <input
+      {...common}
+      type="text"
+      inputMode={def.type === "url" ? "url" : numeric ? "decimal" : undefined}
+      autocomplete="off"
+      placeholder={def.placeholder}
+      value={value}
+      onInput={text}
+    />
   );
+  if (!def.unit) return input;
+  return (
+    <span class="amount">
+      {input}
+      <span class="unit">{unitText(t, def.unit)}</span>
+    </span>
+  );
+}
+
+/** A number and a list of its units; a change of either is written back in the config center's syntax. */
+function AmountInput<U extends string>(props: {
+  common: Record<string, unknown>;
+  label: string;
+  t: Messages;
+  units: readonly U[];
+  value: Amount<U>;
+  join: (a: Amount<U>) => string;
+  onChange: (value: string) => void;
+}) {
+  const { value, join, onChange, t } = props;
+  return (
+    <span class="amount">
+      <input
+        {...props.common}
+        type="text"
+        inputMode="decimal"
+        autocomplete="off"
+        value={value.amount}
+        onInput={(e) => onChange(join({ ...value, amount: e.currentTarget.value }))}
+      />
+      <select
+        aria-label={fill(t.unitOf, { label: props.label })}
+        disabled={Boolean(props.common.disabled)}
+        value={value.unit}
+        onChange={(e) => onChange(join({ ...value, unit: e.currentTarget.value as U }))}
+      >
+        {props.units.map((u) => (
+          <option key={u} value={u}>
+            {unitText(t, u)}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
+
+/** A unit in the UI's language; one the dashboard does not know (a plugin's own) as the plugin wrote it. */
+function unitText(t: Messages, unit: string): string {
+  const known = (t as unknown as Record<string, string>)[`unit_${unit}`];
+  return known ?? unit;
 }

@@ -1,30 +1,60 @@
 /**
- * Settings: a form generated from the daemon's setting definitions, one section per category; Save sends
- * only what changed, as one request that the daemon stores whole or not at all, and shows each refusal
- * (the server's message) under its field, so a bad field never leaves the form half-saved. LLM
- * sources have their own section: the configured ones with "test connection", and a form to add one from
- * the `core.llm.sources.*` templates. Secrets arrive masked and are sent back only when retyped.
+ * Settings: the daemon's setting definitions as groups a person looks for (model sources, agent, memory,
+ * web & access, system, then each plugin on a card of its own), with a search over every label,
+ * description and key in both languages and a link to each group. Each card saves what changed in it as
+ * one request that the daemon stores whole or not at all, and shows each refusal (the server's message)
+ * under its field, so a bad field never leaves the card half-saved. The LLM sources have a card each
+ * ("test connection"; values set by environment variables read-only) and a form to add one.
  */
 import { useMemo, useState } from "preact/hooks";
 import { ApiError, api, post } from "../api";
 import { SettingField } from "../components/setting-field";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
-import { useT } from "../i18n";
-import type { ConfigDefInfo, LlmTestResult, SettingsAnswer } from "../types";
+import { fill, type Messages, useT } from "../i18n";
+import {
+  GROUPS,
+  type GroupId,
+  matchesQuery,
+  type SettingCard,
+  SOURCE_TEMPLATE,
+  settingCards,
+  sourceNames,
+} from "../settings-model";
+import type { ConfigDefInfo, ConfigEntry, LlmTestResult, SettingsAnswer } from "../types";
 
-const SOURCE_PREFIX = "core.llm.sources.";
-const TEMPLATE = `${SOURCE_PREFIX}*.`;
 const SOURCE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const GROUP_TITLES: Record<GroupId, keyof Messages> = {
+  models: "groupModels",
+  agent: "groupAgent",
+  memory: "groupMemory",
+  access: "groupAccess",
+  system: "groupSystem",
+  plugins: "groupPlugins",
+};
+
+/** A card's unsaved edits: a value, or null for "back to the default" (sent as null, which deletes the stored one). */
+type Draft = Record<string, string | null>;
 
 export function SettingsTab() {
   const t = useT();
   const answer = useApi<SettingsAnswer>("/api/v1/settings");
+  const [query, setQuery] = useState("");
   const data = answer.data;
-  const values = useMemo(() => new Map((data?.settings ?? []).map((e) => [e.key, e.value])), [data]);
-  const groups = useMemo(() => groupDefs(data?.defs ?? []), [data]);
-  const templates = useMemo(() => (data?.defs ?? []).filter((d) => d.key.startsWith(TEMPLATE)), [data]);
+  const entries = useMemo(() => new Map((data?.settings ?? []).map((e) => [e.key, e])), [data]);
+  const cards = useMemo(() => settingCards(data?.defs ?? []), [data]);
+  const templates = useMemo(() => (data?.defs ?? []).filter((d) => d.key.startsWith(SOURCE_TEMPLATE)), [data]);
   const sources = useMemo(() => sourceNames(data?.settings.map((e) => e.key) ?? []), [data]);
+
+  const sourceShown = (name: string) =>
+    name.toLowerCase().includes(query.trim().toLowerCase()) ||
+    templates.some((d) => matchesQuery(d, query, instanceKey(d.key, name)));
+  const cardShown = (card: SettingCard) => card.defs.some((d) => matchesQuery(d, query));
+  const newSourceShown = query.trim() === "" || templates.some((d) => matchesQuery(d, query));
+  const groupShown = (group: GroupId) =>
+    cards.some((c) => c.group === group && cardShown(c)) ||
+    (group === "models" && (newSourceShown || sources.some(sourceShown)));
+  const shownGroups = GROUPS.filter(groupShown);
 
   return (
     <div class="stack">
@@ -34,24 +64,72 @@ export function SettingsTab() {
         <Loading />
       ) : (
         <>
-          <section class="card stack" aria-labelledby="set-llm">
-            <h2 id="set-llm">{t.llmSources}</h2>
-            {sources.map((name) => (
-              <SourceForm key={name} name={name} templates={templates} values={values} onSaved={answer.reload} />
-            ))}
-            <NewSource templates={templates} onSaved={answer.reload} />
-          </section>
-          {groups.map(([category, defs], i) => (
-            <SettingsForm
-              key={category}
-              title={category}
-              defs={defs}
-              values={values}
-              onSaved={answer.reload}
-              // By position: a category is any text a plugin chose, and an id with a space would break
-              // aria-labelledby (it takes a list of ids).
-              idPrefix={`set-${i}`}
-            />
+          <div class="settings-tools">
+            <div class="field">
+              <label for="settings-search">{t.settingsSearch}</label>
+              <input
+                id="settings-search"
+                type="search"
+                autocomplete="off"
+                value={query}
+                aria-describedby="settings-search-hint"
+                onInput={(e) => setQuery(e.currentTarget.value)}
+              />
+              <small id="settings-search-hint" class="hint">
+                {t.settingsSearchHint}
+              </small>
+            </div>
+            <nav aria-label={t.settingGroups}>
+              <ul class="group-links">
+                {shownGroups.map((group) => (
+                  <li key={group}>
+                    <button type="button" class="link-button" onClick={() => jumpTo(group)}>
+                      {t[GROUP_TITLES[group]] as string}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          </div>
+          <p role="status" class="notice">
+            {shownGroups.length === 0 ? fill(t.settingsNoMatch, { query }) : ""}
+          </p>
+          {GROUPS.map((group) => (
+            <section key={group} class="stack" aria-labelledby={`group-${group}`} hidden={!shownGroups.includes(group)}>
+              <h2 id={`group-${group}`} tabIndex={-1}>
+                {t[GROUP_TITLES[group]] as string}
+              </h2>
+              {group === "models" &&
+                sources.map((name) => (
+                  <SourceCard
+                    key={name}
+                    name={name}
+                    templates={templates}
+                    entries={entries}
+                    query={query}
+                    hidden={!sourceShown(name)}
+                    onSaved={answer.reload}
+                  />
+                ))}
+              {group === "models" && (
+                <NewSource templates={templates} hidden={!newSourceShown} onSaved={answer.reload} />
+              )}
+              {cards
+                .filter((c) => c.group === group)
+                .map((card) => (
+                  <SettingsForm
+                    key={card.id}
+                    title={cardTitle(t, card)}
+                    defs={card.defs}
+                    entries={entries}
+                    query={query}
+                    hidden={!cardShown(card)}
+                    idPrefix={card.id}
+                    labelledBy={card.plugin || group === "models" ? undefined : `group-${group}`}
+                    onSaved={answer.reload}
+                  />
+                ))}
+            </section>
           ))}
         </>
       )}
@@ -59,24 +137,39 @@ export function SettingsTab() {
   );
 }
 
+/** Brings a group into view and moves the focus to its heading, as a link to an anchor would. */
+function jumpTo(group: GroupId): void {
+  const heading = document.getElementById(`group-${group}`);
+  heading?.scrollIntoView({ block: "start" });
+  heading?.focus({ preventScroll: true });
+}
+
+function cardTitle(t: Messages, card: SettingCard): string {
+  if (card.plugin) return fill(t.pluginCard, { name: card.plugin });
+  return card.group === "models" ? t.everyLlmCall : (t[GROUP_TITLES[card.group]] as string);
+}
+
+function instanceKey(templateKey: string, name: string): string {
+  return templateKey.replace("*", name);
+}
+
 /**
- * Saves the changed fields of one form in one request: all are stored or none. The server's refusals come
- * back per key (shown under each field); any other failure shows once for the form.
+ * Saves a card's changes in one request: all are stored or none. The server's refusals come back per key
+ * (shown under each field); any other failure shows once for the card.
  */
 function useSaver(onSaved: () => Promise<void>) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [notice, setNotice] = useState("");
-  const save = async (changes: Array<[string, string]>, done: string): Promise<boolean> => {
+  const save = async (changes: Draft, done: string): Promise<boolean> => {
     setErrors({});
     setFailure(null);
     setNotice("");
-    if (changes.length === 0) return true;
+    if (Object.keys(changes).length === 0) return true;
     try {
-      await api("PUT", "/api/v1/settings", { changes: Object.fromEntries(changes) });
+      await api("PUT", "/api/v1/settings", { changes });
     } catch (err) {
-      const refused = err instanceof ApiError ? err.refused : {};
-      setErrors(refused);
+      setErrors(err instanceof ApiError ? err.refused : {});
       setFailure((err as Error).message);
       return false;
     }
@@ -90,46 +183,70 @@ function useSaver(onSaved: () => Promise<void>) {
 function SettingsForm(props: {
   title: string;
   defs: ConfigDefInfo[];
-  values: Map<string, string>;
-  onSaved: () => Promise<void>;
+  entries: Map<string, ConfigEntry>;
+  query: string;
+  hidden: boolean;
   idPrefix: string;
+  onSaved: () => Promise<void>;
+  /** Above the fields: what the whole card is about (e.g. a source set by the environment). */
+  note?: string;
+  /** The id of a heading that already names the card (its group's), instead of a heading of its own. */
+  labelledBy?: string;
 }) {
   const t = useT();
   const { errors, failure, notice, save } = useSaver(props.onSaved);
-  const [draft, setDraft] = useState<Record<string, string>>({});
-  const current = (d: ConfigDefInfo) => draft[d.key] ?? props.values.get(d.key) ?? d.default;
+  const [draft, setDraft] = useState<Draft>({});
+  const effective = (d: ConfigDefInfo) => props.entries.get(d.key)?.value ?? d.default;
+  const shown = (d: ConfigDefInfo) => {
+    if (d.key in draft) return draft[d.key] ?? (d.secret ? "" : d.default);
+    return d.secret ? "" : effective(d);
+  };
   const submit = async (event: Event) => {
     event.preventDefault();
-    const changes = Object.entries(draft).filter(([key, v]) => v !== (props.values.get(key) ?? ""));
+    // A secret left empty is kept; any other field goes only when it differs from what is saved.
+    const changes = Object.fromEntries(
+      Object.entries(draft).filter(([key, v]) => {
+        const def = props.defs.find((d) => d.key === key);
+        return v === null || (def?.secret ? v !== "" : v !== (props.entries.get(key)?.value ?? def?.default));
+      }),
+    );
     if (await save(changes, t.saved)) setDraft({});
   };
-  const headingId = `${props.idPrefix}-title`;
+  const headingId = props.labelledBy ?? `${props.idPrefix}-title`;
   return (
-    <form class="card stack" onSubmit={submit} aria-labelledby={headingId}>
-      <h2 id={headingId}>{props.title}</h2>
+    <form class="card stack" onSubmit={submit} aria-labelledby={headingId} hidden={props.hidden}>
+      {!props.labelledBy && <h3 id={headingId}>{props.title}</h3>}
+      {props.note && <p class="hint">{props.note}</p>}
       {props.defs.map((def) => (
-        <SettingField
-          key={def.key}
-          def={def}
-          id={`f-${def.key.replace(/[^A-Za-z0-9_-]/g, "-")}`}
-          value={current(def)}
-          error={errors[def.key]}
-          onChange={(v) => setDraft({ ...draft, [def.key]: v })}
-        />
+        <div key={def.key} hidden={!matchesQuery(def, props.query)}>
+          <SettingField
+            def={def}
+            id={`f-${def.key.replace(/[^A-Za-z0-9_-]/g, "-")}`}
+            value={shown(def)}
+            effective={props.entries.get(def.key)?.value ?? (def.secret ? "" : def.default)}
+            env={props.entries.get(def.key)?.env}
+            resetPending={draft[def.key] === null}
+            error={errors[def.key]}
+            onChange={(v) => setDraft({ ...draft, [def.key]: v })}
+            onReset={() => setDraft({ ...draft, [def.key]: null })}
+          />
+        </div>
       ))}
       <ErrorLine message={failure} />
       <div class="row">
-        <button type="submit">{`${t.save}: ${props.title}`}</button>
+        <button type="submit">{fill(t.saveCard, { title: props.title })}</button>
         <span role="status">{notice}</span>
       </div>
     </form>
   );
 }
 
-function SourceForm(props: {
+function SourceCard(props: {
   name: string;
   templates: ConfigDefInfo[];
-  values: Map<string, string>;
+  entries: Map<string, ConfigEntry>;
+  query: string;
+  hidden: boolean;
   onSaved: () => Promise<void>;
 }) {
   const t = useT();
@@ -144,18 +261,24 @@ function SourceForm(props: {
       setError((err as Error).message);
     }
   };
-  const defs = props.templates.map((d) => ({ ...d, displayName: fieldName(d), key: d.key.replace("*", props.name) }));
+  const defs = props.templates.map((d) => ({ ...d, key: instanceKey(d.key, props.name) }));
+  const variables = defs.map((d) => props.entries.get(d.key)?.env).filter((v): v is string => Boolean(v));
   return (
-    <div class="stack">
+    <div class="stack" hidden={props.hidden}>
       <SettingsForm
-        title={`${t.source}: ${props.name}`}
+        title={fill(t.sourceCard, { name: props.name })}
         defs={defs}
-        values={props.values}
-        onSaved={props.onSaved}
+        entries={props.entries}
+        query={props.name.toLowerCase().includes(props.query.trim().toLowerCase()) ? "" : props.query}
+        hidden={false}
         idPrefix={`src-${props.name}`}
+        onSaved={props.onSaved}
+        note={variables.length > 0 ? fill(t.envSource, { names: variables.join(", ") }) : undefined}
       />
       <div class="row">
-        <button type="button" onClick={test}>{`${t.testConnection}: ${props.name}`}</button>
+        <button type="button" onClick={test}>
+          {fill(t.testSource, { name: props.name })}
+        </button>
         <span role="status">
           {result &&
             (result.ok
@@ -168,9 +291,9 @@ function SourceForm(props: {
   );
 }
 
-function NewSource({ templates, onSaved }: { templates: ConfigDefInfo[]; onSaved: () => Promise<void> }) {
+function NewSource(props: { templates: ConfigDefInfo[]; hidden: boolean; onSaved: () => Promise<void> }) {
   const t = useT();
-  const { errors, failure, notice, save } = useSaver(onSaved);
+  const { errors, failure, notice, save } = useSaver(props.onSaved);
   const [name, setName] = useState("");
   const [nameError, setNameError] = useState<string | undefined>();
   const [draft, setDraft] = useState<Record<string, string>>({});
@@ -181,16 +304,18 @@ function NewSource({ templates, onSaved }: { templates: ConfigDefInfo[]; onSaved
       return;
     }
     setNameError(undefined);
-    const changes = templates
-      .map((d): [string, string] => [d.key.replace("*", name), draft[d.key] ?? ""])
-      .filter(([, v]) => v !== "");
+    const changes = Object.fromEntries(
+      props.templates
+        .map((d): [string, string] => [instanceKey(d.key, name), draft[d.key] ?? ""])
+        .filter(([, v]) => v !== ""),
+    );
     if (await save(changes, t.saved)) {
       setDraft({});
       setName("");
     }
   };
   return (
-    <form class="card stack" onSubmit={submit} aria-labelledby="new-source-title">
+    <form class="card stack" onSubmit={submit} aria-labelledby="new-source-title" hidden={props.hidden}>
       <h3 id="new-source-title">{t.addSource}</h3>
       <div class="field">
         <label for="new-source-name">{t.sourceName}</label>
@@ -208,14 +333,17 @@ function NewSource({ templates, onSaved }: { templates: ConfigDefInfo[]; onSaved
           </small>
         )}
       </div>
-      {templates.map((def) => (
+      {props.templates.map((def) => (
         <SettingField
           key={def.key}
-          def={{ ...def, displayName: fieldName(def), key: def.key.replace("*", name || "…") }}
-          id={`new-${def.key.slice(TEMPLATE.length)}`}
-          value={draft[def.key] ?? def.default}
-          error={errors[def.key.replace("*", name)]}
+          def={{ ...def, key: instanceKey(def.key, name || "…") }}
+          id={`new-${def.key.slice(SOURCE_TEMPLATE.length)}`}
+          value={draft[def.key] ?? (def.secret ? "" : def.default)}
+          effective={def.secret ? "" : def.default}
+          resetPending={false}
+          error={errors[instanceKey(def.key, name)]}
           onChange={(v) => setDraft({ ...draft, [def.key]: v })}
+          onReset={() => setDraft({ ...draft, [def.key]: def.default })}
         />
       ))}
       <ErrorLine message={failure} />
@@ -225,31 +353,4 @@ function NewSource({ templates, onSaved }: { templates: ConfigDefInfo[]; onSaved
       </div>
     </form>
   );
-}
-
-/** A source's field is labelled by its own name (base_url, model, …) unless the definition names it. */
-function fieldName(def: ConfigDefInfo): string {
-  return def.displayName || def.key.slice(TEMPLATE.length);
-}
-
-/** Definitions that are not templates, by category (in the order the daemon lists them). */
-function groupDefs(defs: ConfigDefInfo[]): Array<[string, ConfigDefInfo[]]> {
-  const groups = new Map<string, ConfigDefInfo[]>();
-  for (const def of defs) {
-    if (def.key.includes("*")) continue;
-    const category = def.category || def.key.split(".").slice(0, 2).join(".");
-    groups.set(category, [...(groups.get(category) ?? []), def]);
-  }
-  return [...groups];
-}
-
-/** The names of the sources that have at least one stored key. */
-function sourceNames(keys: string[]): string[] {
-  const names = new Set<string>();
-  for (const key of keys) {
-    if (!key.startsWith(SOURCE_PREFIX)) continue;
-    const name = key.slice(SOURCE_PREFIX.length).split(".")[0];
-    if (name && name !== "*") names.add(name);
-  }
-  return [...names].sort();
 }

@@ -22,6 +22,7 @@ after(() => w.stop());
 interface Entry {
   key: string;
   value: string;
+  env?: string;
 }
 interface Def {
   key: string;
@@ -50,20 +51,21 @@ describe("GET /api/v1/settings", () => {
     assert.ok(envKey, "templates are listed");
   });
 
-  test("secrets never leave unmasked: the LLM key from the environment, a stored key, the API key", async () => {
+  test("secrets never leave, not even their last characters: the LLM key from the environment, a stored key, the API key", async () => {
     const put = await w.json("PUT", "/api/v1/settings", {
       key: "core.llm.sources.spare.api_key",
       value: "sk-spare-secret-abcdef7788",
     });
     assert.equal(put.status, 200);
-    assert.deepEqual(put.body, { key: "core.llm.sources.spare.api_key", value: "****7788" });
+    assert.deepEqual(put.body, { key: "core.llm.sources.spare.api_key", value: "****" });
     const res = await w.fetch("/api/v1/settings");
     const text = await res.text();
     for (const secret of [TEST_LLM_KEY, "sk-spare-secret-abcdef7788", TEST_API_KEY, TEST_PASSWORD]) {
-      assert.ok(!text.includes(secret), `the listing holds ${secret}`);
+      assert.ok(!text.includes(secret.slice(-4)), `the listing holds the end of ${secret}`);
     }
     const entries = (JSON.parse(text) as { settings: Entry[] }).settings;
-    assert.equal(entries.find((e) => e.key === "core.llm.sources.env.api_key")?.value, `****${TEST_LLM_KEY.slice(-4)}`);
+    const envKey = entries.find((e) => e.key === "core.llm.sources.env.api_key");
+    assert.deepEqual([envKey?.value, envKey?.env], ["****", "HOMEAGENT_LLM_API_KEY"], "set, and by which variable");
     await w.json("PUT", "/api/v1/settings", { key: "core.llm.sources.spare.api_key", value: null });
   });
 
@@ -106,22 +108,22 @@ describe("PUT /api/v1/settings", () => {
     assert.ok(!w.daemon.config.sourceNames().includes("x"), "nothing refused was stored");
   });
 
-  test("a secret's mask sent back (a form that PUTs every field) keeps the real secret; other masks are 400", async () => {
+  test("a secret's mask sent back (the web UI's or the CLI's) keeps the real secret; other masks are 400", async () => {
     const key = "core.llm.sources.masked.api_key";
     const secret = "sk-masked-secret-0000wxyz";
     await put({ key, value: secret });
     const listed = await w.json<{ settings: Entry[] }>("GET", `/api/v1/settings?prefix=${key}`);
     const mask = listed.body.settings.find((e) => e.key === key)?.value;
-    assert.equal(mask, "****wxyz");
-    const same = await put({ key, value: mask });
-    assert.equal(same.status, 200);
-    assert.deepEqual(same.body, { key, value: "****wxyz", unchanged: true });
-    assert.equal(w.daemon.config.get(key), secret, "the real key is still stored");
-    for (const value of ["****abcd", "****"]) {
-      const other = await put({ key, value });
-      assert.equal(other.status, 400, value);
-      assert.match(other.body.error.message, /masked secret/);
+    assert.equal(mask, "****");
+    for (const value of [mask, "****wxyz"]) {
+      const same = await put({ key, value });
+      assert.equal(same.status, 200);
+      assert.deepEqual(same.body, { key, value: "****", unchanged: true });
+      assert.equal(w.daemon.config.get(key), secret, "the real key is still stored");
     }
+    const other = await put({ key, value: "****abcd" });
+    assert.equal(other.status, 400);
+    assert.match(other.body.error.message, /masked secret/);
     assert.equal(w.daemon.config.get(key), secret);
     const plain = await put({ key: "core.agent.personal_prompt", value: "****" });
     assert.equal(plain.status, 200, "only secrets are guarded");
@@ -163,7 +165,7 @@ describe("PUT /api/v1/settings {changes} (one form, all or none)", () => {
   const put = (changes: unknown) => w.json("PUT", "/api/v1/settings", { changes });
   const SRC = "core.llm.sources.batch.";
 
-  test("every change is stored at once; the answer shows each value as the list does (secrets masked)", async () => {
+  test("every change is stored at once; the answer shows each value as the list does (a secret only as set)", async () => {
     const res = await put({
       [`${SRC}base_url`]: "http://127.0.0.1:9/v1",
       [`${SRC}model`]: "batch-model",
@@ -174,12 +176,12 @@ describe("PUT /api/v1/settings {changes} (one form, all or none)", () => {
       saved: {
         [`${SRC}base_url`]: "http://127.0.0.1:9/v1",
         [`${SRC}model`]: "batch-model",
-        [`${SRC}api_key`]: "****99zz",
+        [`${SRC}api_key`]: "****",
       },
     });
     assert.equal(w.daemon.config.get(`${SRC}api_key`), "sk-batch-secret-000099zz");
-    const again = await put({ [`${SRC}api_key`]: "****99zz", [`${SRC}model`]: null });
-    assert.equal(again.status, 200, "the secret's own mask sent back changes nothing");
+    const again = await put({ [`${SRC}api_key`]: "****", [`${SRC}model`]: null });
+    assert.equal(again.status, 200, "the mask sent back changes nothing");
     assert.equal(w.daemon.config.get(`${SRC}api_key`), "sk-batch-secret-000099zz");
     assert.equal(w.daemon.config.get(`${SRC}model`), "", "null reset the model");
     await put({ [`${SRC}base_url`]: null, [`${SRC}api_key`]: null });

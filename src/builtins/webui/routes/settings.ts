@@ -3,11 +3,12 @@
  * exactly as `/settings set` is (a refusal is a 400 with the registry's own message), and a one-shot test
  * of an LLM source. A form saves as one request, `{changes: {key: value, …}}`: every change is checked
  * first and all are stored or none, and the refusal names each refused key with its reason, so a form with
- * one bad field never leaves the others half-saved. Secrets leave only masked: the registry masks listed
- * values (and takes a secret's own mask sent back as "unchanged"); defaults of secret definitions are
- * masked here.
+ * one bad field never leaves the others half-saved. Secrets are replace-only here: an answer says whether
+ * one is set ("****") and never shows any of it, not even the last characters the CLI's list shows; the
+ * mask sent back means "unchanged" to the registry. The adapter of a source is offered as a choice among
+ * the adapters the daemon has.
  */
-import type { ConfigDefInfo, PluginSDK } from "@homeagent/sdk";
+import type { ConfigDefInfo, ConfigEntry, PluginSDK } from "@homeagent/sdk";
 import type { Context } from "hono";
 import { readJson } from "../body.js";
 import type { RouteGroup } from "../context.js";
@@ -20,12 +21,20 @@ const MAX_KEY_CHARS = 256;
 const MAX_VALUE_CHARS = 65_536;
 /** Refused keys named in the error's message; `refused` carries them all. */
 const NAMED_KEYS = 5;
+/** How a secret that is set is shown: the registry's mask of a short secret, so sending it back changes nothing. */
+const SECRET_SET = "****";
+const MASK_SHAPE = /^\*{4}.{0,4}$/su;
+const ADAPTER_KEY = "core.llm.sources.*.adapter";
 
 export const settingsRoutes: RouteGroup = (app, { sdk, limits }) => {
   app.get("/api/v1/settings", (c) => {
     const prefix = c.req.query("prefix") ?? "";
     if (prefix.length > MAX_KEY_CHARS) throw invalid("prefix", `must be at most ${MAX_KEY_CHARS} characters`);
-    return c.json({ settings: sdk.config.list(prefix), defs: sdk.config.defs(prefix).map(maskDefault) });
+    const adapters = sdk.adapters.list().map((a) => a.name);
+    return c.json({
+      settings: sdk.config.list(prefix).map(hideSecret),
+      defs: sdk.config.defs(prefix).map((def) => offerAdapters(maskDefault(def), adapters)),
+    });
   });
 
   app.put("/api/v1/settings", async (c) => {
@@ -44,7 +53,10 @@ export const settingsRoutes: RouteGroup = (app, { sdk, limits }) => {
     return c.json({
       key,
       value: listedValue(sdk, key),
-      ...(value !== "" && value === before ? { unchanged: true } : {}),
+      // A secret's mask (this API's "****" or the CLI's "****" and four characters) is only ever taken as "keep it".
+      ...(value !== "" && (value === before || (before === SECRET_SET && MASK_SHAPE.test(value)))
+        ? { unchanged: true }
+        : {}),
     });
   });
 
@@ -61,9 +73,21 @@ function required(value: string | undefined, name: string): string {
   return value;
 }
 
-/** The value as the settings list shows it (masked for secrets); "" when it is not listed. */
+/** The value as the settings list here shows it (a secret only as set or not); "" when it is not listed. */
 function listedValue(sdk: PluginSDK, key: string): string {
-  return sdk.config.list(key).find((e) => e.key === key)?.value ?? "";
+  const entry = sdk.config.list(key).find((e) => e.key === key);
+  return entry ? hideSecret(entry).value : "";
+}
+
+function hideSecret(entry: ConfigEntry): ConfigEntry {
+  return entry.type === "password" && entry.value !== "" ? { ...entry, value: SECRET_SET } : entry;
+}
+
+/** A source's adapter is any adapter the daemon has; the form offers them as a list (the registry still checks the name). */
+function offerAdapters(def: ConfigDefInfo, adapters: string[]): ConfigDefInfo {
+  if (def.key !== ADAPTER_KEY) return def;
+  const options = adapters.includes(def.default) ? adapters : [def.default, ...adapters];
+  return { ...def, type: "select", options };
 }
 
 /**
@@ -93,5 +117,5 @@ function saveMany(c: Context, sdk: PluginSDK, raw: unknown): Response {
 }
 
 function maskDefault(def: ConfigDefInfo): ConfigDefInfo {
-  return def.secret && def.default !== "" ? { ...def, default: "****" } : def;
+  return def.secret && def.default !== "" ? { ...def, default: SECRET_SET } : def;
 }
