@@ -110,4 +110,29 @@ describe("chat in a real browser", { skip: dashboardSkip }, () => {
     });
     await screenshot(page, "chat-stopped");
   });
+
+  test("at 390×844 the composer stays fully on screen with a conversation longer than the screen", async (t) => {
+    const page = await newPage(t, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await openDashboard(page, web.base, cookie);
+    const long = "A reply long enough to fill a phone's screen with a few of its kind. ".repeat(6);
+    for (let i = 0; i < 4; i++) {
+      web.llm.enqueue({ text: `${i}: ${long}` });
+      const turn = await sendChat(page, `message ${i} of a long conversation`);
+      await turn.getByText(`${i}: A reply long enough`).waitFor();
+    }
+    const log = page.getByRole("log", { name: "Conversation" });
+    const overflow = await log.evaluate((el) => el.scrollHeight - el.clientHeight);
+    assert.ok(overflow > 844, `the conversation is not longer than the screen (${overflow} px beyond the log)`);
+    for (const control of [
+      page.getByLabel("Message", { exact: true }),
+      page.getByRole("button", { name: "Send", exact: true }),
+    ]) {
+      const box = await control.boundingBox();
+      assert.ok(
+        box && box.y >= 0 && box.y + box.height <= 844,
+        `a part of the composer is off screen: ${JSON.stringify(box)}`,
+      );
+    }
+    await screenshot(page, "chat-phone");
+  });
 });

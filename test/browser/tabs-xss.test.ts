@@ -21,6 +21,7 @@ import {
   errorsOf,
   newPage,
   openDashboard,
+  openTab,
   screenshot,
   scrollsHorizontally,
 } from "../fixtures/browser.js";
@@ -134,11 +135,6 @@ async function assertClean(page: Page, where: string): Promise<void> {
   assert.deepEqual(await page.evaluate("window.__csp || []"), [], `${where}: the CSP had to refuse something`);
   const refused = errorsOf(page).filter((e) => /Content Security Policy|Refused to/i.test(e));
   assert.deepEqual(refused, [], `${where}: CSP reports in the console`);
-}
-
-async function openTab(page: Page, name: string): Promise<void> {
-  await page.getByRole("tab", { name, exact: true }).click();
-  await page.getByRole("heading", { level: 1, name, exact: true }).waitFor();
 }
 
 /** The planted markup is on the page as text (not as an element). */

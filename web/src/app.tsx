@@ -1,7 +1,9 @@
 /**
  * The page: while the session is unknown a loading line, without a session the login view, with one the
- * shell — header (language, theme, log out), the tab list, and the selected tab's panel. The selected tab
- * lives in the URL's hash (#kernel), so a reload or a shared link opens the same tab.
+ * shell — a compact header, the sections as a side bar on a wide screen (room for a dozen) or behind a
+ * Menu button on a phone (the language, theme and log out controls move into that menu too), and the
+ * selected section's panel. The selected section lives in the URL's hash (#kernel), so a reload or a
+ * shared link opens the same one.
  */
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, loadSession, logout, type Session, setUnauthorizedHandler } from "./api";
@@ -9,6 +11,7 @@ import { LoginView } from "./components/login";
 import { Loading } from "./components/status";
 import { TabList } from "./components/tab-list";
 import { Toolbar } from "./components/toolbar";
+import { useMedia } from "./components/use-media";
 import { events } from "./events";
 import { applyLang, I18n, initialLang, type Lang, MESSAGES } from "./i18n";
 import { ChatTab } from "./tabs/chat";
@@ -32,6 +35,9 @@ const LABELS = {
   kernel: "tabKernel",
 } as const;
 
+/** Below this width (styles.css agrees) the sections hide behind the Menu button. */
+const NARROW = "(max-width: 47.99rem)";
+
 function tabFromHash(): TabKey {
   const key = location.hash.replace(/^#\/?/, "");
   return (TAB_KEYS as readonly string[]).includes(key) ? (key as TabKey) : "overview";
@@ -44,6 +50,8 @@ export function App() {
   const [theme, setTheme] = useState<Theme>(initialTheme);
   const [state, setState] = useState<SessionState>({ kind: "unknown" });
   const [tab, setTab] = useState<TabKey>(tabFromHash);
+  const narrow = useMedia(NARROW);
+  const [menuOpen, setMenuOpen] = useState(false);
   const t = MESSAGES[lang];
 
   useEffect(() => applyLang(lang, false), [lang]);
@@ -79,6 +87,10 @@ export function App() {
     setTab(key);
     history.replaceState(null, "", `#${key}`);
   };
+  const pickSection = (key: TabKey) => {
+    selectTab(key);
+    setMenuOpen(false);
+  };
   const doLogout = async () => {
     await logout().catch(() => undefined);
     events.close();
@@ -102,8 +114,19 @@ export function App() {
         {t.skipToContent}
       </button>
       <header class="top">
+        {state.kind === "in" && narrow && (
+          <button
+            type="button"
+            class="menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="sections"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            {t.menu}
+          </button>
+        )}
         <span class="brand">{t.appName}</span>
-        {toolbar}
+        {!(state.kind === "in" && narrow) && toolbar}
       </header>
       {state.kind === "unknown" && (
         <main id="main" tabIndex={-1}>
@@ -114,21 +137,31 @@ export function App() {
         <LoginView error={state.error} onLogin={(session) => setState({ kind: "in", session })} />
       )}
       {state.kind === "in" && (
-        <>
-          <nav class="tabs-nav" aria-label={t.sections}>
+        <div class="shell">
+          <nav
+            id="sections"
+            class="sections"
+            aria-label={t.sections}
+            hidden={narrow && !menuOpen}
+            onKeyDown={(e) => {
+              if (e.key === "Escape") setMenuOpen(false);
+            }}
+          >
             <TabList
               tabs={TAB_KEYS.map((key) => ({ key, label: t[LABELS[key]] }))}
               selected={tab}
               label={t.sections}
-              onSelect={selectTab}
+              onSelect={pickSection}
+              vertical
             />
+            {narrow && toolbar}
           </nav>
           <main id="main" tabIndex={-1}>
             <section id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} class="panel">
               <Panel tab={tab} />
             </section>
           </main>
-        </>
+        </div>
       )}
     </I18n.Provider>
   );

@@ -26,6 +26,7 @@ const en = {
   loginHint:
     "The first start wrote the password to the file credentials in the data folder (~/.homeagent/credentials).",
   sections: "Sections",
+  menu: "Menu",
   tabOverview: "Overview",
   tabChat: "Chat",
   tabPlugins: "Plugins",
@@ -241,6 +242,7 @@ const zh: Messages = {
   loggingIn: "正在登录…",
   loginHint: "首次启动时，密码已写入数据目录中的 credentials 文件（~/.homeagent/credentials）。",
   sections: "栏目",
+  menu: "菜单",
   tabOverview: "概览",
   tabChat: "聊天",
   tabPlugins: "插件",

@@ -1,6 +1,7 @@
 /**
  * The WAI-ARIA tabs pattern: a tablist of buttons, only the selected one in the Tab order, arrow keys
- * (and Home/End) move between them and select, each tab controls its panel.
+ * (and Home/End) move between them and select, each tab controls its panel. Vertical (the dashboard's side
+ * bar and phone menu) or horizontal (a tab strip inside a tab), with the arrow keys of that direction.
  */
 import { useRef } from "preact/hooks";
 
@@ -14,9 +15,10 @@ interface Props<K extends string> {
   selected: K;
   label: string;
   onSelect: (key: K) => void;
+  vertical?: boolean;
 }
 
-export function TabList<K extends string>({ tabs, selected, label, onSelect }: Props<K>) {
+export function TabList<K extends string>({ tabs, selected, label, onSelect, vertical = false }: Props<K>) {
   const refs = useRef<Array<HTMLButtonElement | null>>([]);
   const move = (index: number) => {
     const next = (index + tabs.length) % tabs.length;
@@ -24,13 +26,19 @@ export function TabList<K extends string>({ tabs, selected, label, onSelect }: P
     refs.current[next]?.focus();
   };
   const onKeyDown = (event: KeyboardEvent, index: number) => {
-    const step: Record<string, number> = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 };
+    const [next, previous] = vertical ? ["ArrowDown", "ArrowUp"] : ["ArrowRight", "ArrowLeft"];
+    const step: Record<string, number> = { [next]: index + 1, [previous]: index - 1, Home: 0, End: tabs.length - 1 };
     if (!(event.key in step)) return;
     event.preventDefault();
     move(step[event.key]);
   };
   return (
-    <div role="tablist" aria-label={label} class="tablist">
+    <div
+      role="tablist"
+      aria-label={label}
+      aria-orientation={vertical ? "vertical" : "horizontal"}
+      class={vertical ? "tablist tablist-vertical" : "tablist"}
+    >
       {tabs.map((tab, index) => (
         <button
           key={tab.key}
