@@ -66,7 +66,7 @@ export class BuiltinPlugin extends ManagedPlugin {
             `plugin "${factory.name}" ${error === undefined ? "finished starting" : `failed (${errorMessage(error)})`} after its start timeout; it stays failed`,
           ),
       );
-      this.state = "running";
+      this.running();
       ctx.log.info(`plugin "${factory.name}" started`);
       return true;
     } catch (err) {

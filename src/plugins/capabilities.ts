@@ -84,6 +84,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "pluginMgr.enable": "plugin_mgr",
   "pluginMgr.disable": "plugin_mgr",
   "pluginMgr.reload": "plugin_mgr",
+  "pluginMgr.restart": "plugin_mgr",
   "knowledge.tree": "knowledge",
   "knowledge.get": "knowledge",
   "knowledge.put": "knowledge",

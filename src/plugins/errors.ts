@@ -80,7 +80,7 @@ export class PluginLoadError extends HomeAgentError {
 
 /** A management call naming a plugin the registry does not know, or asking what its kind cannot do. */
 export class PluginMgrError extends HomeAgentError {
-  constructor(code: "plugin_not_found" | "plugin_not_reloadable", message: string) {
+  constructor(code: "plugin_not_found" | "plugin_not_reloadable" | "plugin_disabled", message: string) {
     super({ code, message });
   }
 }

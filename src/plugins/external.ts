@@ -8,7 +8,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type PluginInfo, STAGES } from "@homeagent/sdk";
-import type { Clock } from "../util/clock.js";
 import { errorMessage } from "../util/errors.js";
 import { withinTime } from "../util/time-limit.js";
 import { CrashHistory } from "./crash-policy.js";
@@ -32,7 +31,6 @@ export type Launcher = (opts: LaunchOptions) => Promise<RunningProcess>;
 
 export interface ExternalContext extends PluginContext {
   launch: Launcher;
-  clock: Clock;
   /** Passed to the proc host: how long the child may take to answer the handshake. */
   handshakeTimeoutMs: number;
 }
@@ -113,7 +111,7 @@ export class ExternalPlugin extends ManagedPlugin {
       this.binding = createPluginSDK(this.name, this.ctx.host, grant);
       const proc = await this.launch(gen, loaded, this.binding);
       this.proc = proc;
-      this.state = "running";
+      this.running();
       // Closed while it was down (or marked critical by an earlier manifest): open again.
       this.ctx.host.agent.stages.reopen(this.name);
       this.ctx.log.info(`plugin "${this.name}" started (${this.kind}, pid ${proc.pid})`);
@@ -125,17 +123,6 @@ export class ExternalPlugin extends ManagedPlugin {
       this.failed(err);
       return false;
     }
-  }
-
-  /**
-   * Stops and starts it again from what is on disk, as one step: no crash restart can come in between, and
-   * a critical plugin's stages stay closed (not open) until it is back.
-   */
-  reload(): Promise<boolean> {
-    return this.serial(async () => {
-      await this.doStop("it is being reloaded");
-      return this.doStart();
-    });
   }
 
   /** `closeStages`: a critical plugin's stages are closed with this reason rather than removed. */
@@ -255,13 +242,13 @@ export class ExternalPlugin extends ManagedPlugin {
     this.state = "restarting";
     const restart = () => {
       this.restartTimer = undefined;
-      void this.serial(() => this.restart());
+      void this.serial(() => this.restartAfterCrash());
     };
     if (verdict.restartInMs === 0) restart();
     else this.restartTimer = this.ctx.clock.setTimer(restart, verdict.restartInMs);
   }
 
-  private async restart(): Promise<void> {
+  private async restartAfterCrash(): Promise<void> {
     // Disabled, reloaded or shut down in the meantime: whoever did that decided instead.
     if (this.state !== "restarting") return;
     if (this.ctx.isStopping() || this.ctx.isDisabled(this.name)) {

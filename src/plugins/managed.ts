@@ -5,6 +5,7 @@
  * kept failing (health "degraded", with the reason).
  */
 import type { Logger, PluginInfo, PluginKind, PluginState } from "@homeagent/sdk";
+import type { Clock } from "../util/clock.js";
 import { errorMessage } from "../util/errors.js";
 import type { PluginHost } from "./sdk-impl.js";
 
@@ -19,15 +20,21 @@ export interface PluginContext {
   isDisabled(name: string): boolean;
   /** The daemon is shutting down: nothing is restarted. */
   isStopping(): boolean;
+  /** For when a plugin started (its uptime) and the crash policy's pauses; tests pass a clock they drive. */
+  clock: Clock;
 }
 
 /** States in which something may be running that a stop has to end. */
 export const ACTIVE_STATES: ReadonlySet<PluginState> = new Set(["starting", "running", "restarting"]);
+/** States in which it has been up since `startedAt`. */
+const UP_STATES: ReadonlySet<PluginState> = new Set(["running", "unhealthy"]);
 
 export abstract class ManagedPlugin {
   abstract readonly kind: PluginKind;
   state: PluginState = "stopped";
   lastError: string | undefined;
+  /** When it last reached "running" (Unix ms). */
+  private startedAt: number | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -74,6 +81,24 @@ export abstract class ManagedPlugin {
     return true;
   }
 
+  /**
+   * Stopped (whatever it was doing) and started again from what is on disk, as one step: no crash restart
+   * can come in between, a critical plugin's stages stay closed (not open) until it is back, and an
+   * external plugin gets a new process. Bounded; never throws: false = it failed to start, and that was
+   * reported.
+   */
+  restart(): Promise<boolean> {
+    return this.serial(async () => {
+      if (this.refusedWhileStopping()) return false;
+      await this.doStop("it is being restarted");
+      if (this.refusal) {
+        this.failed(this.refusal);
+        return false;
+      }
+      return this.doStart();
+    });
+  }
+
   /** Not started because the user disabled it. */
   markDisabled(): void {
     this.state = "disabled";
@@ -81,7 +106,8 @@ export abstract class ManagedPlugin {
   }
 
   protected abstract doStart(): Promise<boolean>;
-  protected abstract doStop(): Promise<void>;
+  /** `closeStages`: why a critical plugin's stages are closed meanwhile (a restart), rather than removed. */
+  protected abstract doStop(closeStages?: string): Promise<void>;
 
   /** Runs `fn` once every earlier operation on this plugin has settled. */
   protected serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -90,7 +116,16 @@ export abstract class ManagedPlugin {
     return run;
   }
 
-  protected baseInfo(): Pick<PluginInfo, "name" | "kind" | "state" | "health" | "healthReason" | "lastError"> {
+  /** It started: from now on it is running. */
+  protected running(): void {
+    this.state = "running";
+    this.startedAt = this.ctx.clock.now();
+  }
+
+  protected baseInfo(): Pick<
+    PluginInfo,
+    "name" | "kind" | "state" | "health" | "healthReason" | "lastError" | "startedAt"
+  > {
     // Stage handlers that kept failing are skipped while it runs on (StageHost, stage-suspend.ts).
     const suspension = this.degradedBy();
     const health = this.state === "unhealthy" ? "unhealthy" : suspension ? "degraded" : "ok";
@@ -101,6 +136,7 @@ export abstract class ManagedPlugin {
       health,
       ...(health === "degraded" ? { healthReason: suspension } : {}),
       ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(UP_STATES.has(this.state) && this.startedAt !== undefined ? { startedAt: this.startedAt } : {}),
     };
   }
 

@@ -139,6 +139,31 @@ export class PluginRegistry implements PluginManagerHost {
     this.log.info(`plugin "${name}" disabled by ${by}`);
   }
 
+  /**
+   * Stops a plugin and starts it again (an external one in a new process, its crash count reset); refused
+   * for a disabled one, which `enable` starts.
+   */
+  async restart(name: string): Promise<void> {
+    if (this.stopping) {
+      throw new HomeAgentError({
+        code: "plugin_shutting_down",
+        message: `plugin "${name}" cannot be restarted now: homed is shutting down`,
+      });
+    }
+    const plugin = this.require(name, this.find(name));
+    if (this.config.isPluginDisabled(name)) {
+      throw new PluginMgrError("plugin_disabled", `plugin "${name}" is disabled; enable it to start it`);
+    }
+    if (plugin instanceof ExternalPlugin) plugin.resetCrashes();
+    this.log.info(`plugin "${name}" restarted by hand`);
+    if (!(await plugin.restart())) {
+      throw new HomeAgentError({
+        code: "plugin_start_failed",
+        message: `plugin "${name}" was stopped, but it failed to start again: ${plugin.lastError}`,
+      });
+    }
+  }
+
   /** External plugins: `name`, or every directory (new ones started, removed ones stopped) when omitted. */
   reload(name?: string): Promise<ReloadReport> {
     const run = this.reloads.then(() => this.reloadNow(name));
@@ -156,7 +181,7 @@ export class PluginRegistry implements PluginManagerHost {
       if (plugin?.kind === "builtin") {
         throw new PluginMgrError(
           "plugin_not_reloadable",
-          `plugin "${name}" is built in, and built-ins are not hot-reloaded; use /plugins disable ${name}, then /plugins enable ${name}`,
+          `plugin "${name}" is built in, and built-ins are not hot-reloaded; use /plugins restart ${name}`,
         );
       }
       dirs = dirs.filter((d) => basename(d) === name);
@@ -213,7 +238,7 @@ export class PluginRegistry implements PluginManagerHost {
       report.unchanged.push(plugin.name);
       return;
     }
-    if (await plugin.reload()) report.reloaded.push(plugin.name);
+    if (await plugin.restart()) report.reloaded.push(plugin.name);
     else report.failed.push({ name: plugin.name, error: plugin.lastError ?? "" });
   }
 

@@ -44,6 +44,7 @@ export interface PluginManagerHost {
   enable(name: string): Promise<void>;
   disable(name: string, by: string): Promise<void>;
   reload(name?: string): Promise<ReloadReport>;
+  restart(name: string): Promise<void>;
 }
 
 /** The daemon's auth module as servers use it; `required` / `verify` (the cli socket's rule) are kept here. */
@@ -247,6 +248,16 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
         await plugins().disable(target, name);
       },
       reload: async (target) => plugins().reload(target),
+      restart: async (target) => {
+        // Like disable: its own stop() would wait for this very call to finish.
+        if (target === name) {
+          throw new HomeAgentError({
+            code: "plugin_self_restart",
+            message: `plugin "${name}" cannot restart itself; restart it from another client (e.g. waiter's /plugins restart ${name})`,
+          });
+        }
+        await plugins().restart(target);
+      },
     },
     knowledge: {
       tree: async () => knowledge().tree(),

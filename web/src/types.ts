@@ -22,6 +22,7 @@ export type {
   LlmUsageToday,
   MemoryStats,
   PluginInfo,
+  ReloadReport,
   ScrubStatus,
 } from "@homeagent/sdk";
 

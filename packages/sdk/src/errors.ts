@@ -145,6 +145,8 @@ export const ERROR_CODES = [
   "plugin_not_found",
   "plugin_not_reloadable",
   "plugin_self_disable",
+  "plugin_self_restart",
+  "plugin_disabled",
   "plugin_mgr_unavailable",
   // Subprocess plugins: launching one, calling it, and the JSON-RPC protocol between it and the daemon.
   "plugin_spawn_failed",

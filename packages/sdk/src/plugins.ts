@@ -36,6 +36,8 @@ export interface PluginInfo {
   lastError?: string;
   /** The process id of an external plugin that is running. */
   pid?: number;
+  /** When it last started (Unix ms), while it is running. */
+  startedAt?: number;
   version?: string;
   description?: string;
 }
@@ -64,4 +66,10 @@ export interface PluginMgrAPI {
    * A plugin whose entry file is unchanged and that is running is left alone; crash counts are reset.
    */
   reload(name?: string): Promise<ReloadReport>;
+  /**
+   * Stops a plugin and starts it again, changed on disk or not: an external plugin in a new process, with
+   * its crash count reset. Refused (code `plugin_disabled`) for a disabled plugin; a plugin cannot restart
+   * itself (`plugin_self_restart`).
+   */
+  restart(name: string): Promise<void>;
 }

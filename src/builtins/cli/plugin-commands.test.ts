@@ -1,7 +1,8 @@
 /**
  * `/plugins …`: the listing and usage lines against the mock SDK, then the whole path through the cli
  * socket of a real daemon with a real plugin.js under `<data>/plugins/`: list, disable, enable, reload,
- * and the refusals (the cli cannot disable itself; built-ins are not hot-reloaded).
+ * restart (a new process), and the refusals (the cli cannot disable or restart itself; built-ins are not
+ * hot-reloaded; a disabled plugin is enabled, not restarted).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -63,6 +64,7 @@ test("enable, disable and reload answer what they did; malformed forms answer wi
   assert.equal(await usage("enable"), "usage: /plugins enable <name>");
   assert.equal(await usage("disable two words"), "usage: /plugins disable <name>");
   assert.equal(await usage("reload a b"), "usage: /plugins reload [name]");
+  assert.equal(await usage("restart"), "usage: /plugins restart <name>");
   assert.equal(await usage("bogus"), `usage: ${PLUGINS_HELP.join("\n")}`);
   assert.ok(HELP_TEXT.includes(PLUGINS_HELP[0]));
 });
@@ -102,6 +104,18 @@ describe("/plugins over the cli socket of a real daemon", () => {
     assert.equal(await cli.text("/plugins reload"), "unchanged: echo-ts");
   });
 
+  test("restart starts an unchanged external plugin in a new process, and a built-in in place", async () => {
+    const pid = () => daemon.plugins.list().find((p) => p.name === "echo-ts")?.pid;
+    const before = pid();
+    assert.ok(before);
+    const answer = await cli.text("/plugins restart echo-ts");
+    const after = pid();
+    assert.ok(after && after !== before, `the same process ${before} is still running`);
+    assert.equal(answer, `plugin echo-ts restarted (running, pid ${after})`);
+    assert.ok(daemon.agent.tools.names().includes("echo"), "its tool is back");
+    assert.equal(await cli.text("/plugins restart webui"), "plugin webui restarted (running)");
+  });
+
   test("the cli cannot disable itself, built-ins are not reloaded, unknown names are named", async () => {
     const error = async (line: string) => {
       const frame = await cli.ask(line);
@@ -110,5 +124,11 @@ describe("/plugins over the cli socket of a real daemon", () => {
     assert.match(await error("/plugins disable cli"), /plugin "cli" cannot disable itself/);
     assert.match(await error("/plugins reload cli"), /"cli" is built in, and built-ins are not hot-reloaded/);
     assert.match(await error("/plugins enable ghost"), /no plugin named "ghost"/);
+    assert.match(await error("/plugins restart cli"), /plugin "cli" cannot restart itself/);
+    assert.match(await error("/plugins restart ghost"), /no plugin named "ghost"/);
+    await cli.text("/plugins disable echo-ts");
+    assert.match(await error("/plugins restart echo-ts"), /plugin "echo-ts" is disabled; enable it to start it/);
+    assert.equal(daemon.plugins.list().find((p) => p.name === "echo-ts")?.state, "disabled", "it stays disabled");
+    await cli.text("/plugins enable echo-ts");
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `/plugins …` over the cli socket: what each plugin is and how it is doing (kind, state, health,
- * capabilities, crashes, the last error), and enabling, disabling and reloading them while homed runs.
+ * capabilities, crashes, the last error), and enabling, disabling, reloading and restarting them while
+ * homed runs.
  */
 import type { FinalFrame } from "@homeagent/cli-protocol";
 import type { PluginInfo, PluginSDK, ReloadReport } from "@homeagent/sdk";
@@ -10,6 +11,7 @@ export const PLUGINS_HELP = [
   "/plugins enable <name>        start a plugin and keep it enabled",
   "/plugins disable <name>       stop a plugin and keep it disabled",
   "/plugins reload [name]        start again what changed under plugins/ (all when no name)",
+  "/plugins restart <name>       stop a plugin and start it again, changed or not",
 ];
 
 export async function pluginsCommand(sdk: PluginSDK, args: string): Promise<FinalFrame> {
@@ -27,6 +29,12 @@ export async function pluginsCommand(sdk: PluginSDK, args: string): Promise<Fina
       if (!isName(name)) return usage("/plugins disable <name>");
       await sdk.pluginMgr.disable(name);
       return response(`plugin ${name} disabled`);
+    case "restart": {
+      if (!isName(name)) return usage("/plugins restart <name>");
+      await sdk.pluginMgr.restart(name);
+      const pid = sdk.pluginMgr.list().find((p) => p.name === name)?.pid;
+      return response(`plugin ${name} restarted (${stateOf(sdk, name)}${pid === undefined ? "" : `, pid ${pid}`})`);
+    }
     case "reload":
       if (name !== "" && !isName(name)) return usage("/plugins reload [name]");
       return response(formatReload(await sdk.pluginMgr.reload(name || undefined)));

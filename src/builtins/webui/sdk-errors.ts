@@ -154,6 +154,8 @@ const STATUS_BY_CODE: Record<ErrorCode, ApiStatus> = {
   plugin_not_found: 404,
   plugin_not_reloadable: 409,
   plugin_self_disable: 409,
+  plugin_self_restart: 409,
+  plugin_disabled: 409,
   plugin_mgr_unavailable: 503,
 
   plugin_spawn_failed: 502,

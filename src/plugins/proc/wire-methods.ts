@@ -82,6 +82,7 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   "pluginMgr.enable": { args: ["string"] },
   "pluginMgr.disable": { args: ["string"] },
   "pluginMgr.reload": { args: ["string?"] },
+  "pluginMgr.restart": { args: ["string"] },
   "knowledge.tree": { args: [] },
   "knowledge.get": { args: ["string"] },
   "knowledge.put": { args: ["string", "string"] },

@@ -1,30 +1,38 @@
 /**
- * Plugins: each with its state, health, capabilities and last error, and the buttons to enable, disable and
- * reload it. A refused action shows the server's message (e.g. the web UI cannot disable itself).
+ * Plugins: each on a card with its state, and while it runs its health, process, version and uptime, plus
+ * its crashes, capabilities, last error and its own settings; the buttons enable, disable, reload (an
+ * external plugin) and restart it. What an action did is said in words: a reload of an unchanged plugin
+ * says it left it running, a restart names the new process. A refused action shows the server's message
+ * (e.g. the web UI cannot disable or restart itself).
  */
-import { useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import { post } from "../api";
+import { SettingsForm } from "../components/settings-form";
 import { Badge, ErrorLine, healthTone, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
-import { useT } from "../i18n";
-import type { PluginInfo } from "../types";
+import { duration } from "../format";
+import { fill, type Messages, useT } from "../i18n";
+import type { ConfigDefInfo, ConfigEntry, PluginInfo, ReloadReport, SettingsAnswer } from "../types";
 
+/** States in which a plugin's code runs (so it can be disabled or restarted, and has a health). */
 const RUNNING = new Set(["running", "starting", "restarting", "unhealthy"]);
 
 export function PluginsTab() {
   const t = useT();
   const list = useApi<{ plugins: PluginInfo[] }>("/api/v1/plugins", 10_000);
+  const settings = useApi<SettingsAnswer>("/api/v1/settings?prefix=plugin.");
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const entries = useMemo(() => new Map((settings.data?.settings ?? []).map((e) => [e.key, e])), [settings.data]);
 
-  const act = async (label: string, path: string, body?: unknown) => {
+  /** Runs one action; `said` turns its answer into the sentence shown. */
+  const act = async <T,>(label: string, path: string, said: (answer: T) => string, body?: unknown) => {
     setBusy(label);
     setError(null);
     setNotice(null);
     try {
-      await post(path, body);
-      setNotice(`${label}: ${t.done}`);
+      setNotice(said(await post<T>(path, body)));
     } catch (err) {
       setError(`${label}: ${(err as Error).message}`);
     } finally {
@@ -32,12 +40,22 @@ export function PluginsTab() {
       await list.reload();
     }
   };
+  const onPlugin = (p: PluginInfo, action: "enable" | "disable" | "restart") =>
+    act<{ plugin: PluginInfo | null }>(
+      `${t[action]} ${p.name}`,
+      `/api/v1/plugins/${encodeURIComponent(p.name)}/${action}`,
+      ({ plugin }) => actionSaid(t, action, p.name, plugin),
+    );
 
   return (
     <div class="stack">
       <div class="row">
         <h1>{t.tabPlugins}</h1>
-        <button type="button" disabled={busy !== null} onClick={() => act(t.reloadAll, "/api/v1/plugins/reload")}>
+        <button
+          type="button"
+          disabled={busy !== null}
+          onClick={() => act<ReloadReport>(t.reloadAll, "/api/v1/plugins/reload", (r) => reloadSaid(t, r))}
+        >
           {t.reloadAll}
         </button>
       </div>
@@ -50,39 +68,24 @@ export function PluginsTab() {
       ) : (
         <ul class="cards" aria-label={t.plugins}>
           {list.data.plugins.map((p) => (
-            <li key={p.name} class="card" aria-labelledby={`plugin-${p.name}`}>
+            <li key={p.name} class="card stack" aria-labelledby={`plugin-${p.name}`}>
               <div class="row">
                 <h2 id={`plugin-${p.name}`}>{p.name}</h2>
-                <Badge tone={RUNNING.has(p.state) ? "ok" : p.state === "failed" ? "bad" : "muted"}>{p.state}</Badge>
-                <Badge tone={healthTone(p.health)}>{`${t.health}: ${p.health}`}</Badge>
+                <Badge tone={RUNNING.has(p.state) ? "ok" : p.state === "failed" ? "bad" : "muted"}>
+                  {(t[`state_${p.state}` as keyof Messages] as string | undefined) ?? p.state}
+                </Badge>
+                {RUNNING.has(p.state) && (
+                  <Badge tone={healthTone(p.health)}>{`${t.health}: ${t[`health_${p.health}`]}`}</Badge>
+                )}
               </div>
               {p.description && <p>{p.description}</p>}
-              <dl class="facts">
-                <div>
-                  <dt>{t.kind}</dt>
-                  <dd>{p.kind}</dd>
-                </div>
-                <div>
-                  <dt>{t.capabilities}</dt>
-                  <dd class="wrap">{p.capabilities.length ? p.capabilities.join(", ") : t.none}</dd>
-                </div>
-                {p.healthReason && (
-                  <div>
-                    <dt>{t.healthReason}</dt>
-                    <dd class="wrap">{p.healthReason}</dd>
-                  </div>
-                )}
-                <div>
-                  <dt>{t.lastError}</dt>
-                  <dd class="wrap">{p.lastError ?? t.none}</dd>
-                </div>
-              </dl>
+              <Facts p={p} t={t} />
               <div class="row">
                 <button
                   type="button"
                   aria-label={`${t.enable} ${p.name}`}
                   disabled={busy !== null || RUNNING.has(p.state)}
-                  onClick={() => act(`${t.enable} ${p.name}`, `/api/v1/plugins/${encodeURIComponent(p.name)}/enable`)}
+                  onClick={() => onPlugin(p, "enable")}
                 >
                   {t.enable}
                 </button>
@@ -90,23 +93,116 @@ export function PluginsTab() {
                   type="button"
                   aria-label={`${t.disable} ${p.name}`}
                   disabled={busy !== null || !RUNNING.has(p.state)}
-                  onClick={() => act(`${t.disable} ${p.name}`, `/api/v1/plugins/${encodeURIComponent(p.name)}/disable`)}
+                  onClick={() => onPlugin(p, "disable")}
                 >
                   {t.disable}
                 </button>
                 <button
                   type="button"
+                  aria-label={`${t.restart} ${p.name}`}
+                  disabled={busy !== null || p.state === "disabled"}
+                  onClick={() => onPlugin(p, "restart")}
+                >
+                  {t.restart}
+                </button>
+                <button
+                  type="button"
                   aria-label={`${t.reload} ${p.name}`}
                   disabled={busy !== null || p.kind === "builtin"}
-                  onClick={() => act(`${t.reload} ${p.name}`, "/api/v1/plugins/reload", { name: p.name })}
+                  onClick={() =>
+                    act<ReloadReport>(
+                      `${t.reload} ${p.name}`,
+                      "/api/v1/plugins/reload",
+                      (r) => reloadSaid(t, r, p.name),
+                      { name: p.name },
+                    )
+                  }
                 >
                   {t.reload}
                 </button>
               </div>
+              <PluginSettings
+                name={p.name}
+                defs={settings.data?.defs ?? []}
+                entries={entries}
+                onSaved={settings.reload}
+              />
             </li>
           ))}
         </ul>
       )}
     </div>
   );
+}
+
+function Facts({ p, t }: { p: PluginInfo; t: Messages }) {
+  const facts: Array<[string, string, boolean?]> = [
+    [t.kind, `${t[`kind_${p.kind}`] ?? p.kind}${p.version ? ` ${p.version}` : ""}`],
+  ];
+  if (p.pid !== undefined) facts.push([t.pid, String(p.pid)]);
+  if (p.startedAt !== undefined) facts.push([t.uptime, duration((Date.now() - p.startedAt) / 1000)]);
+  if (p.kind !== "builtin") facts.push([t.crashes, String(p.crashes)], [t.restarts, String(p.restarts)]);
+  facts.push([t.capabilities, p.capabilities.length ? p.capabilities.join(", ") : t.none, true]);
+  if (p.healthReason) facts.push([t.healthReason, p.healthReason, true]);
+  facts.push([t.lastError, p.lastError ?? t.none, true]);
+  return (
+    <dl class="facts">
+      {facts.map(([term, value, wrap]) => (
+        <div key={term}>
+          <dt>{term}</dt>
+          <dd class={wrap ? "wrap" : undefined}>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** The plugin's own settings (`plugin.<name>.*`), editable here as on the Settings tab. */
+function PluginSettings(props: {
+  name: string;
+  defs: ConfigDefInfo[];
+  entries: Map<string, ConfigEntry>;
+  onSaved: () => Promise<void>;
+}) {
+  const t = useT();
+  const prefix = `plugin.${props.name}.`;
+  const defs = props.defs.filter((d) => d.key.startsWith(prefix) && !d.key.includes("*"));
+  if (defs.length === 0) return null;
+  return (
+    <details>
+      <summary id={`plugin-settings-${props.name}-summary`}>{fill(t.pluginSettings, { name: props.name })}</summary>
+      <SettingsForm
+        labelledBy={`plugin-settings-${props.name}-summary`}
+        title={fill(t.pluginSettings, { name: props.name })}
+        defs={defs}
+        entries={props.entries}
+        query=""
+        hidden={false}
+        idPrefix={`plugin-settings-${props.name}`}
+        onSaved={props.onSaved}
+      />
+    </details>
+  );
+}
+
+function actionSaid(t: Messages, action: "enable" | "disable" | "restart", name: string, p: PluginInfo | null) {
+  if (action === "enable") return fill(t.enabledOne, { name });
+  if (action === "disable") return fill(t.disabledOne, { name });
+  return p?.pid !== undefined ? fill(t.restartedPid, { name, pid: p.pid }) : fill(t.restartedOne, { name });
+}
+
+/** What a reload did, one plugin's or all of them, in a sentence; a failure is named with its reason. */
+function reloadSaid(t: Messages, r: ReloadReport, name?: string): string {
+  const failed = r.failed.map((f) => fill(t.reloadFailed, { name: f.name, error: f.error }));
+  if (name !== undefined && failed.length === 0) {
+    return fill(r.unchanged.includes(name) ? t.unchangedOne : t.reloadedOne, { name });
+  }
+  const names = (list: string[]) => (list.length ? list.join(", ") : t.none);
+  const summary = fill(t.reloadAllDone, {
+    reloaded: names(r.reloaded),
+    added: names(r.added),
+    removed: names(r.removed),
+    unchanged: names(r.unchanged),
+  });
+  return [name === undefined ? summary : "", ...failed].filter(Boolean).join(" ");
 }

@@ -1,14 +1,14 @@
 /**
  * Settings: the daemon's setting definitions as groups a person looks for (model sources, agent, memory,
  * web & access, system, then each plugin on a card of its own), with a search over every label,
- * description and key in both languages and a link to each group. Each card saves what changed in it as
- * one request that the daemon stores whole or not at all, and shows each refusal (the server's message)
- * under its field, so a bad field never leaves the card half-saved. The LLM sources have a card each
- * ("test connection"; values set by environment variables read-only) and a form to add one.
+ * description and key in both languages and a link to each group. Each card saves on its own, all or
+ * nothing (settings-form.tsx). The LLM sources have a card each ("test connection"; values set by
+ * environment variables read-only) and a form to add one.
  */
 import { useMemo, useState } from "preact/hooks";
-import { ApiError, api, post } from "../api";
+import { post } from "../api";
 import { SettingField } from "../components/setting-field";
+import { SettingsForm, useSaver } from "../components/settings-form";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
 import { fill, type Messages, useT } from "../i18n";
@@ -32,9 +32,6 @@ const GROUP_TITLES: Record<GroupId, keyof Messages> = {
   system: "groupSystem",
   plugins: "groupPlugins",
 };
-
-/** A card's unsaved edits: a value, or null for "back to the default" (sent as null, which deletes the stored one). */
-type Draft = Record<string, string | null>;
 
 export function SettingsTab() {
   const t = useT();
@@ -151,94 +148,6 @@ function cardTitle(t: Messages, card: SettingCard): string {
 
 function instanceKey(templateKey: string, name: string): string {
   return templateKey.replace("*", name);
-}
-
-/**
- * Saves a card's changes in one request: all are stored or none. The server's refusals come back per key
- * (shown under each field); any other failure shows once for the card.
- */
-function useSaver(onSaved: () => Promise<void>) {
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [notice, setNotice] = useState("");
-  const save = async (changes: Draft, done: string): Promise<boolean> => {
-    setErrors({});
-    setFailure(null);
-    setNotice("");
-    if (Object.keys(changes).length === 0) return true;
-    try {
-      await api("PUT", "/api/v1/settings", { changes });
-    } catch (err) {
-      setErrors(err instanceof ApiError ? err.refused : {});
-      setFailure((err as Error).message);
-      return false;
-    }
-    setNotice(done);
-    await onSaved();
-    return true;
-  };
-  return { errors, failure, notice, save };
-}
-
-function SettingsForm(props: {
-  title: string;
-  defs: ConfigDefInfo[];
-  entries: Map<string, ConfigEntry>;
-  query: string;
-  hidden: boolean;
-  idPrefix: string;
-  onSaved: () => Promise<void>;
-  /** Above the fields: what the whole card is about (e.g. a source set by the environment). */
-  note?: string;
-  /** The id of a heading that already names the card (its group's), instead of a heading of its own. */
-  labelledBy?: string;
-}) {
-  const t = useT();
-  const { errors, failure, notice, save } = useSaver(props.onSaved);
-  const [draft, setDraft] = useState<Draft>({});
-  const effective = (d: ConfigDefInfo) => props.entries.get(d.key)?.value ?? d.default;
-  const shown = (d: ConfigDefInfo) => {
-    if (d.key in draft) return draft[d.key] ?? (d.secret ? "" : d.default);
-    return d.secret ? "" : effective(d);
-  };
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    // A secret left empty is kept; any other field goes only when it differs from what is saved.
-    const changes = Object.fromEntries(
-      Object.entries(draft).filter(([key, v]) => {
-        const def = props.defs.find((d) => d.key === key);
-        return v === null || (def?.secret ? v !== "" : v !== (props.entries.get(key)?.value ?? def?.default));
-      }),
-    );
-    if (await save(changes, t.saved)) setDraft({});
-  };
-  const headingId = props.labelledBy ?? `${props.idPrefix}-title`;
-  return (
-    <form class="card stack" onSubmit={submit} aria-labelledby={headingId} hidden={props.hidden}>
-      {!props.labelledBy && <h3 id={headingId}>{props.title}</h3>}
-      {props.note && <p class="hint">{props.note}</p>}
-      {props.defs.map((def) => (
-        <div key={def.key} hidden={!matchesQuery(def, props.query)}>
-          <SettingField
-            def={def}
-            id={`f-${def.key.replace(/[^A-Za-z0-9_-]/g, "-")}`}
-            value={shown(def)}
-            effective={props.entries.get(def.key)?.value ?? (def.secret ? "" : def.default)}
-            env={props.entries.get(def.key)?.env}
-            resetPending={draft[def.key] === null}
-            error={errors[def.key]}
-            onChange={(v) => setDraft({ ...draft, [def.key]: v })}
-            onReset={() => setDraft({ ...draft, [def.key]: null })}
-          />
-        </div>
-      ))}
-      <ErrorLine message={failure} />
-      <div class="row">
-        <button type="submit">{fill(t.saveCard, { title: props.title })}</button>
-        <span role="status">{notice}</span>
-      </div>
-    </form>
-  );
 }
 
 function SourceCard(props: {

@@ -72,6 +72,17 @@ export function daemonState(opts: MockSDKOptions, name: string): Pick<PluginSDK,
         }
         return { reloaded: external.map((p) => p.name), unchanged: [], added: [], removed: [], failed: [] };
       },
+      restart: async (target) => {
+        const found = plugin(target);
+        if (found.state === "disabled") {
+          throw new SdkError({
+            code: "plugin_disabled",
+            message: `plugin "${target}" is disabled; enable it to start it`,
+          });
+        }
+        found.state = "running";
+        found.crashes = 0;
+      },
     },
   };
 }

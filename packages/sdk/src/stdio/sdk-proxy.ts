@@ -262,6 +262,7 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       enable: remote("pluginMgr.enable"),
       disable: remote("pluginMgr.disable"),
       reload: remote("pluginMgr.reload"),
+      restart: remote("pluginMgr.restart"),
     },
     knowledge: {
       tree: remote("knowledge.tree"),

@@ -1,6 +1,6 @@
 /**
  * `/api/v1/plugins`, `/api/v1/status`, `/api/v1/kernel` and `/api/v1/runtime` over real HTTP against a
- * real daemon with every built-in plugin: listing, disable/enable/reload with their refusals, and the
+ * real daemon with every built-in plugin: listing, disable/enable/reload/restart with their refusals, and the
  * status figures (sources, plugins, memory, bus and SSE counters).
  */
 import assert from "node:assert/strict";
@@ -34,10 +34,34 @@ describe("plugins", () => {
     assert.equal(on.body.plugin.state, "running");
   });
 
-  test("refusals: the web UI cannot disable itself (409), unknown plugins 404, unknown actions 404", async () => {
+  test("restart answers the plugin running again, started anew; a disabled one is 409 and stays disabled", async () => {
+    const before = (await w.json("GET", "/api/v1/plugins")).body.plugins.find(
+      (p: { name: string }) => p.name === "cli",
+    );
+    assert.equal(typeof before.startedAt, "number", "a running plugin says when it started");
+    const res = await w.json("POST", "/api/v1/plugins/cli/restart");
+    assert.equal(res.status, 200);
+    assert.equal(res.body.plugin.state, "running");
+    assert.ok(res.body.plugin.startedAt >= before.startedAt);
+    assert.equal(
+      (await w.json("POST", "/api/v1/plugins/cli/disable")).body.plugin.startedAt,
+      undefined,
+      "not while stopped",
+    );
+    const refused = await w.json("POST", "/api/v1/plugins/cli/restart");
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.error.code, "plugin_disabled");
+    assert.equal((await w.json("POST", "/api/v1/plugins/cli/enable")).body.plugin.state, "running");
+  });
+
+  test("refusals: the web UI cannot disable or restart itself (409), unknown plugins 404, unknown actions 404", async () => {
     const self = await w.json("POST", "/api/v1/plugins/webui/disable");
     assert.equal(self.status, 409);
     assert.equal(self.body.error.code, "plugin_self_disable");
+    const restart = await w.json("POST", "/api/v1/plugins/webui/restart");
+    assert.equal(restart.status, 409);
+    assert.equal(restart.body.error.code, "plugin_self_restart");
+    assert.equal((await w.json("POST", "/api/v1/plugins/cli/constructor")).status, 404);
     const unknown = await w.json("POST", "/api/v1/plugins/nope/enable");
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.error.code, "plugin_not_found");

@@ -1,6 +1,7 @@
 /**
- * Plugin management over HTTP, the same `pluginMgr` API `/plugins` uses: list, reload (external plugins),
- * enable and disable. The web UI cannot disable itself (its own stop would wait for this very request).
+ * Plugin management over HTTP, the same `pluginMgr` API `/plugins` uses: list, reload (external plugins:
+ * the answer says what each one did), enable, disable and restart. The web UI cannot disable or restart
+ * itself (its own stop would wait for this very request).
  */
 import type { PluginInfo, PluginSDK } from "@homeagent/sdk";
 import { readJson } from "../body.js";
@@ -9,6 +10,12 @@ import { optionalString } from "../params.js";
 import { sdkCall } from "../sdk-errors.js";
 
 const MAX_NAME_CHARS = 128;
+/** A Map, not an object: a path segment such as "constructor" must find nothing. */
+const ACTIONS = new Map<string, (sdk: PluginSDK, name: string) => Promise<void>>([
+  ["enable", (sdk, name) => sdk.pluginMgr.enable(name)],
+  ["disable", (sdk, name) => sdk.pluginMgr.disable(name)],
+  ["restart", (sdk, name) => sdk.pluginMgr.restart(name)],
+]);
 
 export const pluginsRoutes: RouteGroup = (app, { sdk, limits }) => {
   app.get("/api/v1/plugins", (c) => c.json({ plugins: sdk.pluginMgr.list() }));
@@ -22,14 +29,15 @@ export const pluginsRoutes: RouteGroup = (app, { sdk, limits }) => {
   app.post("/api/v1/plugins/:name/:action", async (c) => {
     const name = c.req.param("name");
     const action = c.req.param("action");
-    if (action !== "enable" && action !== "disable") {
+    const run = ACTIONS.get(action);
+    if (!run) {
       throw new ApiError(
         404,
         "not_found",
-        `there is no /api/v1/plugins/:name/${action.slice(0, 40)}; use enable or disable`,
+        `there is no /api/v1/plugins/:name/${action.slice(0, 40)}; use enable, disable or restart`,
       );
     }
-    await sdkCall(() => (action === "enable" ? sdk.pluginMgr.enable(name) : sdk.pluginMgr.disable(name)));
+    await sdkCall(() => run(sdk, name));
     return c.json({ plugin: find(sdk, name) });
   });
   return undefined;

@@ -1,0 +1,77 @@
+/**
+ * The Plugins tab in a real Chromium against a real daemon with a real external plugin (echo-ts, a
+ * plugin.js under `<data>/plugins/`): Reload of an unchanged plugin says it left it running, Restart starts
+ * it in a new process and names it, the card shows process, version, uptime and crashes and the plugin's
+ * own settings, and a disabled plugin shows no health. Driven by roles and accessible names.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { dashboardSkip, newPage, openDashboard, openTab, screenshot } from "../fixtures/browser.js";
+import { installFixturePlugin } from "../fixtures/plugins.js";
+import { tempDir } from "../fixtures/temp-dir.js";
+import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
+
+describe("plugins in a real browser", { skip: dashboardSkip }, () => {
+  let web: WebDaemon;
+  let cookie: string;
+  before(async () => {
+    const dataDir = tempDir("ha-browser-plugins-");
+    installFixturePlugin(dataDir, "echo-ts");
+    web = await startWebDaemon({ dataDir });
+    cookie = (await web.login()).cookie;
+  });
+  after(() => web?.stop());
+
+  const pidOf = (name: string) => web.daemon.plugins.list().find((p) => p.name === name)?.pid;
+
+  test("Reload of an unchanged plugin says so; Restart starts it in a new process and names it", async (t) => {
+    const page = await newPage(t);
+    await openDashboard(page, web.base, cookie);
+    await openTab(page, "Plugins");
+    const card = page
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("heading", { name: "echo-ts", exact: true }) });
+    const before = pidOf("echo-ts");
+    assert.ok(before);
+    await card.getByText(String(before), { exact: true }).waitFor();
+    await card.getByText("JavaScript 0.1.0", { exact: true }).waitFor();
+    await card.getByText("Uptime", { exact: true }).waitFor();
+
+    await page.getByRole("button", { name: "Reload echo-ts", exact: true }).click();
+    await page
+      .getByRole("status")
+      .getByText("echo-ts is unchanged on disk and running: nothing to reload (Restart starts it anew).")
+      .waitFor();
+    assert.equal(pidOf("echo-ts"), before, "a reload of an unchanged plugin restarted it");
+
+    await page.getByRole("button", { name: "Restart echo-ts", exact: true }).click();
+    const status = page.getByRole("status").getByText(/^echo-ts was restarted: new process \d+\.$/);
+    await status.waitFor();
+    const after = pidOf("echo-ts");
+    assert.ok(after && after !== before, "Restart left the same process running");
+    assert.equal(await status.textContent(), `echo-ts was restarted: new process ${after}.`);
+    await card.getByText(String(after), { exact: true }).waitFor();
+    await screenshot(page, "plugins-restarted");
+  });
+
+  test("a disabled plugin shows no health; the webui plugin's own settings are on its card", async (t) => {
+    const page = await newPage(t);
+    await openDashboard(page, web.base, cookie);
+    await openTab(page, "Plugins");
+    const card = page
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("heading", { name: "echo-ts", exact: true }) });
+    await card.getByText("Health: healthy", { exact: true }).waitFor();
+    await page.getByRole("button", { name: "Disable echo-ts", exact: true }).click();
+    await card.getByText("disabled", { exact: true }).waitFor();
+    assert.equal(await card.getByText(/^Health:/).count(), 0, "a disabled plugin still shows a health");
+    assert.equal(await page.getByRole("button", { name: "Restart echo-ts", exact: true }).isDisabled(), true);
+    await page.getByRole("button", { name: "Enable echo-ts", exact: true }).click();
+    await card.getByText("Health: healthy", { exact: true }).waitFor();
+
+    const webui = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "webui", exact: true }) });
+    await webui.getByText("Settings of webui", { exact: true }).click();
+    await webui.getByLabel("Log each request", { exact: true }).waitFor();
+    await screenshot(page, "plugins-settings");
+  });
+});
