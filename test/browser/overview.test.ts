@@ -103,9 +103,9 @@ describe("the Overview's usage chart in a real browser", { skip: dashboardSkip }
     await page.getByText("今天还没有轮次。", { exact: true }).waitFor();
     await twoTurns();
     // No reload of the page: the end of the turns brings the figures.
-    const plot = page.getByRole("img", { name: /^每小时轮次: env 2/ });
+    const plot = page.getByRole("img", { name: /^每小时轮次：env 2/ });
     await plot.waitFor({ timeout: REFRESH_MS });
-    await page.getByRole("img", { name: /^每小时词元: env 400/ }).waitFor();
+    await page.getByRole("img", { name: /^每小时词元：env 400/ }).waitFor();
     await page.getByRole("heading", { name: "今天的轮次和词元", exact: true }).waitFor();
     assert.deepEqual(await usageRow(page, TABLE_ZH, "env"), ["2", "320", "80"]);
     const headers = await page.getByRole("table", { name: TABLE_ZH }).getByRole("columnheader").allTextContents();

@@ -34,7 +34,8 @@ describe("plugins in a real browser", { skip: dashboardSkip }, () => {
     const before = pidOf("echo-ts");
     assert.ok(before);
     await card.getByText(String(before), { exact: true }).waitFor();
-    await card.getByText("JavaScript 0.1.0", { exact: true }).waitFor();
+    await card.getByText("JavaScript", { exact: true }).waitFor();
+    await card.getByText("0.1.0", { exact: true }).waitFor();
     await card.getByText("Uptime", { exact: true }).waitFor();
 
     await page.getByRole("button", { name: "Reload echo-ts", exact: true }).click();

@@ -278,7 +278,7 @@ describe("hostile text in the dashboard's tabs", { skip: dashboardSkip }, () => 
     await page.getByRole("tab", { name: "Memory", exact: true }).click();
     await page.getByText("Showing the 100 most mentioned of 1000 entities.").waitFor();
     await page
-      .getByRole("img", { name: /^Memory graph: 100 Entities/ })
+      .getByRole("img", { name: /^Memory graph: 100 entities/ })
       .locator("canvas")
       .first()
       .waitFor();

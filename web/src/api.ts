@@ -4,6 +4,8 @@
  * ApiError whose message is the server's own, so the page can show it as it is.
  */
 
+import { setTimeZone } from "./format";
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -21,6 +23,8 @@ export interface Session {
   user: string | null;
   csrf: string | null;
   expiresAt: number | null;
+  /** The zone dates are shown in: the agent's (core.agent.timezone, else the daemon's system zone). */
+  timeZone?: string;
 }
 
 let csrf: string | null = null;
@@ -76,6 +80,7 @@ export async function login(username: string, password: string): Promise<Session
 export async function loadSession(): Promise<Session> {
   const session = await get<Session>("/api/v1/session");
   setCsrf(session.csrf);
+  setTimeZone(session.timeZone);
   return session;
 }
 

@@ -12,6 +12,9 @@ import { authMiddleware, isPublicRoute } from "./auth-middleware.js";
 import type { WebEnv } from "./context.js";
 import { installErrorHandlers } from "./errors.js";
 
+/** The zone the session names when core.agent.timezone is empty: the daemon's system zone. */
+const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
 let w: WebDaemon;
 before(async () => {
   w = await startWebDaemon();
@@ -96,7 +99,7 @@ describe("every route needs credentials", () => {
     for (const headers of ways) {
       const res = await fetch(`${w.base}/api/v1/session`, { headers });
       assert.equal(res.status, 200);
-      assert.deepEqual(await res.json(), { user: null, csrf: null, expiresAt: null, authKind: "key" });
+      assert.deepEqual(await res.json(), { user: null, csrf: null, expiresAt: null, authKind: "key", timeZone: ZONE });
     }
   });
 });
@@ -120,6 +123,7 @@ describe("login sessions", () => {
       csrf: body.csrf,
       expiresAt: body.expiresAt,
       authKind: "session",
+      timeZone: ZONE,
     });
   });
 

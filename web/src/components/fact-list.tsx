@@ -7,7 +7,7 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api";
-import { useT } from "../i18n";
+import { fill, useT } from "../i18n";
 import { ShowMore, useShown } from "./show-more";
 import { ErrorLine } from "./status";
 
@@ -87,19 +87,28 @@ function FactRow({ fact, onChanged }: { fact: Fact; onChanged: (notice: string) 
   const unchanged = FIELDS.every((f) => draft[f].trim() === fact[f]);
   return (
     <li>
-      <span class="plain">
+      <span class="plain" translate={false}>
         <strong>{fact.subject}</strong> — {fact.relation} → <strong>{fact.object}</strong>
       </span>
-      {fact.status !== "active" && <small class="hint"> ({fact.status})</small>}
+      {fact.status !== "active" && (
+        <small class="hint" translate={false}>
+          {" "}
+          ({fact.status})
+        </small>
+      )}
       {mode === "view" && (
         <span class="row fact-actions">
-          <button type="button" aria-label={`${t.edit}: ${text}`} onClick={() => setMode("edit")}>
+          <button
+            type="button"
+            aria-label={fill(t.labelValue, { label: t.edit, value: text })}
+            onClick={() => setMode("edit")}
+          >
             {t.edit}
           </button>
           <button
             type="button"
             class="danger"
-            aria-label={`${t.delete}: ${text}`}
+            aria-label={fill(t.labelValue, { label: t.delete, value: text })}
             onClick={() => setMode("confirmDelete")}
           >
             {t.delete}
@@ -107,7 +116,11 @@ function FactRow({ fact, onChanged }: { fact: Fact; onChanged: (notice: string) 
         </span>
       )}
       {mode === "edit" && (
-        <form class="stack fact-form" aria-label={`${t.factEdit}: ${text}`} onSubmit={review}>
+        <form
+          class="stack fact-form"
+          aria-label={fill(t.labelValue, { label: t.factEdit, value: text })}
+          onSubmit={review}
+        >
           {FIELDS.map((f) => (
             <div class="field" key={f}>
               <label for={`fact-${fact.id}-${f}`}>{t[FIELD_LABEL[f]]}</label>
@@ -140,7 +153,7 @@ function FactRow({ fact, onChanged }: { fact: Fact; onChanged: (notice: string) 
           </p>
           <div class="row">
             <button type="button" class="danger" disabled={pending} onClick={() => send("PUT", t.factSaved)}>
-              {`${t.factReplaceConfirm}: ${text}`}
+              {fill(t.labelValue, { label: t.factReplaceConfirm, value: text })}
             </button>
             <button type="button" onClick={() => setMode("edit")}>
               {t.cancel}
@@ -153,7 +166,7 @@ function FactRow({ fact, onChanged }: { fact: Fact; onChanged: (notice: string) 
           <p>{t.factDeleteAsk}</p>
           <div class="row">
             <button type="button" class="danger" disabled={pending} onClick={() => send("DELETE", t.factDeleted)}>
-              {`${t.deleteConfirm}: ${text}`}
+              {fill(t.labelValue, { label: t.deleteConfirm, value: text })}
             </button>
             <button type="button" onClick={cancel}>
               {t.cancel}

@@ -50,14 +50,19 @@ export function SettingField(props: Props) {
   return (
     <div class="field">
       <div class="field-head">
-        <label for={id}>{label}</label>
-        <code class="key">{def.key}</code>
+        {/* The label and description come with the definition, translated there (not from the UI's tables). */}
+        <label for={id} translate={false}>
+          {label}
+        </label>
+        <code class="key" translate={false}>
+          {def.key}
+        </code>
         {changed && !secret && (
           <span class="badge badge-muted">{fill(t.changedFromDefault, { value: def.default || t.emptyDefault })}</span>
         )}
       </div>
       <Control {...props} secret={secret} label={label} common={common} t={t} />
-      <small id={`${id}-help`} class="hint">
+      <small id={`${id}-help`} class="hint" translate={false}>
         {description}
       </small>
       {env && (
@@ -73,7 +78,7 @@ export function SettingField(props: Props) {
       {!secret && props.resetPending && <small class="hint">{t.resetPending}</small>}
       {changed && (
         <button type="button" class="link-button" onClick={props.onReset}>
-          {`${secret ? t.secretRemove : t.resetToDefault}: ${label}`}
+          {fill(t.labelValue, { label: secret ? t.secretRemove : t.resetToDefault, value: label })}
         </button>
       )}
       {error && (
@@ -113,9 +118,13 @@ function Control({ def, value, onChange, secret, label, common, t }: ControlProp
   if (def.type === "select" && def.options) {
     return (
       <select {...common} value={value} onChange={text}>
-        {!def.options.includes(value) && <option value={value}>{value}</option>}
+        {!def.options.includes(value) && (
+          <option value={value} translate={false}>
+            {value}
+          </option>
+        )}
         {def.options.map((o) => (
-          <option key={o} value={o}>
+          <option key={o} value={o} translate={false}>
             {o}
           </option>
         ))}
@@ -175,6 +184,7 @@ function Control({ def, value, onChange, secret, label, common, t }: ControlProp
       inputMode={def.type === "url" ? "url" : numeric ? "decimal" : undefined}
       autocomplete="off"
       placeholder={def.placeholder}
+      translate={def.placeholder ? false : undefined}
       value={value}
       onInput={text}
     />

@@ -5,7 +5,7 @@
  * anywhere, so neither a right-to-left override in it nor its length moves the other columns.
  */
 import { clock } from "../format";
-import { type Messages, useT } from "../i18n";
+import { fill, type Messages, useT } from "../i18n";
 import type { LlmSourceStatus } from "../types";
 import { ScrollBox } from "./scroll-box";
 import { Badge } from "./status";
@@ -29,10 +29,10 @@ export function SourcesTable({ sources, detail = false }: { sources: LlmSourceSt
         <tbody>
           {sources.map((s) => (
             <tr key={s.name}>
-              <th scope="row" class="wrap">
+              <th scope="row" class="wrap" translate={false}>
                 <bdi>{s.name}</bdi>
               </th>
-              <td class="wrap" data-label={t.model}>
+              <td class="wrap" data-label={t.model} translate={false}>
                 {s.model}
               </td>
               <td data-label={t.state}>
@@ -44,7 +44,7 @@ export function SourcesTable({ sources, detail = false }: { sources: LlmSourceSt
                   {s.inFlight !== undefined ? `${s.inFlight}/${s.maxConcurrent ?? "?"}` : ""}
                 </td>
               )}
-              <td class="wrap" data-label={t.lastError}>
+              <td class="wrap" data-label={t.lastError} translate={false}>
                 {s.lastError ?? ""}
               </td>
             </tr>
@@ -59,6 +59,8 @@ function SourceState({ source, t }: { source: LlmSourceStatus; t: Messages }) {
   const state = source.state ?? (source.available ? "ready" : "unavailable");
   if (state === "ready") return <Badge tone="ok">{t.stateReady}</Badge>;
   if (state === "unavailable") return <Badge tone="bad">{t.stateUnavailable}</Badge>;
-  const until = source.cooldownUntil ? ` — ${t.cooldownUntil} ${clock(source.cooldownUntil)}` : "";
-  return <Badge tone="warn">{`${t.stateCooling}${until}`}</Badge>;
+  const text = source.cooldownUntil
+    ? fill(t.coolingUntil, { time: clock(source.cooldownUntil, t.lang) })
+    : t.stateCooling;
+  return <Badge tone="warn">{text}</Badge>;
 }

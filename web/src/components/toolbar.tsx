@@ -16,10 +16,10 @@ export function Toolbar({ t, lang, theme, onLang, onTheme, onLogout }: Props) {
     <div class="toolbar">
       <label for="pick-lang">{t.language}</label>
       <select id="pick-lang" value={lang} onChange={(e) => onLang(e.currentTarget.value as Lang)}>
-        <option value="en" lang="en">
+        <option value="en" lang="en" translate={false}>
           English
         </option>
-        <option value="zh" lang="zh-CN">
+        <option value="zh" lang="zh-CN" translate={false}>
           中文
         </option>
       </select>

@@ -14,7 +14,8 @@
 import "uplot/dist/uPlot.min.css";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
-import { type Messages, useT } from "../i18n";
+import { calendarDay } from "../format";
+import { fill, type Messages, useT } from "../i18n";
 import { themeColors } from "../theme";
 import type { LlmSourceUsage, LlmUsageToday } from "../types";
 import { ScrollBox } from "./scroll-box";
@@ -39,7 +40,7 @@ export function UsageChart({ usage }: { usage: LlmUsageToday }) {
   if (usage.sources.length === 0) return <p>{t.noTurnsToday}</p>;
   return (
     <div class="stack">
-      <p class="hint">{`${usage.day} (${usage.timeZone})`}</p>
+      <p class="hint">{fill(t.usageDay, { day: calendarDay(usage.day, t.lang), zone: usage.timeZone })}</p>
       {usage.sources.length > 1 && <p class="hint">{t.usageOrder}</p>}
       <div class="usage-charts">
         <HourChart title={t.turnsPerHour} usage={usage} metric={turnsOf} t={t} />
@@ -161,8 +162,8 @@ function options(
   const series: uPlot.Series[] = values.map((_, i) => {
     const { variable, striped } = colours[i] ?? { variable: "--chart-other", striped: false };
     const solid = color(variable);
-    const fill = striped ? stripes(solid, color("--card")) : solid;
-    return { fill: () => fill, stroke: solid, width: 0, paths: bars, points: { show: false } };
+    const paint = striped ? stripes(solid, color("--card")) : solid;
+    return { fill: () => paint, stroke: solid, width: 0, paths: bars, points: { show: false } };
   });
   return {
     width,
@@ -193,9 +194,9 @@ function summary(title: string, usage: LlmUsageToday, values: number[][], t: Mes
     const row = values[i] ?? [];
     const total = row.reduce((a, b) => a + b, 0);
     const peak = row.indexOf(Math.max(...row));
-    return total > 0 ? `${s.name} ${total}, ${t.mostAt} ${peak}:00` : `${s.name} 0`;
+    return total > 0 ? fill(t.usagePeak, { name: s.name, total, hour: peak }) : fill(t.usageNone, { name: s.name });
   });
-  return `${title}: ${parts.join("; ")}`;
+  return fill(t.labelValue, { label: title, value: parts.join(t.listSeparator) });
 }
 
 function UsageTable({ usage, t }: { usage: LlmUsageToday; t: Messages }) {
@@ -220,7 +221,7 @@ function UsageTable({ usage, t }: { usage: LlmUsageToday; t: Messages }) {
           <tbody>
             {usage.sources.map((s, i) => (
               <tr key={s.name}>
-                <th scope="row" class="wrap">
+                <th scope="row" class="wrap" translate={false}>
                   <span class={`swatch ${colourOf(s.name, i).swatch}`} aria-hidden="true" />
                   <bdi>{s.name}</bdi>
                 </th>
@@ -232,7 +233,7 @@ function UsageTable({ usage, t }: { usage: LlmUsageToday; t: Messages }) {
           </tbody>
         </table>
       </ScrollBox>
-      {unreported > 0 && <p class="hint">{`${unreported} ${t.callsWithoutUsage}`}</p>}
+      {unreported > 0 && <p class="hint">{fill(t.callsUnreported, { count: unreported })}</p>}
       <details>
         <summary>{t.usageByHour}</summary>
         <ScrollBox label={t.usageByHour}>
@@ -250,7 +251,7 @@ function UsageTable({ usage, t }: { usage: LlmUsageToday; t: Messages }) {
               {hours.map((h) => (
                 <tr key={`${h.hour} ${h.source}`}>
                   <td>{`${h.hour}:00`}</td>
-                  <th scope="row" class="wrap">
+                  <th scope="row" class="wrap" translate={false}>
                     <bdi>{h.source}</bdi>
                   </th>
                   <td>{h.turns}</td>

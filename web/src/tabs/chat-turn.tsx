@@ -6,7 +6,7 @@
  */
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Attachment, ToolCard, Turn } from "../chat-state";
-import { bytes } from "../format";
+import { bytes, count } from "../format";
 import { fill, type Messages } from "../i18n";
 import { MarkdownView } from "../markdown-view";
 
@@ -17,7 +17,11 @@ export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
       {(turn.input || turn.attachment) && (
         <div class="msg msg-user">
           <span class="who">{t.you}</span>
-          {turn.input && <p class="plain">{turn.input}</p>}
+          {turn.input && (
+            <p class="plain" translate={false}>
+              {turn.input}
+            </p>
+          )}
           {turn.attachment && <AttachmentLine file={turn.attachment} t={t} />}
         </div>
       )}
@@ -27,7 +31,9 @@ export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
           {turn.reasoning && (
             <details class="reasoning">
               <summary>{t.reasoning}</summary>
-              <p class="plain">{turn.reasoning}</p>
+              <p class="plain" translate={false}>
+                {turn.reasoning}
+              </p>
             </details>
           )}
           {turn.tools.map((card) => (
@@ -36,7 +42,11 @@ export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
           {turn.text ? <Reply turn={turn} /> : turn.state === "pending" && <p class="hint">{t.thinking}</p>}
           {turn.omitted > 0 && <Omitted turn={turn} t={t} />}
           {turn.gap && <p class="hint">{t.replyGap}</p>}
-          {turn.state === "error" && <p class="error">{turn.error}</p>}
+          {turn.state === "error" && (
+            <p class="error" translate={false}>
+              {turn.error}
+            </p>
+          )}
         </div>
       )}
     </article>
@@ -54,7 +64,7 @@ function Reply({ turn }: { turn: Turn }) {
     view.current.update(turn.text, turn.epoch, final);
   }, [turn.text, turn.epoch, final]);
   useEffect(() => () => view.current?.destroy(), []);
-  return <div class="markdown" ref={element} />;
+  return <div class="markdown" ref={element} translate={false} />;
 }
 
 function Omitted({ turn, t }: { turn: Turn; t: Messages }) {
@@ -70,7 +80,7 @@ function Omitted({ turn, t }: { turn: Turn; t: Messages }) {
   }, [turn.whole]);
   return (
     <p class="hint omitted">
-      {fill(t.replyOmitted, { count: turn.omitted.toLocaleString() })}{" "}
+      {fill(t.replyOmitted, { count: count(turn.omitted, t.lang) })}{" "}
       {url ? (
         <a href={url} download={`reply-${turn.requestId ?? turn.id}.md`}>
           {t.replyDownload}
@@ -87,14 +97,16 @@ function AttachmentLine({ file, t }: { file: Attachment; t: Messages }) {
   return (
     <p class="attachment">
       {t.attached}:{" "}
-      {file.url ? (
-        <a href={file.url} download={file.name}>
-          {file.name}
-        </a>
-      ) : (
-        file.name
-      )}
-      {size}
+      <span translate={false}>
+        {file.url ? (
+          <a href={file.url} download={file.name}>
+            {file.name}
+          </a>
+        ) : (
+          file.name
+        )}
+        {size}
+      </span>
     </p>
   );
 }
@@ -105,15 +117,16 @@ function ToolView({ card, t }: { card: ToolCard; t: Messages }) {
   return (
     <details class="tool-card" data-status={card.status ?? "running"}>
       <summary>
-        {t.tool}: <code>{card.name}</code> — {status}
-        {took}
+        {t.tool}: <code translate={false}>{card.name}</code> —{" "}
+        <span translate={card.status === undefined ? undefined : false}>{status}</span>
+        <span translate={false}>{took}</span>
       </summary>
       <h3>{t.toolArguments}</h3>
-      <pre>{card.args}</pre>
+      <pre translate={false}>{card.args}</pre>
       {card.result !== undefined && (
         <>
           <h3>{t.toolResult}</h3>
-          <pre>{card.result}</pre>
+          <pre translate={false}>{card.result}</pre>
         </>
       )}
     </details>

@@ -34,14 +34,14 @@ export function KernelTab() {
             <h2 id="k-queue">{t.queue}</h2>
             <Facts
               rows={[
-                [t.version, k.status.version],
-                [t.uptime, duration(k.status.uptimeS)],
+                [t.version, k.status.version, { data: true }],
+                [t.uptime, duration(k.status.uptimeS, t.lang)],
                 [t.state, k.status.busy ? t.busy : t.idle],
                 [t.queued, String(k.status.queued)],
                 [t.processed, String(k.status.processed)],
                 [t.eventsPublished, String(k.status.events.published)],
                 [t.subscribers, String(k.status.events.subscribers)],
-                [t.embedding, k.status.embedding.active],
+                [t.embedding, k.status.embedding.active, { data: true }],
               ]}
             />
           </section>
@@ -75,12 +75,16 @@ export function KernelTab() {
                 <tbody>
                   {k.plugins.map((p) => (
                     <tr key={p.name}>
-                      <th scope="row">{p.name}</th>
-                      <td>{p.state}</td>
+                      <th scope="row" translate={false}>
+                        {p.name}
+                      </th>
+                      <td>{t[`state_${p.state}`]}</td>
                       <td>
-                        <Badge tone={healthTone(p.health)}>{p.health}</Badge>
+                        <Badge tone={healthTone(p.health)}>{t[`health_${p.health}`]}</Badge>
                       </td>
-                      <td class="wrap">{[p.healthReason, p.lastError].filter(Boolean).join(" · ")}</td>
+                      <td class="wrap" translate={false}>
+                        {[p.healthReason, p.lastError].filter(Boolean).join(" · ")}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -97,7 +101,7 @@ export function KernelTab() {
               <ul>
                 {k.status.configProblems.map((p) => (
                   <li key={p.key}>
-                    <code>{p.key}</code>: {p.message}
+                    <code translate={false}>{p.key}</code>: <span translate={false}>{p.message}</span>
                   </li>
                 ))}
               </ul>

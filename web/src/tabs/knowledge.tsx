@@ -7,7 +7,7 @@ import { api, get } from "../api";
 import { QueryForm } from "../components/query-form";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
-import { useT } from "../i18n";
+import { fill, useT } from "../i18n";
 
 interface Node {
   name: string;
@@ -78,7 +78,7 @@ export function KnowledgeTab() {
     run(async () => {
       if (!entry) return;
       await api("DELETE", item(entry.path));
-      setNotice(`${t.deleted}: ${entry.path}`);
+      setNotice(fill(t.labelValue, { label: t.deleted, value: entry.path }));
       setEntry(null);
       setConfirmDelete(false);
       await tree.reload();
@@ -109,7 +109,7 @@ export function KnowledgeTab() {
               {hits.length === 0 && <li>{t.noResults}</li>}
               {hits.map((h) => (
                 <li key={h.path}>
-                  <button type="button" class="link" onClick={() => open(h.path)}>
+                  <button type="button" class="link" onClick={() => open(h.path)} translate={false}>
                     {h.path}
                   </button>
                 </li>
@@ -121,7 +121,7 @@ export function KnowledgeTab() {
             <label for="kb-new">{t.kbNewPath}</label>
             <input
               id="kb-new"
-              placeholder="recipes/bread"
+              placeholder={t.kbNewExample}
               value={newPath}
               onInput={(e) => setNewPath(e.currentTarget.value)}
             />
@@ -130,7 +130,9 @@ export function KnowledgeTab() {
         </section>
         {entry && (
           <section class="card stack" aria-labelledby="kb-item">
-            <h2 id="kb-item">{entry.path}</h2>
+            <h2 id="kb-item" translate={false}>
+              {entry.path}
+            </h2>
             <label for="kb-content">{t.kbContent}</label>
             <textarea id="kb-content" rows={16} value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
             <div class="row">
@@ -144,7 +146,7 @@ export function KnowledgeTab() {
               ) : (
                 <>
                   <button type="button" class="danger" onClick={remove}>
-                    {`${t.deleteConfirm}: ${entry.path}`}
+                    {fill(t.labelValue, { label: t.deleteConfirm, value: entry.path })}
                   </button>
                   <button type="button" onClick={() => setConfirmDelete(false)}>
                     {t.cancel}
@@ -167,13 +169,13 @@ function Tree({ nodes, onOpen, empty }: { nodes: Node[]; onOpen: (path: string) 
         n.kind === "category" ? (
           <li key={n.path}>
             <details open>
-              <summary>{n.name}</summary>
+              <summary translate={false}>{n.name}</summary>
               <Tree nodes={n.children ?? []} onOpen={onOpen} empty="" />
             </details>
           </li>
         ) : (
           <li key={n.path}>
-            <button type="button" class="link" onClick={() => onOpen(n.path)}>
+            <button type="button" class="link" onClick={() => onOpen(n.path)} translate={false}>
               {n.name}
             </button>
           </li>

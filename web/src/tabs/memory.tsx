@@ -13,6 +13,7 @@ import { GraphView } from "../components/graph-view";
 import { QueryForm } from "../components/query-form";
 import { ShowMore, useShown } from "../components/show-more";
 import { ErrorLine, Loading } from "../components/status";
+import { Time } from "../components/time";
 import { useApi } from "../components/use-api";
 import { fill, useT } from "../i18n";
 import type { ForgetReport, MemoryStats, ScrubStatus } from "../types";
@@ -47,7 +48,6 @@ interface TimelineEvent {
   response: string;
 }
 
-const date = (ms: number) => new Date(ms).toLocaleString();
 /** Entities the graph view draws: the most mentioned; the line under it says how many there are in all. */
 const GRAPH_NODES = 100;
 /** How often, and how many times, the forget's scrub is asked about until it ends. */
@@ -101,9 +101,14 @@ export function MemoryTab() {
             {hits.length === 0 && <li>{t.noResults}</li>}
             {hits.map((h) => (
               <li key={h.id}>
-                <span class="badge badge-muted">{h.kind}</span> <span class="plain">{h.text}</span>{" "}
+                <span class="badge badge-muted" translate={false}>
+                  {h.kind}
+                </span>{" "}
+                <span class="plain" translate={false}>
+                  {h.text}
+                </span>{" "}
                 <small class="hint">
-                  {date(h.ts)}
+                  <Time ms={h.ts} />
                   {h.score !== undefined ? ` · ${h.score.toFixed(3)}` : ""}
                 </small>
               </li>
@@ -123,10 +128,10 @@ export function MemoryTab() {
           <div class="stack">
             {preview.sections.map((s) => (
               <details key={s.name}>
-                <summary>
-                  {s.name}: {s.tokens} / {s.budget} {t.tokens}
-                </summary>
-                <pre class="plain">{s.text}</pre>
+                <summary>{fill(t.sectionTokens, { name: s.name, tokens: s.tokens, budget: s.budget })}</summary>
+                <pre class="plain" translate={false}>
+                  {s.text}
+                </pre>
               </details>
             ))}
           </div>
@@ -143,18 +148,22 @@ export function MemoryTab() {
             <p class="hint">
               {graph.data.nodes.length < graph.data.total
                 ? fill(t.graphCut, { shown: graph.data.nodes.length, total: graph.data.total })
-                : `${t.entities}: ${graph.data.total}`}
+                : fill(t.labelValue, { label: t.entities, value: graph.data.total })}
             </p>
             {graph.data.nodes.length > 0 && (
               <GraphView
                 data={graph.data}
-                label={`${t.memGraph}: ${graph.data.nodes.length} ${t.entities}, ${graph.data.edges.length} ${t.relations}`}
+                label={fill(t.graphSummary, {
+                  title: t.memGraph,
+                  nodes: graph.data.nodes.length,
+                  edges: graph.data.edges.length,
+                })}
                 onPick={pick}
               />
             )}
             {picked && (
               <div class="row">
-                <span>{`${t.picked}: ${picked}`}</span>
+                <span>{fill(t.labelValue, { label: t.picked, value: picked })}</span>
                 <button type="button" onClick={() => setPicked(null)}>
                   {t.showAll}
                 </button>
@@ -177,7 +186,12 @@ export function MemoryTab() {
               {docs.data.items.length === 0 && <li>{t.noResults}</li>}
               {docs.data.items.map((d) => (
                 <li key={d.id}>
-                  <span class="plain">{d.summary}</span> <small class="hint">{date(d.createdAt)}</small>
+                  <span class="plain" translate={false}>
+                    {d.summary}
+                  </span>{" "}
+                  <small class="hint">
+                    <Time ms={d.createdAt} />
+                  </small>
                 </li>
               ))}
             </ul>
@@ -207,8 +221,18 @@ function Timeline({ events }: { events: TimelineEvent[] }) {
         {events.length === 0 && <li>{t.noResults}</li>}
         {events.slice(-shown).map((e) => (
           <li key={e.id}>
-            <small class="hint">{date(e.ts)}</small> <span class="plain">{e.input}</span>
-            {e.response && <span class="plain"> → {e.response}</span>}
+            <small class="hint">
+              <Time ms={e.ts} />
+            </small>{" "}
+            <span class="plain" translate={false}>
+              {e.input}
+            </span>
+            {e.response && (
+              <span class="plain" translate={false}>
+                {" "}
+                → {e.response}
+              </span>
+            )}
           </li>
         ))}
       </ol>
@@ -247,10 +271,10 @@ function ForgetSection({ onForgotten }: { onForgotten: () => Promise<void> }) {
       <ErrorLine message={error} />
       {report && !report.confirmed && (
         <div class="stack">
-          <p>{`${t.forgetMatches}: ${total(report.matched)}`}</p>
+          <p>{fill(t.labelValue, { label: t.forgetMatches, value: total(report.matched) })}</p>
           <ul>
             {report.samples.map((s) => (
-              <li key={s} class="plain">
+              <li key={s} class="plain" translate={false}>
                 {s}
               </li>
             ))}
@@ -258,10 +282,10 @@ function ForgetSection({ onForgotten }: { onForgotten: () => Promise<void> }) {
           <PluginLines report={report} />
           {report.knowledge.matched > 0 && (
             <div class="stack">
-              <p>{`${t.forgetKnowledge}: ${report.knowledge.matched}`}</p>
+              <p>{fill(t.labelValue, { label: t.forgetKnowledge, value: report.knowledge.matched })}</p>
               <ul>
                 {report.knowledge.paths.map((p) => (
-                  <li key={p} class="plain">
+                  <li key={p} class="plain" translate={false}>
                     {p}
                   </li>
                 ))}
@@ -279,7 +303,7 @@ function ForgetSection({ onForgotten }: { onForgotten: () => Promise<void> }) {
           {found > 0 && (
             <div class="row">
               <button type="button" class="danger" onClick={() => forget(report.query, true)}>
-                {`${t.forgetConfirm}: ${report.query}`}
+                {fill(t.labelValue, { label: t.forgetConfirm, value: report.query })}
               </button>
               <button type="button" onClick={() => setReport(null)}>
                 {t.cancel}
@@ -290,9 +314,11 @@ function ForgetSection({ onForgotten }: { onForgotten: () => Promise<void> }) {
       )}
       {report?.confirmed && (
         <div class="stack" role="status">
-          <p>{`${t.forgotten}: ${total(report.removed) + pluginTotal(report)}`}</p>
+          <p>{fill(t.labelValue, { label: t.forgotten, value: total(report.removed) + pluginTotal(report) })}</p>
           <PluginLines report={report} />
-          {report.knowledge.removed > 0 && <p>{`${t.forgetKnowledgeRemoved}: ${report.knowledge.removed}`}</p>}
+          {report.knowledge.removed > 0 && (
+            <p>{fill(t.labelValue, { label: t.forgetKnowledgeRemoved, value: report.knowledge.removed })}</p>
+          )}
           {scrub && <ScrubLine scrub={scrub} />}
         </div>
       )}
@@ -309,10 +335,14 @@ function PluginLines({ report }: { report: ForgetReport }) {
         <p key={p.plugin}>
           {p.error
             ? fill(t.forgetPluginError, { name: p.plugin, error: p.error })
-            : `${fill(t.forgetPlugin, { name: p.plugin })}: ${Object.entries(p.counts)
-                .filter(([, n]) => n > 0)
-                .map(([k, n]) => `${k} ${n}`)
-                .join(", ")}${p.samples.length > 0 ? ` (${p.samples.join(", ")})` : ""}`}
+            : fill(t.labelValue, {
+                label: fill(t.forgetPlugin, { name: p.plugin }),
+                value:
+                  Object.entries(p.counts)
+                    .filter(([, n]) => n > 0)
+                    .map(([k, n]) => `${k} ${n}`)
+                    .join(", ") + (p.samples.length > 0 ? ` (${p.samples.join(", ")})` : ""),
+              })}
         </p>
       ))}
     </>

@@ -54,7 +54,7 @@ export function OverviewTab() {
             </div>
             <div>
               <dt>{t.rss}</dt>
-              <dd>{bytes(r.process.rssBytes)}</dd>
+              <dd translate={false}>{bytes(r.process.rssBytes)}</dd>
             </div>
           </dl>
         </section>
@@ -78,6 +78,7 @@ export function OverviewTab() {
 
 /** Counts on every second from the last polled value, so the figure is live without a request a second. */
 function Uptime({ seconds }: { seconds: number }) {
+  const t = useT();
   const [base, setBase] = useState({ seconds, at: Date.now() });
   const [now, setNow] = useState(Date.now());
   useEffect(() => setBase({ seconds, at: Date.now() }), [seconds]);
@@ -88,7 +89,7 @@ function Uptime({ seconds }: { seconds: number }) {
   const value = base.seconds + Math.max(0, (now - base.at) / 1000);
   return (
     <span role="timer" aria-labelledby="uptime-label" data-seconds={Math.floor(value)}>
-      {duration(value)}
+      {duration(value, t.lang)}
     </span>
   );
 }

@@ -7,6 +7,7 @@
  */
 import { useMemo, useState } from "preact/hooks";
 import { post } from "../api";
+import { type FactRow, Facts } from "../components/facts";
 import { SettingsForm } from "../components/settings-form";
 import { Badge, ErrorLine, healthTone, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
@@ -34,7 +35,7 @@ export function PluginsTab() {
     try {
       setNotice(said(await post<T>(path, body)));
     } catch (err) {
-      setError(`${label}: ${(err as Error).message}`);
+      setError(fill(t.labelValue, { label, value: (err as Error).message }));
     } finally {
       setBusy(null);
       await list.reload();
@@ -42,7 +43,7 @@ export function PluginsTab() {
   };
   const onPlugin = (p: PluginInfo, action: "enable" | "disable" | "restart") =>
     act<{ plugin: PluginInfo | null }>(
-      `${t[action]} ${p.name}`,
+      fill(t[`${action}Plugin`], { name: p.name }),
       `/api/v1/plugins/${encodeURIComponent(p.name)}/${action}`,
       ({ plugin }) => actionSaid(t, action, p.name, plugin),
     );
@@ -70,20 +71,24 @@ export function PluginsTab() {
           {list.data.plugins.map((p) => (
             <li key={p.name} class="card stack" aria-labelledby={`plugin-${p.name}`}>
               <div class="row">
-                <h2 id={`plugin-${p.name}`}>{p.name}</h2>
+                <h2 id={`plugin-${p.name}`} translate={false}>
+                  {p.name}
+                </h2>
                 <Badge tone={RUNNING.has(p.state) ? "ok" : p.state === "failed" ? "bad" : "muted"}>
                   {(t[`state_${p.state}` as keyof Messages] as string | undefined) ?? p.state}
                 </Badge>
                 {RUNNING.has(p.state) && (
-                  <Badge tone={healthTone(p.health)}>{`${t.health}: ${t[`health_${p.health}`]}`}</Badge>
+                  <Badge tone={healthTone(p.health)}>
+                    {fill(t.labelValue, { label: t.health, value: t[`health_${p.health}`] })}
+                  </Badge>
                 )}
               </div>
-              {p.description && <p>{p.description}</p>}
-              <Facts p={p} t={t} />
+              {p.description && <p translate={false}>{p.description}</p>}
+              <Facts rows={factsOf(p, t)} />
               <div class="row">
                 <button
                   type="button"
-                  aria-label={`${t.enable} ${p.name}`}
+                  aria-label={fill(t.enablePlugin, { name: p.name })}
                   disabled={busy !== null || RUNNING.has(p.state)}
                   onClick={() => onPlugin(p, "enable")}
                 >
@@ -91,7 +96,7 @@ export function PluginsTab() {
                 </button>
                 <button
                   type="button"
-                  aria-label={`${t.disable} ${p.name}`}
+                  aria-label={fill(t.disablePlugin, { name: p.name })}
                   disabled={busy !== null || !RUNNING.has(p.state)}
                   onClick={() => onPlugin(p, "disable")}
                 >
@@ -99,7 +104,7 @@ export function PluginsTab() {
                 </button>
                 <button
                   type="button"
-                  aria-label={`${t.restart} ${p.name}`}
+                  aria-label={fill(t.restartPlugin, { name: p.name })}
                   disabled={busy !== null || p.state === "disabled"}
                   onClick={() => onPlugin(p, "restart")}
                 >
@@ -107,11 +112,11 @@ export function PluginsTab() {
                 </button>
                 <button
                   type="button"
-                  aria-label={`${t.reload} ${p.name}`}
+                  aria-label={fill(t.reloadPlugin, { name: p.name })}
                   disabled={busy !== null || p.kind === "builtin"}
                   onClick={() =>
                     act<ReloadReport>(
-                      `${t.reload} ${p.name}`,
+                      fill(t.reloadPlugin, { name: p.name }),
                       "/api/v1/plugins/reload",
                       (r) => reloadSaid(t, r, p.name),
                       { name: p.name },
@@ -135,26 +140,21 @@ export function PluginsTab() {
   );
 }
 
-function Facts({ p, t }: { p: PluginInfo; t: Messages }) {
-  const facts: Array<[string, string, boolean?]> = [
-    [t.kind, `${t[`kind_${p.kind}`] ?? p.kind}${p.version ? ` ${p.version}` : ""}`],
-  ];
-  if (p.pid !== undefined) facts.push([t.pid, String(p.pid)]);
-  if (p.startedAt !== undefined) facts.push([t.uptime, duration((Date.now() - p.startedAt) / 1000)]);
-  if (p.kind !== "builtin") facts.push([t.crashes, String(p.crashes)], [t.restarts, String(p.restarts)]);
-  facts.push([t.capabilities, p.capabilities.length ? p.capabilities.join(", ") : t.none, true]);
-  if (p.healthReason) facts.push([t.healthReason, p.healthReason, true]);
-  facts.push([t.lastError, p.lastError ?? t.none, true]);
-  return (
-    <dl class="facts">
-      {facts.map(([term, value, wrap]) => (
-        <div key={term}>
-          <dt>{term}</dt>
-          <dd class={wrap ? "wrap" : undefined}>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+/** What the card says of the plugin: its kind, and while it runs its process and uptime; crashes, capabilities, errors. */
+function factsOf(p: PluginInfo, t: Messages): FactRow[] {
+  const rows: FactRow[] = [[t.kind, t[`kind_${p.kind}`] ?? p.kind]];
+  if (p.version) rows.push([t.version, p.version, { data: true }]);
+  if (p.pid !== undefined) rows.push([t.pid, String(p.pid)]);
+  if (p.startedAt !== undefined) rows.push([t.uptime, duration((Date.now() - p.startedAt) / 1000, t.lang)]);
+  if (p.kind !== "builtin") rows.push([t.crashes, String(p.crashes)], [t.restarts, String(p.restarts)]);
+  rows.push([
+    t.capabilities,
+    p.capabilities.length ? p.capabilities.join(", ") : t.none,
+    { wrap: true, data: p.capabilities.length > 0 },
+  ]);
+  if (p.healthReason) rows.push([t.healthReason, p.healthReason, { wrap: true, data: true }]);
+  rows.push([t.lastError, p.lastError ?? t.none, { wrap: true, data: p.lastError !== undefined }]);
+  return rows;
 }
 
 /** The plugin's own settings (`plugin.<name>.*`), editable here as on the Settings tab. */

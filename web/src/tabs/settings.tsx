@@ -191,8 +191,8 @@ function SourceCard(props: {
         <span role="status">
           {result &&
             (result.ok
-              ? `${t.testOk} (${result.latencyMs} ms): ${result.reply ?? ""}`
-              : `${t.testFailed}: ${result.error ?? ""}`)}
+              ? fill(t.testWorked, { ms: result.latencyMs, reply: result.reply ?? "" })
+              : fill(t.labelValue, { label: t.testFailed, value: result.error ?? "" }))}
         </span>
       </div>
       <ErrorLine message={error} />

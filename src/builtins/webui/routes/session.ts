@@ -1,8 +1,9 @@
 /**
  * Login, logout and the current session. A login answers the CSRF token in its body (the cookie itself
- * is HttpOnly) so the page can send it with every write; the per-address limit and the failure message
+ * is HttpOnly) so the page can send it with every write, and the time zone the page shows dates in; the per-address limit and the failure message
  * come from the daemon's auth module, which never says whether the user name or the password was wrong.
  */
+import type { PluginSDK } from "@homeagent/sdk";
 import { sessionCookieHeader } from "../auth-middleware.js";
 import { readJson } from "../body.js";
 import { ApiError, type RouteGroup } from "../context.js";
@@ -19,7 +20,7 @@ export const sessionRoutes: RouteGroup = (app, { sdk, sessionStreams }) => {
     const password = credential(body.password, "password");
     const session = await sdkCall(() => sdk.auth.login(username, password, c.get("clientAddress")));
     c.header("Set-Cookie", sessionCookieHeader(session.id, Math.round((session.expiresAt - Date.now()) / 1000)));
-    return c.json({ user: session.user, csrf: session.csrf, expiresAt: session.expiresAt });
+    return c.json({ user: session.user, csrf: session.csrf, expiresAt: session.expiresAt, timeZone: timeZone(sdk) });
   });
 
   app.get("/api/v1/session", (c) => {
@@ -29,6 +30,7 @@ export const sessionRoutes: RouteGroup = (app, { sdk, sessionStreams }) => {
       csrf: session?.csrf ?? null,
       expiresAt: session?.expiresAt ?? null,
       authKind: c.get("authKind"),
+      timeZone: timeZone(sdk),
     });
   });
 
@@ -42,6 +44,14 @@ export const sessionRoutes: RouteGroup = (app, { sdk, sessionStreams }) => {
   });
   return undefined;
 };
+
+/**
+ * The zone every date the user reads is in (core.agent.timezone, as the model reads them; empty = the
+ * daemon's system zone), so the dashboard shows the same dates the agent sees wherever the browser is.
+ */
+function timeZone(sdk: PluginSDK): string {
+  return sdk.config.list("core.agent.timezone")[0]?.value || Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
 
 function credential(value: unknown, name: string): string {
   if (typeof value !== "string" || value === "") {
