@@ -127,7 +127,9 @@ describe("homed + waiter + fake LLM", () => {
     const use = await waiter([...auth, "-c", "/llm use env"]);
     assert.equal(use.stdout.trim(), "LLM source env is now preferred");
     const after = await waiter([...auth, "-c", "/settings core.llm.provider"]);
-    assert.match(after.stdout, /"key": "core\.llm\.provider",\s*"value": "env"/);
+    assert.match(after.stdout, /^core\.llm\.provider = env {2}\(string\) Preferred LLM source name/m);
+    const json = await waiter([...auth, "--json", "-c", "/settings core.llm.provider"]);
+    assert.match(json.stdout, /"key": "core\.llm\.provider",\s*"value": "env"/);
   });
 
   test("killing waiter mid-reply cancels the LLM request it was waiting for", async () => {

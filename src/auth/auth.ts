@@ -9,6 +9,7 @@ import { HomeAgentError } from "../util/errors.js";
 import {
   ADMIN_USER,
   CredentialTable,
+  credentialsFile,
   type EnsureResult,
   ensureCredentials,
   makeCredentials,
@@ -78,6 +79,11 @@ export class Auth {
   /** At start: makes credentials if there are none; only the file's path comes back, never a secret. */
   ensureCredentials(): Promise<EnsureResult> {
     return ensureCredentials(this.table, this.opts.dataDir, this.env);
+  }
+
+  /** Where the generated password is written (a login page names it); a path, never a secret. */
+  credentialsFile(): string {
+    return credentialsFile(this.opts.dataDir);
   }
 
   /** New credentials (`homed --reset-credentials`); every session ends. Returns the credentials file. */

@@ -79,12 +79,17 @@ export class CredentialTable {
  * At start: makes credentials when there are none. HOMEAGENT_ADMIN_PASSWORD / HOMEAGENT_API_KEY win over
  * stored ones, as every HOMEAGENT_* variable does, so setting one later takes effect at the next start.
  */
+/** Where the generated password and API key are written for the user to read. */
+export function credentialsFile(dataDir: string): string {
+  return join(dataDir, CREDENTIALS_FILE);
+}
+
 export async function ensureCredentials(
   table: CredentialTable,
   dataDir: string,
   env: Record<string, string | undefined>,
 ): Promise<EnsureResult> {
-  const file = join(dataDir, CREDENTIALS_FILE);
+  const file = credentialsFile(dataDir);
   const stored = table.get();
   if (!stored) return { file: await makeCredentials(table, dataDir, env), created: true };
   const password = env[PASSWORD_VAR];
@@ -112,7 +117,7 @@ export async function makeCredentials(
   dataDir: string,
   env: Record<string, string | undefined>,
 ): Promise<string> {
-  const file = join(dataDir, CREDENTIALS_FILE);
+  const file = credentialsFile(dataDir);
   const password = env[PASSWORD_VAR] || randomPassword();
   const key = env[API_KEY_VAR] || randomApiKey();
   table.put(await hashPassword(password), hashApiKey(key));

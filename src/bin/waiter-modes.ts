@@ -8,15 +8,20 @@ import { ReplyPrinter } from "./waiter-output.js";
 
 const useColor = (): boolean => !process.env.NO_COLOR;
 
-export async function runOnce(client: WaiterClient, message: string, historyFile: string): Promise<number> {
+export async function runOnce(
+  client: WaiterClient,
+  message: string,
+  historyFile: string,
+  json: boolean,
+): Promise<number> {
   forgetInFile(historyFile, message);
-  const printer = new ReplyPrinter(process.stdout, process.stderr, process.stdout.isTTY === true, useColor());
+  const printer = new ReplyPrinter(process.stdout, process.stderr, process.stdout.isTTY === true, useColor(), json);
   return printer.final(await client.request(message, printer.progress)) ? 0 : 1;
 }
 
 /** One reply per input line, in order; an error reply goes to stderr and makes the exit code 1. */
-export async function runPiped(client: WaiterClient, historyFile: string): Promise<number> {
-  const printer = new ReplyPrinter(process.stdout, process.stderr, false, false);
+export async function runPiped(client: WaiterClient, historyFile: string, json: boolean): Promise<number> {
+  const printer = new ReplyPrinter(process.stdout, process.stderr, false, false, json);
   const rl = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   const lost = stopOnIdleLoss(client, rl);
   let code = 0;

@@ -5,13 +5,14 @@ import { resolveDataDir } from "../daemon/paths.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { resolveHistoryPath } from "./waiter-history.js";
 
-export const USAGE = `usage: waiter [--socket PATH] [--api-key KEY] [-c MESSAGE]
+export const USAGE = `usage: waiter [--socket PATH] [--api-key KEY] [--json] [-c MESSAGE]
 
 Talks to a running homed over its local socket.
 
   -c, --chat MESSAGE  send one message, print the reply and exit
       --socket PATH   daemon socket (default: $HOMEAGENT_SOCKET, $HOMEAGENT_DATA/cli.sock, ~/.homeagent/cli.sock)
       --api-key KEY   API key when homed requires one (default: $HOMEAGENT_API_KEY)
+      --json          print the answers of /tools and /settings as JSON (for scripts)
   -h, --help          show this help
   -v, --version       print the version
 
@@ -24,6 +25,7 @@ export interface WaiterOptions {
   historyFile: string;
   apiKey?: string;
   chat?: string;
+  json: boolean;
   help: boolean;
   version: boolean;
 }
@@ -37,7 +39,7 @@ export class UsageError extends HomeAgentError {
 type Env = Record<string, string | undefined>;
 
 export function parseOptions(argv: string[], env: Env = process.env): WaiterOptions {
-  let values: { socket?: string; "api-key"?: string; chat?: string; help?: boolean; version?: boolean };
+  let values: { socket?: string; "api-key"?: string; chat?: string; json?: boolean; help?: boolean; version?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -45,6 +47,7 @@ export function parseOptions(argv: string[], env: Env = process.env): WaiterOpti
         socket: { type: "string" },
         "api-key": { type: "string" },
         chat: { type: "string", short: "c" },
+        json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -60,6 +63,7 @@ export function parseOptions(argv: string[], env: Env = process.env): WaiterOpti
     historyFile: resolveHistoryPath(values.socket, env),
     apiKey: values["api-key"] || env.HOMEAGENT_API_KEY || undefined,
     chat: values.chat,
+    json: values.json ?? false,
     help: values.help ?? false,
     version: values.version ?? false,
   };

@@ -3,9 +3,25 @@ import { type FinalFrame, type ProgressFrame, UNAUTHORIZED } from "@homeagent/cl
 
 export const UNAUTHORIZED_HINT = "homed requires an API key: pass --api-key KEY or set HOMEAGENT_API_KEY";
 
-export function finalText(frame: Exclude<FinalFrame, { type: "error" }>): string {
-  // Structured answers stay JSON so scripts can parse them; pretty-printed so people can read them.
-  return frame.type === "response" ? frame.content : JSON.stringify(frame, null, 2);
+/**
+ * A final frame as text, as every command answers: the tools one name a line, the settings one
+ * `key = value` a line with its type and description. `json`: structured answers as JSON, for scripts.
+ */
+export function finalText(frame: Exclude<FinalFrame, { type: "error" }>, json = false): string {
+  if (frame.type === "response") return frame.content;
+  if (json) return JSON.stringify(frame, null, 2);
+  if (frame.type === "tools") {
+    return frame.tools.length === 0
+      ? "no tools"
+      : [`${frame.tools.length} tool${frame.tools.length === 1 ? "" : "s"}:`, ...frame.tools.map((t) => `  ${t}`)].join(
+          "\n",
+        );
+  }
+  if (frame.settings.length === 0) return "no settings under that prefix";
+  const width = Math.max(...frame.settings.map((s) => s.key.length));
+  return frame.settings
+    .map((s) => `${s.key.padEnd(width)} = ${s.value === "" ? '""' : s.value}  (${s.type}) ${s.description}`.trimEnd())
+    .join("\n");
 }
 
 export function errorText(error: string): string {
@@ -22,6 +38,8 @@ export class ReplyPrinter {
     private readonly err: NodeJS.WritableStream,
     private readonly live: boolean,
     private readonly color: boolean,
+    /** Structured answers (/tools, /settings) as JSON rather than text. */
+    private readonly json = false,
   ) {}
 
   readonly progress = (frame: ProgressFrame): void => {
@@ -52,7 +70,7 @@ export class ReplyPrinter {
     if (frame.type === "response" && streamed !== "" && frame.content === streamed) this.endLine();
     else {
       this.endLine();
-      this.write(`${finalText(frame)}\n`);
+      this.write(`${finalText(frame, this.json)}\n`);
     }
     return true;
   }

@@ -156,10 +156,13 @@ describe("waiter", () => {
     assert.match(run.stderr, /provider down/);
   });
 
-  it("prints structured slash-command answers as JSON", async () => {
-    const run = await runWaiter(["--socket", daemon.path, "-c", "/tools"]);
-    assert.equal(run.code, 0);
-    assert.deepEqual(JSON.parse(run.stdout), { type: "tools", tools: ["shell"] });
+  it("prints structured slash-command answers as text, and as JSON with --json", async () => {
+    const text = await runWaiter(["--socket", daemon.path, "-c", "/tools"]);
+    assert.equal(text.code, 0);
+    assert.equal(text.stdout, "1 tool:\n  shell\n");
+    const json = await runWaiter(["--socket", daemon.path, "--json", "-c", "/tools"]);
+    assert.equal(json.code, 0);
+    assert.deepEqual(JSON.parse(json.stdout), { type: "tools", tools: ["shell"] });
   });
 
   it("reports a connection the daemon drops", async () => {

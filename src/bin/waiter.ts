@@ -26,8 +26,8 @@ async function main(argv: string[]): Promise<number> {
   const client = await WaiterClient.connect(opts.socketPath);
   try {
     if (opts.apiKey) await authenticate(client, opts.apiKey);
-    if (opts.chat !== undefined) return await runOnce(client, opts.chat, opts.historyFile);
-    if (!process.stdin.isTTY) return await runPiped(client, opts.historyFile);
+    if (opts.chat !== undefined) return await runOnce(client, opts.chat, opts.historyFile, opts.json);
+    if (!process.stdin.isTTY) return await runPiped(client, opts.historyFile, opts.json);
     return await runInteractive(client, opts.historyFile);
   } finally {
     client.close();

@@ -23,6 +23,7 @@ export function authHost(auth: Auth): AuthHost {
       return session !== undefined && auth.verifyCsrf(session, token);
     },
     logout: (id) => typeof id === "string" && auth.logout(id),
+    credentialsFile: () => auth.credentialsFile(),
   };
 }
 

@@ -51,6 +51,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "auth.session": "auth",
   "auth.verifyCsrf": "auth",
   "auth.logout": "auth",
+  "auth.credentialsFile": "auth",
   "kernel.status": "kernel_status",
   "kernel.toolNames": "kernel_status",
   "kernel.context": "kernel_status",

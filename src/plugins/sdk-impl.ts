@@ -199,6 +199,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       session: (id) => host.auth.session(id),
       verifyCsrf: (id, token) => host.auth.verifyCsrf(id, token),
       logout: (id) => host.auth.logout(id),
+      credentialsFile: () => host.auth.credentialsFile(),
     },
     kernel: {
       status: () => host.status(),

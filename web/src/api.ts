@@ -77,6 +77,14 @@ export async function login(username: string, password: string): Promise<Session
   return loadSession();
 }
 
+/** What the login page asks first (open, so it never meets a 401): is this browser logged in, where is the password. */
+export interface LoginInfo {
+  loggedIn: boolean;
+  credentialsFile: string;
+}
+
+export const loginInfo = (): Promise<LoginInfo> => get<LoginInfo>("/api/v1/login");
+
 export async function loadSession(): Promise<Session> {
   const session = await get<Session>("/api/v1/session");
   setCsrf(session.csrf);

@@ -6,7 +6,7 @@
  * shared link opens the same one.
  */
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, loadSession, logout, type Session, setUnauthorizedHandler } from "./api";
+import { ApiError, loadSession, loginInfo, logout, type Session, setUnauthorizedHandler } from "./api";
 import { LoginView } from "./components/login";
 import { Loading } from "./components/status";
 import { TabList } from "./components/tab-list";
@@ -61,8 +61,11 @@ export function App() {
       events.close();
       setState({ kind: "out" });
     });
-    loadSession()
-      .then((session) => setState({ kind: "in", session }))
+    // On the login page the open login info comes first, so a browser without a session sees no 401.
+    const session =
+      location.pathname === "/login" ? loginInfo().then((l) => (l.loggedIn ? loadSession() : null)) : loadSession();
+    session
+      .then((s) => setState(s ? { kind: "in", session: s } : { kind: "out" }))
       .catch((err) =>
         setState({ kind: "out", error: err instanceof ApiError && err.status === 401 ? undefined : err.message }),
       );

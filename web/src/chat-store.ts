@@ -19,6 +19,8 @@ import {
   update,
 } from "./chat-state";
 import { events } from "./events";
+import { pageMessages } from "./i18n";
+import { notifyIfHidden } from "./notify";
 
 interface HistoryEntry {
   id: string;
@@ -97,6 +99,7 @@ export async function send(message: string, file?: File): Promise<void> {
       // Awaited first: `turns` must be read after the answer, not before the request.
       const reply = await post<Reply>("/api/v1/chat", { message, client_msg_id: id });
       set(finishTurn(turns, id, reply));
+      notifyIfHidden({ title: pageMessages().replyFinished, body: reply.response ?? "", section: "chat", tag: id });
     }
   } catch (err) {
     set(failTurn(turns, id, err instanceof ApiError ? err.message : String(err)));

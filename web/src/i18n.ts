@@ -23,10 +23,14 @@ const en = {
   password: "Password",
   loginButton: "Log in",
   loggingIn: "Logging in…",
-  loginHint:
-    "The first start wrote the password to the file credentials in the data folder (~/.homeagent/credentials).",
+  loginHint: "The first start wrote the password to the file {file}.",
   sections: "Sections",
   menu: "Menu",
+  notifyTurnOn: "Notify me",
+  notifyIsOn: "Notifications on",
+  notifyBlocked: "Notifications blocked by the browser",
+  notifyHint: "Show a notification when a reply finishes while this tab is hidden",
+  replyFinished: "HomeAgent replied",
   tabOverview: "Overview",
   tabChat: "Chat",
   tabPlugins: "Plugins",
@@ -278,9 +282,14 @@ const zh: Messages = {
   password: "密码",
   loginButton: "登录",
   loggingIn: "正在登录…",
-  loginHint: "首次启动时，密码已写入数据目录中的 credentials 文件（~/.homeagent/credentials）。",
+  loginHint: "首次启动时，密码已写入文件 {file}。",
   sections: "栏目",
   menu: "菜单",
+  notifyTurnOn: "通知我",
+  notifyIsOn: "通知已开启",
+  notifyBlocked: "浏览器已阻止通知",
+  notifyHint: "本标签页在后台时，回复完成后显示通知",
+  replyFinished: "HomeAgent 已回复",
   tabOverview: "概览",
   tabChat: "聊天",
   tabPlugins: "插件",
@@ -527,6 +536,11 @@ export function initialLang(): Lang {
 export function applyLang(lang: Lang, remember: boolean): void {
   if (remember) writeStorage(STORAGE_KEY, lang);
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+}
+
+/** The messages of the language the page is in now, for code outside the components (a notification). */
+export function pageMessages(): Messages {
+  return document.documentElement.lang.startsWith("zh") ? zh : en;
 }
 
 export const I18n = createContext<Messages>(en);

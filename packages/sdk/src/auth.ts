@@ -37,4 +37,6 @@ export interface AuthAPI {
   verifyCsrf(sessionId: string, token: string): boolean;
   /** Ends the session; true when there was one. */
   logout(sessionId: string): boolean;
+  /** The file the generated admin password was written to (`<data dir>/credentials`), for a login page's hint. */
+  credentialsFile(): string;
 }

@@ -290,6 +290,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "adapters.get",
     "adapters.list",
     "adapters.put",
+    "auth.credentialsFile",
     "auth.login",
     "auth.logout",
     "auth.required",

@@ -181,6 +181,7 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
       session: (id) => given(opts.auth, "auth", "session")(id),
       verifyCsrf: (id, token) => given(opts.auth, "auth", "verifyCsrf")(id, token),
       logout: (id) => given(opts.auth, "auth", "logout")(id),
+      credentialsFile: () => given(opts.auth, "auth", "credentialsFile")(),
     },
     kernel: {
       status: () => ({ ...defaultStatus(mock), ...opts.status }),

@@ -73,7 +73,9 @@ function llm(sdk: PluginSDK, args: string): FinalFrame {
 }
 
 function formatSources(sources: LlmSourceStatus[]): string {
-  if (sources.length === 0) return "no LLM source configured: see /settings core.llm";
+  if (sources.length === 0) {
+    return "no LLM source configured: add one with /settings set core.llm.sources.<name>.base_url <url> (then .model and .api_key the same way), or start homed with HOMEAGENT_LLM_BASE_URL set";
+  }
   return sources
     .map((s) => {
       const facts = [

@@ -1,4 +1,4 @@
-/** `/context`: the last LLM request's tokens per prompt section, one line each. */
+/** `/context` (the last LLM request's tokens per prompt section, one line each) and `/llm` with no source. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createMockSDK } from "@homeagent/sdk/test";
@@ -36,4 +36,12 @@ test("/context prints one line per section, and says so before the first request
     "  input               12 / 12",
   ]);
   assert.equal(lines[5], "tools offered: 10 of 61 (the rest via tool_search)");
+});
+
+test("/llm without a source names the keys a source is made of, and the environment variable", () => {
+  const frame = runCommand(createMockSDK(), "/llm");
+  assert.equal(frame.type, "response");
+  const text = frame.type === "response" ? frame.content : "";
+  assert.match(text, /core\.llm\.sources\.<name>\.base_url/);
+  assert.match(text, /HOMEAGENT_LLM_BASE_URL/);
 });

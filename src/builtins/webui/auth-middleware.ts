@@ -1,8 +1,9 @@
 /**
  * One auth model for every route: an API key (`X-API-Key` or `Authorization: Bearer`) or the session
  * cookie of a login. Writes made with the cookie must echo the session's CSRF token, because a browser
- * attaches the cookie to requests other sites make it send. Only the login page, its assets and the login
- * call itself are open; everything else answers 401 without credentials.
+ * attaches the cookie to requests other sites make it send. Only the login page, its assets, the login
+ * call itself and what the login page asks first (is this browser logged in, where is the password) are
+ * open; everything else answers 401 without credentials.
  */
 import type { AuthAPI, AuthSession } from "@homeagent/sdk";
 import type { Context, MiddlewareHandler } from "hono";
@@ -20,7 +21,7 @@ const MAX_SESSION_COOKIES = 4;
 /** The routes open without credentials; GET also covers HEAD (Hono answers HEAD with the GET route). */
 export function isPublicRoute(method: string, path: string): boolean {
   const read = method === "GET" || method === "HEAD";
-  if (read && (path === "/login" || path.startsWith("/assets/"))) return true;
+  if (read && (path === "/login" || path === "/api/v1/login" || path.startsWith("/assets/"))) return true;
   return method === "POST" && path === "/api/v1/login";
 }
 
@@ -93,6 +94,11 @@ export function sessionCookies(c: Context<WebEnv>): string[] {
     if (values.length === MAX_SESSION_COOKIES) break;
   }
   return values;
+}
+
+/** The live session of the request's cookie, for a public route that only says whether there is one. */
+export function liveSession(c: Context<WebEnv>, auth: AuthAPI): AuthSession | null {
+  return firstLive(sessionCookies(c), auth);
 }
 
 function firstLive(ids: string[], auth: AuthAPI): AuthSession | null {

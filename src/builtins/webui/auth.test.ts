@@ -4,6 +4,7 @@
  * CSRF on cookie writes, logout, and the login limit.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { AuthAPI, AuthSession } from "@homeagent/sdk";
 import { Hono } from "hono";
@@ -38,7 +39,7 @@ function login(password = w.password, username = "admin"): Promise<Response> {
 }
 
 describe("every route needs credentials", () => {
-  test("each registered route answers 401 without credentials, except the login page, its assets and the login call", async () => {
+  test("each registered route answers 401 without credentials, except the login page, its assets, the login info and the login call", async () => {
     const routes = w.webui().routes();
     const methods = new Set(routes.map((r) => r.method));
     assert.ok(routes.length >= 20, `the app registers its routes (got ${routes.length})`);
@@ -64,17 +65,19 @@ describe("every route needs credentials", () => {
       }
     }
     for (const entry of open) {
-      assert.match(entry, /^(GET \/login|GET \/assets\/.+|POST \/api\/v1\/login)$/, `${entry} is open`);
+      assert.match(entry, /^(GET \/login|GET \/assets\/.+|(GET|POST) \/api\/v1\/login)$/, `${entry} is open`);
     }
     assert.ok(open.includes("GET /login") && open.includes("POST /api/v1/login"), open.join(", "));
   });
 
-  test("the public list itself is exactly the login page, assets and login (HEAD counts as GET)", () => {
+  test("the public list itself is exactly the login page, assets, the login info and login (HEAD counts as GET)", () => {
     assert.ok(isPublicRoute("GET", "/login"));
     assert.ok(isPublicRoute("HEAD", "/assets/login.js"));
     assert.ok(isPublicRoute("POST", "/api/v1/login"));
     assert.ok(!isPublicRoute("POST", "/login"));
-    assert.ok(!isPublicRoute("GET", "/api/v1/login"));
+    assert.ok(isPublicRoute("GET", "/api/v1/login"));
+    assert.ok(!isPublicRoute("GET", "/api/v1/loginx"));
+    assert.ok(!isPublicRoute("GET", "/api/v1/session"));
     assert.ok(!isPublicRoute("PUT", "/assets/x"));
     assert.ok(!isPublicRoute("GET", "/loginx"));
   });
@@ -105,6 +108,16 @@ describe("every route needs credentials", () => {
 });
 
 describe("login sessions", () => {
+  test("the login page's first questions never meet a 401: a browser at / is sent to /login, the login info is open", async () => {
+    const page = await fetch(`${w.base}/`, { headers: { Accept: "text/html" }, redirect: "manual" });
+    assert.equal(page.status, 303);
+    assert.equal(page.headers.get("location"), "/login");
+    assert.equal((await fetch(`${w.base}/`)).status, 401, "a client that does not ask for HTML is still told 401");
+    const info = await fetch(`${w.base}/api/v1/login`);
+    assert.equal(info.status, 200);
+    assert.deepEqual(await info.json(), { loggedIn: false, credentialsFile: join(w.daemon.paths.root, "credentials") });
+  });
+
   test("a login sets an HttpOnly, SameSite=Strict, 24 h cookie and answers the CSRF token", async () => {
     const res = await login();
     assert.equal(res.status, 200);
@@ -117,6 +130,8 @@ describe("login sessions", () => {
     assert.match(pair, /^homeagent_session=[A-Za-z0-9_-]{20,}$/);
     assert.deepEqual(attributes.sort(), ["HttpOnly", "Max-Age=86400", "Path=/", "SameSite=Strict"]);
     assert.equal(res.headers.get("cache-control"), "no-store");
+    const info = await fetch(`${w.base}/api/v1/login`, { headers: { Cookie: pair } });
+    assert.equal(((await info.json()) as { loggedIn: boolean }).loggedIn, true, "the login info knows the session");
     const session = await fetch(`${w.base}/api/v1/session`, { headers: { Cookie: pair } });
     assert.deepEqual(await session.json(), {
       user: "admin",

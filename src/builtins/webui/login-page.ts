@@ -1,6 +1,7 @@
 /**
- * The answer to GET / without a session: 401, and a page that takes a browser to /login with a meta
- * refresh (no script, so the CSP holds). /login serves the dashboard, which shows its login view.
+ * The answer to GET / without a session: a browser (it asks for HTML) is sent to /login, which serves the
+ * dashboard's login view, without an error in its console; any other client gets 401, with a page that
+ * still takes a browser there (a meta refresh: no script, so the CSP holds).
  */
 import type { Context } from "hono";
 import type { WebEnv } from "./context.js";
@@ -17,6 +18,7 @@ const UNAUTHENTICATED_HTML = `<!doctype html>
 `;
 
 export function unauthenticatedPage(c: Context<WebEnv>): Response {
+  if (c.req.header("accept")?.includes("text/html")) return c.redirect("/login", 303);
   c.header("WWW-Authenticate", "Bearer");
   return c.html(UNAUTHENTICATED_HTML, 401);
 }

@@ -54,6 +54,7 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   "auth.session": { args: ["string"] },
   "auth.verifyCsrf": { args: ["string", "string"] },
   "auth.logout": { args: ["string"] },
+  "auth.credentialsFile": { args: [] },
   "kernel.status": { args: [] },
   "kernel.toolNames": { args: [] },
   "kernel.context": { args: [] },

@@ -1,10 +1,11 @@
 /**
- * The login view: shown whenever GET /api/v1/session is 401. The server's own message (wrong password,
- * too many tries) is shown as it comes; on success the parent gets the session with its CSRF token.
+ * The login view: shown whenever there is no session. The server's own message (wrong password, too many
+ * tries) is shown as it comes; on success the parent gets the session with its CSRF token. The hint names
+ * the file the password was written to, wherever the data folder is.
  */
-import { useState } from "preact/hooks";
-import { login, type Session } from "../api";
-import { useT } from "../i18n";
+import { useEffect, useState } from "preact/hooks";
+import { login, loginInfo, type Session } from "../api";
+import { fill, useT } from "../i18n";
 import { ErrorLine } from "./status";
 
 /** `error`: why the session could not be read (e.g. the daemon did not answer), shown until the first try. */
@@ -14,6 +15,12 @@ export function LoginView({ error: initial, onLogin }: { error?: string; onLogin
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(initial ?? null);
   const [pending, setPending] = useState(false);
+  const [file, setFile] = useState<string | null>(null);
+  useEffect(() => {
+    loginInfo()
+      .then((info) => setFile(info.credentialsFile))
+      .catch(() => setFile(null));
+  }, []);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -57,7 +64,7 @@ export function LoginView({ error: initial, onLogin }: { error?: string; onLogin
         </button>
         <ErrorLine message={error} />
       </form>
-      <p class="hint">{t.loginHint}</p>
+      {file && <p class="hint">{fill(t.loginHint, { file })}</p>}
     </main>
   );
 }

@@ -233,6 +233,7 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       session: remote("auth.session"),
       verifyCsrf: remote("auth.verifyCsrf"),
       logout: remote("auth.logout"),
+      credentialsFile: remote("auth.credentialsFile"),
     },
     kernel: {
       status: remote("kernel.status"),

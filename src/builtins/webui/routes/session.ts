@@ -3,8 +3,10 @@
  * is HttpOnly) so the page can send it with every write, and the time zone the page shows dates in; the per-address limit and the failure message
  * come from the daemon's auth module, which never says whether the user name or the password was wrong.
  */
+
+import { homedir } from "node:os";
 import type { PluginSDK } from "@homeagent/sdk";
-import { sessionCookieHeader } from "../auth-middleware.js";
+import { liveSession, sessionCookieHeader } from "../auth-middleware.js";
 import { readJson } from "../body.js";
 import { ApiError, type RouteGroup } from "../context.js";
 import { MAX_LOGIN_BODY_BYTES } from "../limits.js";
@@ -22,6 +24,14 @@ export const sessionRoutes: RouteGroup = (app, { sdk, sessionStreams }) => {
     c.header("Set-Cookie", sessionCookieHeader(session.id, Math.round((session.expiresAt - Date.now()) / 1000)));
     return c.json({ user: session.user, csrf: session.csrf, expiresAt: session.expiresAt, timeZone: timeZone(sdk) });
   });
+
+  // Open: what the login page asks before showing its form, so that it never meets a 401 of its own.
+  app.get("/api/v1/login", (c) =>
+    c.json({
+      loggedIn: liveSession(c, sdk.auth) !== null,
+      credentialsFile: shownPath(sdk.auth.credentialsFile()),
+    }),
+  );
 
   app.get("/api/v1/session", (c) => {
     const session = c.get("session");
@@ -51,6 +61,12 @@ export const sessionRoutes: RouteGroup = (app, { sdk, sessionStreams }) => {
  */
 function timeZone(sdk: PluginSDK): string {
   return sdk.config.list("core.agent.timezone")[0]?.value || Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** A path as the user knows it: under the home folder as ~/…, so the page names no user's home directory. */
+function shownPath(path: string): string {
+  const home = homedir();
+  return home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
 function credential(value: unknown, name: string): string {
