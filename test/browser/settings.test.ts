@@ -135,6 +135,9 @@ describe("settings in a real browser", { skip: dashboardSkip }, () => {
     await zh.getByRole("searchbox", { name: "搜索设置" }).fill("max_context_size");
     await zh.getByLabel("上下文窗口大小", { exact: true }).waitFor();
     await screenshot(zh, "settings-search-zh");
+    // The README's picture: the top of the page as a person first sees it.
+    await search.fill("");
+    await screenshot(page, "settings-top", { fullPage: false });
   });
 
   test("choices are lists, yes/no a switch, durations and sizes an amount with a unit; the env source is read-only", async (t) => {

@@ -138,7 +138,7 @@ function Control({ def, value, onChange, secret, label, common, t }: ControlProp
         {...common}
         type="password"
         autocomplete="new-password"
-        placeholder={t.secretNew}
+        placeholder={common.disabled ? undefined : t.secretNew}
         value={value}
         onInput={text}
       />
