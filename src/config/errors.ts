@@ -20,10 +20,25 @@ export type ConfigErrorCode =
   /** A count limit (sources, a plugin's own keys) was reached. */
   | "config_limit";
 
+/**
+ * Why a value was refused, as a short id and its details (`out_of_range` with min and max), so a client can
+ * say it in its own language; the message says it in English.
+ */
+export interface Refusal {
+  reason: string;
+  params?: Record<string, string>;
+}
+
 export class ConfigError extends HomeAgentError {
   declare readonly code: ConfigErrorCode;
 
-  constructor(code: ConfigErrorCode, message: string, cause?: unknown) {
+  constructor(
+    code: ConfigErrorCode,
+    message: string,
+    cause?: unknown,
+    /** Why, for a value refused by its rules (absent for other refusals). */
+    readonly refusal?: Refusal,
+  ) {
     super({ code, message, cause });
   }
 }

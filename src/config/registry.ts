@@ -9,7 +9,7 @@
  * tightened by a new release) reads as the default and is listed by problems(), so one bad row can never
  * stop the daemon or reach a consumer.
  */
-import type { ConfigDefInfo, ConfigEntry } from "@homeagent/sdk";
+import type { ConfigDefInfo, ConfigEntry, SetManyResult } from "@homeagent/sdk";
 import { errorMessage } from "../util/errors.js";
 import { maskSecret } from "../util/secret.js";
 import type { ConfigDef } from "./config-def.js";
@@ -18,7 +18,7 @@ import { CORE_DEFS } from "./defaults.js";
 import { DefTable } from "./definitions.js";
 import { parseDuration } from "./duration.js";
 import { type EnvOverlay, envOverlay } from "./env.js";
-import { ConfigError } from "./errors.js";
+import { ConfigError, type Refusal } from "./errors.js";
 import {
   migratePluginTables,
   type PluginSettings,
@@ -174,7 +174,7 @@ export class ConfigRegistry {
    * are they stored, in one transaction; listeners hear of them afterwards. Returns each refused key with
    * its reason (empty when everything was stored). More than MAX_CHANGES keys throw config_limit.
    */
-  setMany(changes: Readonly<Record<string, string>>): { refused: Record<string, string> } {
+  setMany(changes: Readonly<Record<string, string>>): SetManyResult {
     const entries = Object.entries(changes);
     if (entries.length > MAX_CHANGES) {
       throw new ConfigError(
@@ -183,8 +183,9 @@ export class ConfigRegistry {
       );
     }
     const context = this.writeContext();
-    // A Map, not an object: a key such as "__proto__" must be refused like any other, not vanish.
+    // Maps, not objects: a key such as "__proto__" must be refused like any other, not vanish.
     const refused = new Map<string, string>();
+    const reasons = new Map<string, Refusal>();
     const writes: Array<[string, string | undefined]> = [];
     for (const [key, value] of entries) {
       try {
@@ -193,10 +194,11 @@ export class ConfigRegistry {
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
         refused.set(key, err.message);
+        if (err.refusal) reasons.set(key, err.refusal);
       }
     }
     for (const [key, reason] of this.sourceLimitRefusals(writes)) refused.set(key, reason);
-    if (refused.size > 0) return { refused: Object.fromEntries(refused) };
+    if (refused.size > 0) return { refused: Object.fromEntries(refused), reasons: Object.fromEntries(reasons) };
     const changed = this.store.setMany(writes);
     for (const [key] of writes) this.effective.delete(key);
     for (const key of changed) this.notify(key, this.get(key) ?? "");

@@ -102,6 +102,31 @@ test("every refusal is named, each with set()'s own message; nothing is stored",
   assert.equal(reg.get("core.agent.system_prompt"), reg.def("core.agent.system_prompt")?.default);
 });
 
+test("a refusal by the value's rules comes with its id and details, for a client to say in its own language", () => {
+  const { reg } = openReg(undefined, { HOMEAGENT_LLM_BASE_URL: "http://127.0.0.1:1/v1" });
+  const { refused, reasons } = reg.setMany({
+    "core.agent.max_tool_turns": "many",
+    "core.agent.max_context_size": "0",
+    "core.daemon.log_level": "loud",
+    "core.llm.retry_delay": "soon",
+    "core.llm.sources.x.base_url": "ftp://example.org",
+    "core.llm.sources.env.base_url": "http://127.0.0.1:2/v1",
+    "core.agent.timezone": "Mars/Olympus",
+    "core.no_such_key": "1",
+  });
+  assert.deepEqual(reasons, {
+    "core.agent.max_tool_turns": { reason: "not_integer" },
+    "core.agent.max_context_size": { reason: "out_of_range", params: { min: "1", max: "10000" } },
+    "core.daemon.log_level": { reason: "not_option", params: { options: "debug, info, warn, error" } },
+    "core.llm.retry_delay": { reason: "bad_duration" },
+    "core.llm.sources.x.base_url": { reason: "bad_scheme" },
+    "core.llm.sources.env.base_url": { reason: "env_override", params: { variable: "HOMEAGENT_LLM_BASE_URL" } },
+    "core.agent.timezone": { reason: "rule" },
+  });
+  assert.ok(refused["core.no_such_key"], "a refusal without an id still has its English");
+  assert.equal(Object.keys(refused).length, 8);
+});
+
 test("a secret's own mask, or the bare mask the web UI shows, changes nothing; any other mask is refused (set and setMany alike)", () => {
   const { reg } = openReg();
   const key = `${SOURCE}api_key`;

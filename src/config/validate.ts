@@ -10,7 +10,7 @@ import { maskSecret } from "../util/secret.js";
 import { MAX_TIMER_MS } from "../util/time-limit.js";
 import type { ConfigDef } from "./config-def.js";
 import { parseDuration } from "./duration.js";
-import { ConfigError } from "./errors.js";
+import { ConfigError, type Refusal } from "./errors.js";
 
 /** Longest value per type, in characters, unless the definition says less. */
 const MAX_LENGTH: Record<ConfigType, number> = {
@@ -54,18 +54,38 @@ export function maxLengthOf(def: ConfigDef): number {
   return Math.min(def.maxLength ?? MAX_LENGTH[def.type], MAX_LENGTH[def.type]);
 }
 
+/** Why a value breaks its rules: the English phrase that follows the value, and the refusal's id and details. */
+export interface Problem extends Refusal {
+  text: string;
+}
+
+const problem = (reason: string, text: string, params?: Record<string, string>): Problem =>
+  params ? { reason, text, params } : { reason, text };
+
 /** Why `value` is not valid for `def` (a phrase that follows the value), or undefined when it is. */
 export function valueProblem(def: ConfigDef, value: string): string | undefined {
+  return problemOf(def, value)?.text;
+}
+
+/** The same, with the refusal's id and details (a client says it in its own language). */
+export function problemOf(def: ConfigDef, value: string): Problem | undefined {
   const max = maxLengthOf(def);
-  if (value.length > max) return `is too long (${value.length} characters, at most ${max})`;
-  if (hasControlCharacter(value, def.type === "text")) return "contains control characters";
-  return typeProblem(def, value) ?? patternProblem(def, value) ?? def.check?.(value);
+  if (value.length > max) {
+    return problem("too_long", `is too long (${value.length} characters, at most ${max})`, { max: String(max) });
+  }
+  if (hasControlCharacter(value, def.type === "text"))
+    return problem("control_characters", "contains control characters");
+  const own = typeProblem(def, value) ?? patternProblem(def, value);
+  if (own) return own;
+  const rule = def.check?.(value);
+  return rule ? problem("rule", rule) : undefined;
 }
 
 /** A plugin's own rule for the value's form (SettingDef.pattern). */
-function patternProblem(def: ConfigDef, value: string): string | undefined {
+function patternProblem(def: ConfigDef, value: string): Problem | undefined {
   if (def.pattern === undefined || value === "" || patternOf(def.pattern)?.test(value)) return undefined;
-  return `is not in the expected form${def.placeholder ? ` (e.g. ${def.placeholder})` : ""}`;
+  const example = def.placeholder ? ` (e.g. ${def.placeholder})` : "";
+  return problem("bad_form", `is not in the expected form${example}`, { example: def.placeholder ?? "" });
 }
 
 function patternOf(pattern: string): RegExp | undefined {
@@ -86,61 +106,66 @@ function hasControlCharacter(value: string, allowLayout: boolean): boolean {
   return false;
 }
 
-function typeProblem(def: ConfigDef, value: string): string | undefined {
+function typeProblem(def: ConfigDef, value: string): Problem | undefined {
   switch (def.type) {
     case "int": {
-      if (!INT.test(value)) return "is not an integer";
+      if (!INT.test(value)) return problem("not_integer", "is not an integer");
       const n = Number(value);
-      return Number.isSafeInteger(n) ? rangeProblem(def, n, String) : `is out of range (${rangeText(def, String)})`;
+      return rangeProblem(def, Number.isSafeInteger(n) ? n : Number.NaN, String);
     }
     case "float": {
       const n = Number(value);
-      if (!FLOAT.test(value) || !Number.isFinite(n)) return "is not a number";
+      if (!FLOAT.test(value) || !Number.isFinite(n)) return problem("not_number", "is not a number");
       return rangeProblem(def, n, String);
     }
     case "bool":
-      return value === "true" || value === "false" ? undefined : "must be true or false";
+      return value === "true" || value === "false" ? undefined : problem("not_boolean", "must be true or false");
     case "duration": {
       let ms: number;
       try {
         ms = parseDuration(value);
       } catch (err) {
-        return `is not valid: ${errorMessage(err)}`;
+        return problem("bad_duration", `is not valid: ${errorMessage(err)}`);
       }
       return rangeProblem(def, ms, formatMs);
     }
     case "url":
       return urlProblem(value);
-    case "select":
-      return def.options?.includes(value) ? undefined : `must be one of ${def.options?.join(", ")}`;
+    case "select": {
+      const options = def.options?.join(", ") ?? "";
+      return def.options?.includes(value) ? undefined : problem("not_option", `must be one of ${options}`, { options });
+    }
     default:
       return undefined;
   }
 }
 
-function rangeProblem(def: ConfigDef, n: number, show: (n: number) => string): string | undefined {
+/** A number outside the definition's bounds (NaN: one too large to hold) is refused with the bounds. */
+function rangeProblem(def: ConfigDef, n: number, show: (n: number) => string): Problem | undefined {
   const [min, max] = rangeOf(def);
   if (n >= min && n <= max) return undefined;
-  return `is out of range (${rangeText(def, show)})`;
-}
-
-function rangeText(def: ConfigDef, show: (n: number) => string): string {
-  const [min, max] = rangeOf(def);
-  return `allowed: ${show(min)} to ${show(max)}`;
+  return problem("out_of_range", `is out of range (allowed: ${show(min)} to ${show(max)})`, {
+    min: show(min),
+    max: show(max),
+  });
 }
 
 /** Empty means "not configured"; anything else must be an http(s) URL without credentials. */
-function urlProblem(value: string): string | undefined {
+function urlProblem(value: string): Problem | undefined {
   if (value === "") return undefined;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return "is not a URL (use e.g. https://api.example.com/v1)";
+    return problem("not_url", "is not a URL (use e.g. https://api.example.com/v1)");
   }
-  if (!URL_SCHEMES.includes(url.protocol)) return `must start with http:// or https:// (not ${url.protocol}//)`;
-  if (!url.hostname) return "has no host";
-  if (url.username || url.password) return "must not contain credentials: put the key in the api_key setting";
+  if (!URL_SCHEMES.includes(url.protocol)) {
+    return problem("bad_scheme", `must start with http:// or https:// (not ${url.protocol}//)`);
+  }
+  if (!url.hostname) return problem("no_host", "has no host");
+  if (url.username || url.password) {
+    return problem("url_credentials", "must not contain credentials: put the key in the api_key setting");
+  }
   return undefined;
 }
 
@@ -160,9 +185,15 @@ export function defProblem(def: ConfigDef): string | undefined {
 
 /** Throws a config_invalid ConfigError naming the key and the reason when `value` is not valid. */
 export function requireValid(key: string, def: ConfigDef, value: string): void {
-  const bad = valueProblem(def, value);
-  if (bad)
-    throw new ConfigError("config_invalid", `config ${key}: ${shownValue(def, value)} ${bad}; nothing was changed`);
+  const bad = problemOf(def, value);
+  if (!bad) return;
+  const { text, ...refusal } = bad;
+  throw new ConfigError(
+    "config_invalid",
+    `config ${key}: ${shownValue(def, value)} ${text}; nothing was changed`,
+    undefined,
+    refusal,
+  );
 }
 
 /** A value as it may appear in a message or log line: secrets masked, long values cut. */

@@ -38,6 +38,8 @@ export function checkedWrite(ctx: WriteContext, key: string, value: unknown): [s
     throw new ConfigError(
       "config_env_override",
       `config ${key} comes from the environment variable ${env.variable}; change or unset it there`,
+      undefined,
+      { reason: "env_override", params: { variable: env.variable } },
     );
   }
   if (typeof value !== "string") {
@@ -52,6 +54,8 @@ export function checkedWrite(ctx: WriteContext, key: string, value: unknown): [s
       "config_invalid",
       `config ${key}: the value looks like a masked secret ("****" and at most 4 characters), not a new one; ` +
         "type the real value, or leave the field as it is to keep the stored one",
+      undefined,
+      { reason: "masked_secret" },
     );
   }
   requireValid(key, def, value);

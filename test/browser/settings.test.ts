@@ -2,8 +2,8 @@
  * The Settings tab in a real Chromium against a real daemon: an LLM source added through the form (pointing
  * at the fake LLM) passes "Test connection" and its key is never shown again, not in the page and not in
  * any answer; a value the server refuses shows the server's reason on the field; a saved setting survives
- * the daemon's restart and goes back to its default with Reset; the search finds a setting by words in
- * English and in Chinese; a choice is a list, a yes/no a switch, a duration an amount with its unit; the
+ * the daemon's restart and goes back to its default with Reset; a refusal is said in the UI's language;
+ * the search finds a setting by words in English and in Chinese; a choice is a list, a yes/no a switch, a duration an amount with its unit; the
  * source set by environment variables is read-only and names them. Driven by roles and accessible names;
  * each test saves a screenshot.
  */
@@ -81,8 +81,8 @@ describe("settings in a real browser", { skip: dashboardSkip }, () => {
       .split(" ")
       .find((id) => id.endsWith("-error"));
     assert.ok(reasonId, "the refused field names no error text for screen readers");
-    const reason = (await page.locator(`[id="${reasonId}"]`).textContent()) ?? "";
-    assert.ok(reason.length > 0, "the server's reason is empty");
+    assert.equal(await page.locator(`[id="${reasonId}"]`).textContent(), "Not a whole number.");
+    await page.getByText(/^Nothing was saved: 1 of the settings were refused/).waitFor();
     await screenshot(page, "settings-refused");
 
     await field().fill("7");
@@ -131,6 +131,12 @@ describe("settings in a real browser", { skip: dashboardSkip }, () => {
     await zh.getByRole("searchbox", { name: "搜索设置" }).fill("上下文窗口");
     await zh.getByLabel("上下文窗口大小", { exact: true }).waitFor();
     assert.equal(await zh.getByLabel("温度", { exact: true }).isVisible(), false);
+    // A refusal is said in Chinese too: the server sends its id and details beside its English.
+    const size = zh.getByLabel("上下文窗口大小", { exact: true });
+    await size.fill("0");
+    await zh.getByRole("button", { name: "保存：记忆", exact: true }).click();
+    await zh.getByText("超出范围：允许 1 到 10000。").waitFor();
+    await zh.getByText(/^未保存任何内容：有 1 项设置被拒绝/).waitFor();
     // English words find it in the Chinese UI too, and the key does.
     await zh.getByRole("searchbox", { name: "搜索设置" }).fill("max_context_size");
     await zh.getByLabel("上下文窗口大小", { exact: true }).waitFor();

@@ -6,13 +6,21 @@
 
 import { setTimeZone } from "./format";
 
+/** Why a setting's value was refused, as an id and its details (the server's SetManyResult.reasons). */
+export interface Refusal {
+  reason: string;
+  params?: Record<string, string>;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    /** Per key, why a settings form's save was refused (`error.refused`); empty otherwise. */
+    /** Per key, why a settings form's save was refused (`error.refused`), in English; empty otherwise. */
     readonly refused: Record<string, string> = {},
+    /** Per key, the refusal's id and details where the server gave them (`error.reasons`). */
+    readonly reasons: Record<string, Refusal> = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -63,7 +71,13 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (!res.ok) {
     const error = errorOf(parsed);
     if (res.status === 401 && path !== "/api/v1/login") onUnauthorized();
-    throw new ApiError(res.status, error?.code ?? "http_error", error?.message ?? `HTTP ${res.status}`, error?.refused);
+    throw new ApiError(
+      res.status,
+      error?.code ?? "http_error",
+      error?.message ?? `HTTP ${res.status}`,
+      error?.refused,
+      error?.reasons,
+    );
   }
   return parsed as T;
 }
@@ -106,16 +120,39 @@ function parse(text: string): unknown {
   }
 }
 
-function errorOf(body: unknown): { code?: string; message?: string; refused?: Record<string, string> } | undefined {
+interface ErrorBody {
+  code?: string;
+  message?: string;
+  refused?: Record<string, string>;
+  reasons?: Record<string, Refusal>;
+}
+
+function errorOf(body: unknown): ErrorBody | undefined {
   if (typeof body !== "object" || body === null) return undefined;
   const error = (body as { error?: unknown }).error;
   if (typeof error !== "object" || error === null) return undefined;
-  const { code, message, refused } = error as { code?: unknown; message?: unknown; refused?: unknown };
+  const { code, message, refused, reasons } = error as Record<string, unknown>;
   return {
     code: typeof code === "string" ? code : undefined,
     message: typeof message === "string" ? message : undefined,
     refused: typeof refused === "object" && refused !== null ? stringsOf(refused) : undefined,
+    reasons: typeof reasons === "object" && reasons !== null ? refusalsOf(reasons) : undefined,
   };
+}
+
+/** The well-formed refusals the server sent (anything else is left out: the English still says why). */
+function refusalsOf(value: object): Record<string, Refusal> {
+  // fromEntries, not assignment: a key such as "__proto__" stays a key.
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(
+        (e): e is [string, Refusal] => typeof e[1] === "object" && e[1] !== null && typeof e[1].reason === "string",
+      )
+      .map(([key, r]) => [
+        key,
+        { reason: r.reason, params: typeof r.params === "object" && r.params ? stringsOf(r.params) : {} },
+      ]),
+  );
 }
 
 /** The string values of an object the server sent (anything else is left out). */

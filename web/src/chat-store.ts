@@ -3,7 +3,7 @@
  * while a reply streams loses nothing. The Chat tab reads the turns with useChat().
  */
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, api, get, post } from "./api";
+import { api, get, post } from "./api";
 import {
   applyDelta,
   applyOutput,
@@ -18,6 +18,7 @@ import {
   type Turn,
   update,
 } from "./chat-state";
+import { errorText } from "./error-text";
 import { events } from "./events";
 import { pageMessages } from "./i18n";
 import { notifyIfHidden } from "./notify";
@@ -102,7 +103,7 @@ export async function send(message: string, file?: File): Promise<void> {
       notifyIfHidden({ title: pageMessages().replyFinished, body: reply.response ?? "", section: "chat", tag: id });
     }
   } catch (err) {
-    set(failTurn(turns, id, err instanceof ApiError ? err.message : String(err)));
+    set(failTurn(turns, id, errorText(pageMessages(), err)));
   }
 }
 

@@ -314,7 +314,15 @@ export type {
   SocialAPI,
 } from "./memory.js";
 export type { PluginInfo, PluginKind, PluginMgrAPI, PluginState, ReloadReport } from "./plugins.js";
-export type { ConfigAPI, ConfigDefInfo, ConfigEntry, ConfigType, SettingDef, SettingsAPI } from "./settings.js";
+export type {
+  ConfigAPI,
+  ConfigDefInfo,
+  ConfigEntry,
+  ConfigType,
+  SetManyResult,
+  SettingDef,
+  SettingsAPI,
+} from "./settings.js";
 export {
   type ContextMessage,
   STAGES,

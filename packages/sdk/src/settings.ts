@@ -87,6 +87,19 @@ export interface ConfigDefInfo extends SettingDef {
   env?: string;
 }
 
+/**
+ * What `setMany` answers: each refused key with the reason in English, and (`reasons`) for a refusal by the
+ * value's rules its id and details, e.g. `{reason: "out_of_range", params: {min: "1", max: "1000"}}`, so a
+ * client can say it in its own language. Ids: too_long (max), control_characters, not_integer, not_number,
+ * out_of_range (min, max), not_boolean, bad_duration, not_url, bad_scheme, no_host, url_credentials,
+ * not_option (options), bad_form (example), masked_secret, env_override (variable), rule (a rule of its own;
+ * only the English says which).
+ */
+export interface SetManyResult {
+  refused: Record<string, string>;
+  reasons?: Record<string, { reason: string; params?: Record<string, string> }>;
+}
+
 /** Daemon-wide configuration, every namespace: capability `settings_cross` (cli, webui). */
 export interface ConfigAPI {
   list(prefix?: string): ConfigEntry[];
@@ -100,7 +113,7 @@ export interface ConfigAPI {
    * only when every one passes are they all stored. Answers each refused key with the reason; `refused` is
    * empty when everything was stored. At most 64 keys per call (more throws, code "config_limit").
    */
-  setMany(changes: Record<string, string>): { refused: Record<string, string> };
+  setMany(changes: Record<string, string>): SetManyResult;
   /** The definitions (templates included) under `prefix`, not hidden ones. */
   defs(prefix?: string): ConfigDefInfo[];
 }

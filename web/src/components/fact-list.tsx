@@ -7,6 +7,7 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api";
+import { errorText } from "../error-text";
 import { fill, useT } from "../i18n";
 import { ShowMore, useShown } from "./show-more";
 import { ErrorLine } from "./status";
@@ -67,7 +68,7 @@ function FactRow({ fact, onChanged }: { fact: Fact; onChanged: (notice: string) 
       await api(method, path, method === "PUT" ? changedFields(fact, draft) : undefined);
       await onChanged(done);
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(t, err));
       // Back to the form, so the user can fix the value the server refused.
       setMode(method === "PUT" ? "edit" : "view");
     } finally {

@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { login, loginInfo, type Session } from "../api";
+import { errorText } from "../error-text";
 import { fill, useT } from "../i18n";
 import { ErrorLine } from "./status";
 
@@ -29,7 +30,7 @@ export function LoginView({ error: initial, onLogin }: { error?: string; onLogin
     try {
       onLogin(await login(user, password));
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(t, err));
     } finally {
       setPending(false);
     }

@@ -5,6 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { ApiError, api } from "../api";
+import { errorText, refusalText } from "../error-text";
 import { fill, useT } from "../i18n";
 import { matchesQuery } from "../settings-model";
 import type { ConfigDefInfo, ConfigEntry } from "../types";
@@ -19,6 +20,7 @@ export type Draft = Record<string, string | null>;
  * (shown under each field); any other failure shows once for the card.
  */
 export function useSaver(onSaved: () => Promise<void>) {
+  const t = useT();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [notice, setNotice] = useState("");
@@ -30,8 +32,13 @@ export function useSaver(onSaved: () => Promise<void>) {
     try {
       await api("PUT", "/api/v1/settings", { changes });
     } catch (err) {
-      setErrors(err instanceof ApiError ? err.refused : {});
-      setFailure((err as Error).message);
+      if (err instanceof ApiError) {
+        const { refused, reasons } = err;
+        setErrors(
+          Object.fromEntries(Object.entries(refused).map(([key, why]) => [key, refusalText(t, why, reasons[key])])),
+        );
+      }
+      setFailure(errorText(t, err));
       return false;
     }
     setNotice(done);

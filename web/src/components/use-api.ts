@@ -4,6 +4,8 @@
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { get } from "../api";
+import { errorText } from "../error-text";
+import { pageMessages } from "../i18n";
 
 export interface Loaded<T> {
   data: T | null;
@@ -22,7 +24,7 @@ export function useApi<T>(path: string, everyMs = 0): Loaded<T> {
       setData(answer);
       setError(null);
     } catch (err) {
-      if (alive.current) setError((err as Error).message);
+      if (alive.current) setError(errorText(pageMessages(), err));
     }
   }, [path]);
   useEffect(() => {

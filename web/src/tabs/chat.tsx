@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { loadHistory, send, stop, useChat } from "../chat-store";
 import { ErrorLine } from "../components/status";
+import { errorText } from "../error-text";
 import { useT } from "../i18n";
 import { warmUp } from "../markdown-view";
 import { TurnView } from "./chat-turn";
@@ -26,7 +27,7 @@ export function ChatTab() {
   const running = turns.some((turn) => turn.state === "pending");
 
   useEffect(() => {
-    loadHistory().catch((err: Error) => setError(err.message));
+    loadHistory().catch((err: unknown) => setError(errorText(t, err)));
     warmUp();
   }, []);
   useEffect(() => {
@@ -96,7 +97,7 @@ export function ChatTab() {
           />
           <span class="spacer" />
           {running && (
-            <button type="button" onClick={() => stop().catch((err: Error) => setError(err.message))}>
+            <button type="button" onClick={() => stop().catch((err: unknown) => setError(errorText(t, err)))}>
               {t.stop}
             </button>
           )}

@@ -7,6 +7,7 @@ import { api, get } from "../api";
 import { QueryForm } from "../components/query-form";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
+import { errorText } from "../error-text";
 import { fill, useT } from "../i18n";
 
 interface Node {
@@ -45,7 +46,7 @@ export function KnowledgeTab() {
     try {
       await fn();
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(t, err));
     }
   };
   const open = (path: string) =>

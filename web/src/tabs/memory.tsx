@@ -15,6 +15,7 @@ import { ShowMore, useShown } from "../components/show-more";
 import { ErrorLine, Loading } from "../components/status";
 import { Time } from "../components/time";
 import { useApi } from "../components/use-api";
+import { errorText } from "../error-text";
 import { fill, useT } from "../i18n";
 import type { ForgetReport, MemoryStats, ScrubStatus } from "../types";
 
@@ -74,7 +75,7 @@ export function MemoryTab() {
     try {
       then(await fn());
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(t, err));
     }
   };
   const q = encodeURIComponent;
@@ -260,7 +261,7 @@ function ForgetSection({ onForgotten }: { onForgotten: () => Promise<void> }) {
       if (!confirm) setKnowledge(false);
       if (confirm) await onForgotten();
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(t, err));
     }
   };
   const found = report ? total(report.matched) + pluginTotal(report) + report.knowledge.matched : 0;

@@ -11,6 +11,7 @@ import { type FactRow, Facts } from "../components/facts";
 import { SettingsForm } from "../components/settings-form";
 import { Badge, ErrorLine, healthTone, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
+import { errorText } from "../error-text";
 import { duration } from "../format";
 import { fill, type Messages, useT } from "../i18n";
 import type { ConfigDefInfo, ConfigEntry, PluginInfo, ReloadReport, SettingsAnswer } from "../types";
@@ -35,7 +36,7 @@ export function PluginsTab() {
     try {
       setNotice(said(await post<T>(path, body)));
     } catch (err) {
-      setError(fill(t.labelValue, { label, value: (err as Error).message }));
+      setError(fill(t.labelValue, { label, value: errorText(t, err) }));
     } finally {
       setBusy(null);
       await list.reload();

@@ -11,6 +11,7 @@ import { SettingField } from "../components/setting-field";
 import { SettingsForm, useSaver } from "../components/settings-form";
 import { ErrorLine, Loading } from "../components/status";
 import { useApi } from "../components/use-api";
+import { errorText } from "../error-text";
 import { fill, type Messages, useT } from "../i18n";
 import {
   GROUPS,
@@ -167,7 +168,7 @@ function SourceCard(props: {
     try {
       setResult(await post<LlmTestResult>("/api/v1/settings/llm/test", { source: props.name }));
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(t, err));
     }
   };
   const defs = props.templates.map((d) => ({ ...d, key: instanceKey(d.key, props.name) }));

@@ -2,13 +2,14 @@
  * The settings page's API: every setting with its definition, writes validated by the config center
  * exactly as `/settings set` is (a refusal is a 400 with the registry's own message), and a one-shot test
  * of an LLM source. A form saves as one request, `{changes: {key: value, …}}`: every change is checked
- * first and all are stored or none, and the refusal names each refused key with its reason, so a form with
- * one bad field never leaves the others half-saved. Secrets are replace-only here: an answer says whether
+ * first and all are stored or none, and the refusal names each refused key with its reason (in English, and
+ * as an id with details a page can say in its own language), so a form with one bad field never leaves
+ * the others half-saved. Secrets are replace-only here: an answer says whether
  * one is set ("****") and never shows any of it, not even the last characters the CLI's list shows; the
  * mask sent back means "unchanged" to the registry. The adapter of a source is offered as a choice among
  * the adapters the daemon has.
  */
-import type { ConfigDefInfo, ConfigEntry, PluginSDK } from "@homeagent/sdk";
+import type { ConfigDefInfo, ConfigEntry, PluginSDK, SetManyResult } from "@homeagent/sdk";
 import type { Context } from "hono";
 import { readJson } from "../body.js";
 import type { RouteGroup } from "../context.js";
@@ -101,17 +102,18 @@ function saveMany(c: Context, sdk: PluginSDK, raw: unknown): Response {
   // fromEntries, not assignment: a key such as "__proto__" must reach the registry and be refused there.
   const changes = Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, value === null ? "" : value]));
   if (Object.keys(changes).length === 0) throw invalid("changes", "must name at least one setting");
-  let refused: Record<string, string>;
+  let result: SetManyResult;
   try {
-    refused = sdk.config.setMany(changes).refused;
+    result = sdk.config.setMany(changes);
   } catch (err) {
     throw toApiError(err);
   }
+  const { refused, reasons = {} } = result;
   const keys = Object.keys(refused);
   if (keys.length > 0) {
     const named = keys.slice(0, NAMED_KEYS).join(", ") + (keys.length > NAMED_KEYS ? ", …" : "");
     const message = `nothing was saved: ${keys.length} of ${Object.keys(changes).length} settings refused (${named})`;
-    return c.json({ error: { code: "settings_refused", message, refused } }, 400);
+    return c.json({ error: { code: "settings_refused", message, refused, reasons } }, 400);
   }
   return c.json({ saved: Object.fromEntries(Object.keys(changes).map((key) => [key, listedValue(sdk, key)])) });
 }
