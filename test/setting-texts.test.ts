@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { ConfigDefInfo } from "@homeagent/sdk";
-import { MESSAGES } from "../web/src/i18n.js";
+import { MESSAGES } from "../web/src/messages.js";
 import { GROUPS } from "../web/src/settings-model.js";
 import { startWebDaemon, type WebDaemon } from "./fixtures/webui.js";
 

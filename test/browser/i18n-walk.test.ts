@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
-import { MESSAGES } from "../../web/src/i18n.js";
+import { MESSAGES } from "../../web/src/messages.js";
 import { dashboardSkip, newPage, openDashboard, openTab, sendChat } from "../fixtures/browser.js";
 import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
 

@@ -5,7 +5,7 @@
  * own settings, and a disabled plugin shows no health. Driven by roles and accessible names.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe, type TestContext, test } from "node:test";
 import { dashboardSkip, newPage, openDashboard, openTab, screenshot } from "../fixtures/browser.js";
 import { installFixturePlugin } from "../fixtures/plugins.js";
 import { tempDir } from "../fixtures/temp-dir.js";
@@ -23,14 +23,16 @@ describe("plugins in a real browser", { skip: dashboardSkip }, () => {
   after(() => web?.stop());
 
   const pidOf = (name: string) => web.daemon.plugins.list().find((p) => p.name === name)?.pid;
-
-  test("Reload of an unchanged plugin says so; Restart starts it in a new process and names it", async (t) => {
+  /** The Plugins tab of a new page, and the card of the plugin named. */
+  const openCard = async (t: TestContext, name: string) => {
     const page = await newPage(t);
     await openDashboard(page, web.base, cookie);
     await openTab(page, "Plugins");
-    const card = page
-      .getByRole("listitem")
-      .filter({ has: page.getByRole("heading", { name: "echo-ts", exact: true }) });
+    return { page, card: page.getByRole("listitem").filter({ has: page.getByRole("heading", { name, exact: true }) }) };
+  };
+
+  test("Reload of an unchanged plugin says so; Restart starts it in a new process and names it", async (t) => {
+    const { page, card } = await openCard(t, "echo-ts");
     const before = pidOf("echo-ts");
     assert.ok(before);
     await card.getByText(String(before), { exact: true }).waitFor();
@@ -56,12 +58,7 @@ describe("plugins in a real browser", { skip: dashboardSkip }, () => {
   });
 
   test("a disabled plugin shows no health; the webui plugin's own settings are on its card", async (t) => {
-    const page = await newPage(t);
-    await openDashboard(page, web.base, cookie);
-    await openTab(page, "Plugins");
-    const card = page
-      .getByRole("listitem")
-      .filter({ has: page.getByRole("heading", { name: "echo-ts", exact: true }) });
+    const { page, card } = await openCard(t, "echo-ts");
     await card.getByText("Health: healthy", { exact: true }).waitFor();
     await page.getByRole("button", { name: "Disable echo-ts", exact: true }).click();
     await card.getByText("disabled", { exact: true }).waitFor();

@@ -4,7 +4,7 @@
  * matches a search (in both languages, and by key), and the value editors' splitting of durations and
  * byte sizes into an amount and a unit.
  */
-import type { ConfigDefInfo, Lang } from "./types";
+import type { ConfigDefInfo, Lang } from "./types.js";
 
 /** The groups of the page, in order; a plugin's card sits in its category's group, else in "plugins". */
 export const GROUPS = ["models", "agent", "memory", "access", "system", "plugins"] as const;

@@ -144,37 +144,20 @@ function Control({ def, value, onChange, secret, label, common, t }: ControlProp
       />
     );
   }
-  if (def.type === "duration") {
-    const split = splitDuration(value);
-    if (split) {
-      return (
-        <AmountInput
-          common={common}
-          label={label}
-          t={t}
-          units={DURATION_UNITS}
-          value={split}
-          join={joinDuration}
-          onChange={onChange}
-        />
-      );
-    }
-  }
-  if (def.unit === "bytes") {
-    const split = splitBytes(value);
-    if (split) {
-      return (
-        <AmountInput
-          common={common}
-          label={label}
-          t={t}
-          units={BYTE_UNITS}
-          value={split}
-          join={joinBytes}
-          onChange={onChange}
-        />
-      );
-    }
+  const editor = def.type === "duration" ? DURATIONS : def.unit === "bytes" ? SIZES : undefined;
+  const split = editor?.split(value);
+  if (editor && split) {
+    return (
+      <AmountInput
+        common={common}
+        label={label}
+        t={t}
+        units={editor.units}
+        value={split}
+        join={editor.join}
+        onChange={onChange}
+      />
+    );
   }
   const numeric = def.type === "int" || def.type === "float";
   const input = (
@@ -197,6 +180,16 @@ function Control({ def, value, onChange, secret, label, common, t }: ControlProp
     </span>
   );
 }
+
+/** How a value with units is taken apart into an amount and a unit, and put together again. */
+interface AmountEditor {
+  units: readonly string[];
+  split: (value: string) => Amount<string> | null;
+  join: (amount: Amount<string>) => string;
+}
+
+const DURATIONS = { units: DURATION_UNITS, split: splitDuration, join: joinDuration } as AmountEditor;
+const SIZES = { units: BYTE_UNITS, split: splitBytes, join: joinBytes } as AmountEditor;
 
 /** A number and a list of its units; a change of either is written back in the config center's syntax. */
 function AmountInput<U extends string>(props: {
