@@ -19,9 +19,14 @@ export function finalText(frame: Exclude<FinalFrame, { type: "error" }>, json = 
   }
   if (frame.settings.length === 0) return "no settings under that prefix";
   const width = Math.max(...frame.settings.map((s) => s.key.length));
-  return frame.settings
-    .map((s) => `${s.key.padEnd(width)} = ${s.value === "" ? '""' : s.value}  (${s.type}) ${s.description}`.trimEnd())
-    .join("\n");
+  return (
+    frame.settings
+      // A value of several lines (a prompt) is quoted, so each setting keeps to its line.
+      .map((s) =>
+        `${s.key.padEnd(width)} = ${s.value === "" || /[\n\r]/.test(s.value) ? JSON.stringify(s.value) : s.value}  (${s.type}) ${s.description}`.trimEnd(),
+      )
+      .join("\n")
+  );
 }
 
 export function errorText(error: string): string {

@@ -231,10 +231,15 @@ export const CORE_DEFS: ConfigDef[] = [
     default: "",
     type: "url",
     category: "models",
-    description: "Base URL of this source.",
+    description: "Base URL of this source. Moving it to another host removes the stored API key: enter the key again.",
     placeholder: "https://api.example.com/v1",
     displayName: "Base URL",
-    translations: { zh: { displayName: "基础 URL", description: "此来源的基础 URL。" } },
+    translations: {
+      zh: {
+        displayName: "基础 URL",
+        description: "此来源的基础 URL。改到另一个主机时，已保存的 API 密钥会被删除：请重新输入密钥。",
+      },
+    },
   },
   {
     key: "core.llm.sources.*.model",
@@ -453,13 +458,15 @@ export const CORE_DEFS: ConfigDef[] = [
     default: "",
     type: "url",
     category: "memory",
-    description: "Embeddings server; empty = no http tier. OpenAI-compatible base URL (…/v1) or Ollama root.",
+    description:
+      "Embeddings server; empty = no http tier. OpenAI-compatible base URL (…/v1) or Ollama root. Moving it to another host removes the stored API key.",
     placeholder: "http://127.0.0.1:11434",
     displayName: "Embeddings server",
     translations: {
       zh: {
         displayName: "嵌入服务器",
-        description: "嵌入服务器；留空表示不使用 http 层级。OpenAI 兼容的基础 URL（…/v1）或 Ollama 根地址。",
+        description:
+          "嵌入服务器；留空表示不使用 http 层级。OpenAI 兼容的基础 URL（…/v1）或 Ollama 根地址。改到另一个主机时，已保存的 API 密钥会被删除。",
       },
     },
   },

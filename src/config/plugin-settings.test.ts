@@ -170,3 +170,26 @@ test("an undeclared plugin setting named like a credential is masked in lists an
   assert.deepEqual([entry.key, entry.value, entry.type], ["plugin.foo.api_key", "****4321", "password"]);
   assert.ok(reg.secrets().includes("sk-PLUGINSECRET-ABCDEF-4321"));
 });
+
+test("a plugin's label, description, unit and translations are bounded text, or its definitions are refused", () => {
+  const reg = openReg();
+  const settings = reg.pluginSettings("words");
+  const base = { key: "k", default: "", type: "string" as const, description: "What it is." };
+  const refused = (def: Record<string, unknown>) =>
+    assert.throws(
+      () => settings.define([{ ...base, ...def }]),
+      (err) => err instanceof ConfigError && err.code === "config_bad_definition",
+    );
+  refused({ displayName: "x".repeat(201) });
+  refused({ unit: 5 });
+  refused({ translations: { zh: { displayName: "名字", description: "说".repeat(4001) } } });
+  settings.define([
+    {
+      ...base,
+      displayName: "Words",
+      unit: "words",
+      translations: { zh: { displayName: "词", description: "它是什么。" } },
+    },
+  ]);
+  assert.equal(reg.defInfos("plugin.words.")[0]?.displayName, "Words");
+});

@@ -19,6 +19,7 @@ import { DefTable } from "./definitions.js";
 import { parseDuration } from "./duration.js";
 import { type EnvOverlay, envOverlay } from "./env.js";
 import { ConfigError, type Refusal } from "./errors.js";
+import { keysLeftBehind } from "./key-guard.js";
 import {
   migratePluginTables,
   type PluginSettings,
@@ -29,7 +30,7 @@ import {
 import { type LlmSourceConfig, migrateLegacyLlmKeys, readSource, SOURCE_PREFIX, sourceNames } from "./sources.js";
 import { ConfigStore, type DisabledPlugin } from "./store.js";
 import { isSecret, shownValue, valueProblem } from "./validate.js";
-import { checkedWrite, sourceLimitRefusals, type WriteContext } from "./write-check.js";
+import { checkedWrite, sourceLimitRefusals, type Write, type WriteContext } from "./write-check.js";
 
 export { ConfigError } from "./errors.js";
 export { NO_SOURCE_CONFIGURED } from "./sources.js";
@@ -165,8 +166,10 @@ export class ConfigRegistry {
     if (!change) return;
     const [tooMany] = this.sourceLimitRefusals([change]).values();
     if (tooMany !== undefined) throw new ConfigError("config_limit", tooMany);
+    const leftBehind = this.keysLeftBehind([change]);
     if (change[1] === undefined) this.unset(key);
     else this.write(key, value);
+    for (const [secret] of leftBehind) this.unset(secret);
   }
 
   /**
@@ -199,8 +202,9 @@ export class ConfigRegistry {
     }
     for (const [key, reason] of this.sourceLimitRefusals(writes)) refused.set(key, reason);
     if (refused.size > 0) return { refused: Object.fromEntries(refused), reasons: Object.fromEntries(reasons) };
-    const changed = this.store.setMany(writes);
-    for (const [key] of writes) this.effective.delete(key);
+    const all = [...writes, ...this.keysLeftBehind(writes)];
+    const changed = this.store.setMany(all);
+    for (const [key] of all) this.effective.delete(key);
     for (const key of changed) this.notify(key, this.get(key) ?? "");
     return { refused: {} };
   }
@@ -329,6 +333,15 @@ export class ConfigRegistry {
 
   close(): void {
     this.store.close();
+  }
+
+  /** The stored API keys that `writes` would send to another host: they go (key-guard.ts). */
+  private keysLeftBehind(writes: readonly Write[]): Write[] {
+    return keysLeftBehind(
+      writes,
+      (key) => this.get(key),
+      (key) => this.store.get(key) !== undefined,
+    );
   }
 
   private writeContext(): WriteContext {

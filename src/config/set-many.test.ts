@@ -194,3 +194,20 @@ test("at the source limit a batch that removes one source and adds another (a sw
   assert.deepEqual(Object.keys(oneOfTwo.refused), ["core.llm.sources.g3.model"], "the one added last is refused");
   assert.throws(() => reg.set("core.llm.sources.g4.model", "m"), /at most 32 LLM sources/);
 });
+
+test("moving a source to another host drops its stored key unless a new one comes with it; the same host keeps it", () => {
+  const { reg } = openReg();
+  const key = `${SOURCE}api_key`;
+  const url = `${SOURCE}base_url`;
+  reg.setMany({ [key]: "sk-kept-for-this-host-0001" });
+  reg.set(url, "https://api.example.com/v1");
+  assert.equal(reg.get(key), "sk-kept-for-this-host-0001", "a key stored before any base_url is kept");
+  reg.set(url, "https://api.example.com/v2");
+  assert.equal(reg.get(key), "sk-kept-for-this-host-0001", "another path on the same host keeps it");
+  reg.set(url, "https://attacker.example.net/v1");
+  assert.equal(reg.get(key), "", "the key would go to a host it was not given for");
+  reg.setMany({ [url]: "https://api.example.com/v1", [key]: "sk-new-for-the-new-host-02" });
+  assert.equal(reg.get(key), "sk-new-for-the-new-host-02", "a key given with the move is stored");
+  assert.deepEqual(reg.setMany({ [url]: "http://127.0.0.1:9/v1" }), { refused: {} });
+  assert.equal(reg.get(key), "", "setMany drops it the same way");
+});

@@ -169,8 +169,30 @@ function urlProblem(value: string): Problem | undefined {
   return undefined;
 }
 
+/** How long the words a settings page shows of a definition may be (a plugin's too). */
+const TEXT_LIMITS = { displayName: 200, description: 4000, unit: 32 } as const;
+
+/** Why the words of `def` (label, description, unit, translations) cannot be shown, or undefined. */
+function textProblem(def: ConfigDef): string | undefined {
+  const zh = def.translations?.zh;
+  const texts: Array<[string, unknown, number]> = [
+    ["displayName", def.displayName, TEXT_LIMITS.displayName],
+    ["description", def.description, TEXT_LIMITS.description],
+    ["unit", def.unit, TEXT_LIMITS.unit],
+    ["translations.zh.displayName", zh?.displayName, TEXT_LIMITS.displayName],
+    ["translations.zh.description", zh?.description, TEXT_LIMITS.description],
+  ];
+  for (const [name, text, max] of texts) {
+    if (text === undefined) continue;
+    if (typeof text !== "string" || text.length > max) return `${name} must be text of at most ${max} characters`;
+  }
+  return undefined;
+}
+
 /** Why `def` cannot be registered, or undefined. */
 export function defProblem(def: ConfigDef): string | undefined {
+  const words = textProblem(def);
+  if (words) return words;
   if (def.type === "select" && !def.options?.length) return "a select needs options";
   if (def.pattern !== undefined && !patternOf(def.pattern))
     return `pattern ${JSON.stringify(def.pattern)} is not a valid regular expression`;

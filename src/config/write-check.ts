@@ -22,7 +22,7 @@ export interface WriteContext {
   get(key: string): string | undefined;
 }
 
-type Write = [string, string | undefined];
+export type Write = [string, string | undefined];
 
 /**
  * The write `value` means for `key` ([key, undefined] deletes the stored value), or null when it changes

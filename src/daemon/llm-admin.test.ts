@@ -70,7 +70,12 @@ describe("core.llm.* without a restart", () => {
     assert.equal(reply.content, "from b");
     assert.ok(asked(b, "second question"));
     assert.ok(!asked(a, "second question"), "the old server is not asked again");
-    assert.equal(b.requests.at(-1)?.headers.authorization, "Bearer sk-first-key-000001", "the key came along");
+    // The key was given for the first server: it does not follow the source to another one (config/key-guard.ts).
+    assert.equal(b.requests.at(-1)?.headers.authorization, undefined, "the key went to a server it was not given for");
+    d.config.setMany({ "core.llm.sources.main.api_key": "sk-key-for-b-00000002" });
+    b.enqueue({ text: "from b again" });
+    await d.agent.injectInputSync("test", "test", "third question");
+    assert.equal(b.requests.at(-1)?.headers.authorization, "Bearer sk-key-for-b-00000002");
 
     // Resetting the URL ("" = back to the default, none) leaves no usable source.
     d.config.set("core.llm.sources.main.base_url", "");

@@ -26,8 +26,6 @@ export interface PluginContext {
 
 /** States in which something may be running that a stop has to end. */
 export const ACTIVE_STATES: ReadonlySet<PluginState> = new Set(["starting", "running", "restarting"]);
-/** States in which it has been up since `startedAt`. */
-const UP_STATES: ReadonlySet<PluginState> = new Set(["running", "unhealthy"]);
 
 export abstract class ManagedPlugin {
   abstract readonly kind: PluginKind;
@@ -90,6 +88,11 @@ export abstract class ManagedPlugin {
   restart(): Promise<boolean> {
     return this.serial(async () => {
       if (this.refusedWhileStopping()) return false;
+      // Disabled while this waited its turn (a reload reading the plugin's files): the disable stands.
+      if (this.ctx.isDisabled(this.name)) {
+        this.state = "disabled";
+        return false;
+      }
       await this.doStop("it is being restarted");
       if (this.refusal) {
         this.failed(this.refusal);
@@ -136,7 +139,7 @@ export abstract class ManagedPlugin {
       health,
       ...(health === "degraded" ? { healthReason: suspension } : {}),
       ...(this.lastError ? { lastError: this.lastError } : {}),
-      ...(UP_STATES.has(this.state) && this.startedAt !== undefined ? { startedAt: this.startedAt } : {}),
+      ...(this.state === "running" && this.startedAt !== undefined ? { startedAt: this.startedAt } : {}),
     };
   }
 

@@ -25,6 +25,7 @@ import {
   screenshot,
   scrollsHorizontally,
 } from "../fixtures/browser.js";
+import { waitFor } from "../fixtures/wait.js";
 import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
 
 const TABS = ["Overview", "Chat", "Plugins", "Memory", "Knowledge", "Settings", "Kernel"];
@@ -160,6 +161,36 @@ describe("dashboard in a real browser", { skip: dashboardSkip }, () => {
       await screenshot(page, `narrow-${name}`);
     }
     assert.deepEqual(wide, []);
+  });
+
+  test("the phone menu: arrows move within it, a pick closes it onto the section, Escape back onto Menu", async (t) => {
+    const page = await newPage(t, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await openDashboard(page, web.base, cookie);
+    const menu = page.getByRole("button", { name: "Menu", exact: true });
+    const tablist = page.getByRole("tablist", { name: "Sections" });
+    await menu.click();
+    await tablist.waitFor();
+    await page.getByRole("tab", { name: "Overview", exact: true }).focus();
+    await page.keyboard.press("ArrowDown");
+    assert.equal(await tablist.isVisible(), true, "an arrow key closed the menu");
+    assert.equal(await selectedTab(page), "Chat");
+    assert.equal(await page.locator("main").getAttribute("inert"), "", "the page under the open menu is reachable");
+    const focusedId = () => page.evaluate<string>("document.activeElement?.id ?? ''");
+    await waitFor(async () => (await focusedId()) === "tab-chat", "focus on the Chat tab");
+    await page.keyboard.press("Enter");
+    await tablist.waitFor({ state: "hidden" });
+    await page.getByRole("tabpanel", { name: "Chat", exact: true }).waitFor();
+    await waitFor(
+      async () => (await page.evaluate<string>("document.activeElement?.id ?? ''")) === "main",
+      "focus on the section",
+    );
+    assert.equal(await page.locator("main").getAttribute("inert"), null);
+    await menu.click();
+    await tablist.waitFor();
+    await page.keyboard.press("Escape");
+    await tablist.waitFor({ state: "hidden" });
+    await waitFor(async () => (await focusedId()) === "", "focus back on Menu (it has no id)");
+    assert.equal(await page.evaluate<string>("document.activeElement?.textContent ?? ''"), "Menu");
   });
 
   test("disabling a plugin in the Plugins tab shows in its card, and enabling brings it back", async (t) => {

@@ -57,8 +57,8 @@ describe("browser notifications", { skip: dashboardSkip }, () => {
     await page.getByRole("button", { name: "Notify me", exact: true }).click();
     await page.getByRole("button", { name: "Notifications on", exact: true }).waitFor();
     await page.evaluate("window.__hidden = false");
-    web.llm.enqueue({ text: "in view" });
-    await (await sendChat(page, "second, the tab in view")).getByText("in view").waitFor();
+    web.llm.enqueue({ text: "A reply while the tab is in view." });
+    await (await sendChat(page, "second, the tab in view")).getByText("A reply while the tab is in view.").waitFor();
     assert.deepEqual(await shown(page), [], "a notification for a tab in view");
 
     await page.evaluate("window.__hidden = true");

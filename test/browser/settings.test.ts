@@ -12,6 +12,7 @@ import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import { dashboardSkip, newPage, openDashboard, screenshot } from "../fixtures/browser.js";
 import { tempDir } from "../fixtures/temp-dir.js";
+import { waitFor } from "../fixtures/wait.js";
 import { startWebDaemon, TEST_LLM_KEY } from "../fixtures/webui.js";
 
 const NEW_KEY = "sk-added-in-the-browser-4321";
@@ -163,6 +164,25 @@ describe("settings in a real browser", { skip: dashboardSkip }, () => {
     await page.getByRole("button", { name: "Save: Every LLM call", exact: true }).click();
     await page.getByText("Saved.").first().waitFor();
     assert.equal(web.daemon.config.get("core.llm.retry_delay"), "2m");
+    // Typed key by key, an amount stays as typed: 605 seconds is not rounded into minutes on the way,
+    // and a decimal can be typed.
+    const call = page.getByLabel("Longest LLM call", { exact: true });
+    await page
+      .getByRole("combobox", { name: "Unit of Longest LLM call", exact: true })
+      .selectOption({ label: "seconds" });
+    await call.fill("");
+    await call.pressSequentially("605");
+    assert.equal(await call.inputValue(), "605");
+    await page.getByRole("button", { name: "Save: Every LLM call", exact: true }).click();
+    await waitFor(() => web.daemon.config.get("core.llm.call_timeout") === "605s", "605s to be saved");
+    await page
+      .getByRole("combobox", { name: "Unit of Longest LLM call", exact: true })
+      .selectOption({ label: "hours" });
+    await call.fill("");
+    await call.pressSequentially("1.5");
+    assert.equal(await call.inputValue(), "1.5");
+    await page.getByRole("button", { name: "Save: Every LLM call", exact: true }).click();
+    await waitFor(() => web.daemon.config.get("core.llm.call_timeout") === "1.5h", "1.5h to be saved");
     const largest = page.getByRole("combobox", { name: "Unit of Largest reply", exact: true });
     assert.equal(await largest.inputValue(), "MiB");
     assert.equal(await page.getByLabel("Largest reply", { exact: true }).inputValue(), "4");

@@ -111,10 +111,20 @@ describe("the Knowledge, Memory and Kernel tabs at work", { skip: dashboardSkip 
     await told.getByText("Noted.").waitFor();
     const memory = web.daemon.host.memory;
     assert.ok(memory, "memory is not running");
-    await memory.memory.runLoop("distill");
-    const graph = (await web.json("GET", "/api/v1/memory/graph")).body;
-    const fact = graph.edges.find((e: { object: string }) => e.object.includes("Vestas"));
-    assert.ok(fact, `the distiller made no fact of it: ${JSON.stringify(graph.edges)}`);
+    // The turn reaches memory just after its reply reaches the page: distill until its fact is there.
+    type Edge = { id: number; subject: string; relation: string; object: string };
+    let fact: Edge | undefined;
+    await waitFor(
+      async () => {
+        await memory.memory.runLoop("distill");
+        const edges: Edge[] = (await web.json("GET", "/api/v1/memory/graph")).body.edges;
+        fact = edges.find((e) => e.object.includes("Vestas"));
+        return fact;
+      },
+      "the distiller to make a fact of the turn",
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+    assert.ok(fact);
     const text = `${fact.subject} — ${fact.relation} → ${fact.object}`;
     // How the prompt's memory index names the fact (the question has to name one of its entities).
     const indexed = `${fact.subject} ${fact.relation} ${fact.object}`;
@@ -130,7 +140,7 @@ describe("the Knowledge, Memory and Kernel tabs at work", { skip: dashboardSkip 
     await facts.getByText(fact.object, { exact: true }).waitFor({ state: "detached" });
     await screenshot(page, "memory-fact-deleted");
     const left = (await web.json("GET", "/api/v1/memory/graph")).body.edges;
-    assert.ok(!left.some((e: { id: number }) => e.id === fact.id), "the fact is still in the graph");
+    assert.ok(!left.some((e: { id: number }) => e.id === fact?.id), "the fact is still in the graph");
 
     const before = web.llm.requests.length;
     const next = await sendChat(page, question);

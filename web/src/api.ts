@@ -94,7 +94,8 @@ export async function login(username: string, password: string): Promise<Session
 /** What the login page asks first (open, so it never meets a 401): is this browser logged in, where is the password. */
 export interface LoginInfo {
   loggedIn: boolean;
-  credentialsFile: string;
+  /** Only for a browser on the daemon's own machine; null elsewhere. */
+  credentialsFile: string | null;
 }
 
 export const loginInfo = (): Promise<LoginInfo> => get<LoginInfo>("/api/v1/login");

@@ -5,7 +5,7 @@
  * selected section's panel. The selected section lives in the URL's hash (#kernel), so a reload or a
  * shared link opens the same one.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, loadSession, loginInfo, logout, type Session, setUnauthorizedHandler } from "./api";
 import { LoginView } from "./components/login";
 import { Loading } from "./components/status";
@@ -90,10 +90,23 @@ export function App() {
     setTab(key);
     history.replaceState(null, "", `#${key}`);
   };
-  const pickSection = (key: TabKey) => {
-    selectTab(key);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // On a phone a section picked (not one moved to with the arrow keys) closes the menu, and the reader
+  // lands on the section; Escape closes it and goes back to the Menu button.
+  const closeMenu = (focus: "main" | "button") => {
     setMenuOpen(false);
+    requestAnimationFrame(() => (focus === "main" ? document.getElementById("main") : menuButton.current)?.focus());
   };
+  // One listener for the page's life; it reads whether the menu is open at the moment of the key.
+  const open = useRef(menuOpen);
+  open.current = menuOpen;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && open.current) closeMenu("button");
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
   const doLogout = async () => {
     await logout().catch(() => undefined);
     events.close();
@@ -119,6 +132,7 @@ export function App() {
       <header class="top">
         {state.kind === "in" && narrow && (
           <button
+            ref={menuButton}
             type="button"
             class="menu-button"
             aria-expanded={menuOpen}
@@ -141,25 +155,19 @@ export function App() {
       )}
       {state.kind === "in" && (
         <div class="shell">
-          <nav
-            id="sections"
-            class="sections"
-            aria-label={t.sections}
-            hidden={narrow && !menuOpen}
-            onKeyDown={(e) => {
-              if (e.key === "Escape") setMenuOpen(false);
-            }}
-          >
+          <nav id="sections" class="sections" aria-label={t.sections} hidden={narrow && !menuOpen}>
             <TabList
               tabs={TAB_KEYS.map((key) => ({ key, label: t[LABELS[key]] }))}
               selected={tab}
               label={t.sections}
-              onSelect={pickSection}
+              onSelect={selectTab}
+              onActivate={() => narrow && closeMenu("main")}
               vertical
             />
             {narrow && toolbar}
           </nav>
-          <main id="main" tabIndex={-1}>
+          {/* Under the open phone menu the page is out of reach, for Tab and screen readers alike. */}
+          <main id="main" tabIndex={-1} inert={narrow && menuOpen}>
             <section id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} class="panel">
               <Panel tab={tab} />
             </section>

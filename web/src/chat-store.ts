@@ -90,6 +90,7 @@ export async function send(message: string, file?: File): Promise<void> {
   subscribe();
   const id = newId();
   set([...turns, newTurn(id, message, file)]);
+  let finished: string | undefined;
   try {
     if (file) {
       const answer = await api<FileAnswer>("POST", "/api/v1/chat/file", formOf(id, message, file));
@@ -100,10 +101,13 @@ export async function send(message: string, file?: File): Promise<void> {
       // Awaited first: `turns` must be read after the answer, not before the request.
       const reply = await post<Reply>("/api/v1/chat", { message, client_msg_id: id });
       set(finishTurn(turns, id, reply));
-      notifyIfHidden({ title: pageMessages().replyFinished, body: reply.response ?? "", section: "chat", tag: id });
+      finished = reply.response ?? "";
     }
   } catch (err) {
     set(failTurn(turns, id, errorText(pageMessages(), err)));
+  }
+  if (finished !== undefined) {
+    notifyIfHidden({ title: pageMessages().replyFinished, body: finished, section: "chat", tag: id });
   }
 }
 

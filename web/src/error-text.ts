@@ -4,22 +4,17 @@
  * always comes with it; an error whose sentence has a `{detail}` carries the server's words there.
  */
 import { ApiError, type Refusal } from "./api";
-import { fill, type Messages } from "./i18n";
+import { fill, type Messages, optionalMessage } from "./i18n";
 
 export function errorText(t: Messages, err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (!(err instanceof ApiError)) return message;
-  const template = said(t, `error_${err.code}`);
+  const template = optionalMessage(t, `error_${err.code}`);
   if (template === undefined) return message;
   return fill(template, { count: Object.keys(err.refused).length, detail: message });
 }
 
 export function refusalText(t: Messages, english: string, refusal: Refusal | undefined): string {
-  const template = refusal && said(t, `refusal_${refusal.reason}`);
+  const template = refusal && optionalMessage(t, `refusal_${refusal.reason}`);
   return template === undefined ? english : fill(template, refusal?.params ?? {});
-}
-
-function said(t: Messages, key: string): string | undefined {
-  const value = (t as unknown as Record<string, unknown>)[key];
-  return typeof value === "string" ? value : undefined;
 }

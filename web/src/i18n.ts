@@ -36,6 +36,12 @@ export function useT(): Messages {
   return useContext(I18n);
 }
 
+/** The message of a key made at run time (a unit, a status, an error code), or undefined when there is none. */
+export function optionalMessage(t: Messages, key: string): string | undefined {
+  const value = (t as unknown as Record<string, unknown>)[key];
+  return typeof value === "string" ? value : undefined;
+}
+
 /** A message with `{name}` placeholders filled in. */
 export function fill(template: string, values: Record<string, string | number>): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));

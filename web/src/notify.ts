@@ -34,7 +34,13 @@ export function turnOff(): NotifyState {
 export function notifyIfHidden(opts: { title: string; body: string; section: string; tag: string }): void {
   if (!document.hidden || notifyState() !== "on") return;
   const body = opts.body.length > BODY_CHARS ? `${opts.body.slice(0, BODY_CHARS)}…` : opts.body;
-  const shown = new Notification(opts.title, { body, tag: opts.tag });
+  let shown: Notification;
+  try {
+    shown = new Notification(opts.title, { body, tag: opts.tag });
+  } catch {
+    // Some browsers (Chrome on Android) allow notifications only through a service worker: then none.
+    return;
+  }
   shown.onclick = () => {
     window.focus();
     location.hash = `#${opts.section}`;

@@ -16,12 +16,14 @@ export function LoginView({ error: initial, onLogin }: { error?: string; onLogin
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(initial ?? null);
   const [pending, setPending] = useState(false);
-  const [file, setFile] = useState<string | null>(null);
+  const [hint, setHint] = useState<string | null>(null);
   useEffect(() => {
     loginInfo()
-      .then((info) => setFile(info.credentialsFile))
-      .catch(() => setFile(null));
-  }, []);
+      .then((info) =>
+        setHint(info.credentialsFile ? fill(t.loginHint, { file: info.credentialsFile }) : t.loginHintRemote),
+      )
+      .catch(() => setHint(null));
+  }, [t]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -65,7 +67,7 @@ export function LoginView({ error: initial, onLogin }: { error?: string; onLogin
         </button>
         <ErrorLine message={error} />
       </form>
-      {file && <p class="hint">{fill(t.loginHint, { file })}</p>}
+      {hint && <p class="hint">{hint}</p>}
     </main>
   );
 }

@@ -8,7 +8,9 @@ export function MemorySizes({ memory }: { memory: MemoryStats | { unavailable: s
   if ("unavailable" in memory) {
     return (
       <p>
-        {t.memoryUnavailable}: {memory.unavailable}
+        {t.memoryUnavailable}
+        {t.colon}
+        <span translate={false}>{memory.unavailable}</span>
       </p>
     );
   }

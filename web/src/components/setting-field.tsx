@@ -5,7 +5,8 @@
  * replace-only (its value never comes back: the field only says whether one is set), and a value that an
  * environment variable sets is read-only with the variable named.
  */
-import { fill, type Messages, useT } from "../i18n";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { fill, type Messages, optionalMessage, useT } from "../i18n";
 import {
   type Amount,
   BYTE_UNITS,
@@ -145,19 +146,8 @@ function Control({ def, value, onChange, secret, label, common, t }: ControlProp
     );
   }
   const editor = def.type === "duration" ? DURATIONS : def.unit === "bytes" ? SIZES : undefined;
-  const split = editor?.split(value);
-  if (editor && split) {
-    return (
-      <AmountInput
-        common={common}
-        label={label}
-        t={t}
-        units={editor.units}
-        value={split}
-        join={editor.join}
-        onChange={onChange}
-      />
-    );
+  if (editor) {
+    return <AmountInput common={common} label={label} t={t} editor={editor} value={value} onChange={onChange} />;
   }
   const numeric = def.type === "int" || def.type === "float";
   const input = (
@@ -191,17 +181,36 @@ interface AmountEditor {
 const DURATIONS = { units: DURATION_UNITS, split: splitDuration, join: joinDuration } as AmountEditor;
 const SIZES = { units: BYTE_UNITS, split: splitBytes, join: joinBytes } as AmountEditor;
 
-/** A number and a list of its units; a change of either is written back in the config center's syntax. */
-function AmountInput<U extends string>(props: {
+/**
+ * A number and a list of its units; a change of either is written back in the config center's syntax.
+ * What the user types stays as typed (its own state): only a value from outside (a reset, a reload) is
+ * taken apart again, so "605" seconds stays 605 seconds and "1.5" hours can be typed at all.
+ */
+function AmountInput(props: {
   common: Record<string, unknown>;
   label: string;
   t: Messages;
-  units: readonly U[];
-  value: Amount<U>;
-  join: (a: Amount<U>) => string;
+  editor: AmountEditor;
+  value: string;
   onChange: (value: string) => void;
 }) {
-  const { value, join, onChange, t } = props;
+  const { editor, value, onChange, t } = props;
+  // Every value this editor wrote since the last one from outside: a render that still carries an earlier
+  // one of them (the page re-rendered between two keys) is not a value from outside.
+  const emitted = useRef(new Set([value]));
+  const [shown, setShown] = useState(() => apart(editor, value));
+  useEffect(() => {
+    if (emitted.current.has(value)) return;
+    emitted.current = new Set([value]);
+    setShown(apart(editor, value));
+  }, [editor, value]);
+  const emit = (next: Amount<string>) => {
+    setShown(next);
+    const joined = editor.join(next);
+    if (emitted.current.size >= MAX_EMITTED) emitted.current.clear();
+    emitted.current.add(joined);
+    onChange(joined);
+  };
   return (
     <span class="amount">
       <input
@@ -209,16 +218,16 @@ function AmountInput<U extends string>(props: {
         type="text"
         inputMode="decimal"
         autocomplete="off"
-        value={value.amount}
-        onInput={(e) => onChange(join({ ...value, amount: e.currentTarget.value }))}
+        value={shown.amount}
+        onInput={(e) => emit({ ...shown, amount: e.currentTarget.value })}
       />
       <select
         aria-label={fill(t.unitOf, { label: props.label })}
         disabled={Boolean(props.common.disabled)}
-        value={value.unit}
-        onChange={(e) => onChange(join({ ...value, unit: e.currentTarget.value as U }))}
+        value={shown.unit}
+        onChange={(e) => emit({ ...shown, unit: e.currentTarget.value })}
       >
-        {props.units.map((u) => (
+        {editor.units.map((u) => (
           <option key={u} value={u}>
             {unitText(t, u)}
           </option>
@@ -228,8 +237,15 @@ function AmountInput<U extends string>(props: {
   );
 }
 
+/** Values an amount editor remembers having written (each edit adds one; a long edit starts over). */
+const MAX_EMITTED = 64;
+
+/** A value taken apart; one the editor cannot read (a stored typo) shows as it is, for the user to fix. */
+function apart(editor: AmountEditor, value: string): Amount<string> {
+  return editor.split(value) ?? { amount: value, unit: editor.units[0] };
+}
+
 /** A unit in the UI's language; one the dashboard does not know (a plugin's own) as the plugin wrote it. */
 function unitText(t: Messages, unit: string): string {
-  const known = (t as unknown as Record<string, string>)[`unit_${unit}`];
-  return known ?? unit;
+  return optionalMessage(t, `unit_${unit}`) ?? unit;
 }

@@ -78,18 +78,24 @@ export function SettingsForm(props: {
         return v === null || (def?.secret ? v !== "" : v !== (props.entries.get(key)?.value ?? def?.default));
       }),
     );
-    if (await save(changes, t.saved)) setDraft({});
+    // What was typed while the save ran stays: only the fields that went, as they went, leave the draft.
+    if (await save(changes, t.saved)) {
+      setDraft((d) =>
+        Object.fromEntries(Object.entries(d).filter(([k, v]) => !Object.hasOwn(changes, k) || changes[k] !== v)),
+      );
+    }
   };
   const headingId = props.labelledBy ?? `${props.idPrefix}-title`;
   return (
     <form class="card stack" onSubmit={submit} aria-labelledby={headingId} hidden={props.hidden}>
       {!props.labelledBy && <h3 id={headingId}>{props.title}</h3>}
       {props.note && <p class="hint">{props.note}</p>}
-      {props.defs.map((def) => (
+      {props.defs.map((def, i) => (
         <div key={def.key} hidden={!matchesQuery(def, props.query)}>
           <SettingField
             def={def}
-            id={`f-${def.key.replace(/[^A-Za-z0-9_-]/g, "-")}`}
+            // By position: keys may differ only in "." and "-", which an id would not keep apart.
+            id={`${props.idPrefix}-f${i}`}
             value={shown(def)}
             effective={props.entries.get(def.key)?.value ?? (def.secret ? "" : def.default)}
             env={props.entries.get(def.key)?.env}

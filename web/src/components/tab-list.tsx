@@ -15,10 +15,12 @@ interface Props<K extends string> {
   selected: K;
   label: string;
   onSelect: (key: K) => void;
+  /** A tab chosen with a click, Enter or Space (not by moving with the arrow keys). */
+  onActivate?: (key: K) => void;
   vertical?: boolean;
 }
 
-export function TabList<K extends string>({ tabs, selected, label, onSelect, vertical = false }: Props<K>) {
+export function TabList<K extends string>({ tabs, selected, label, onSelect, onActivate, vertical = false }: Props<K>) {
   const refs = useRef<Array<HTMLButtonElement | null>>([]);
   const move = (index: number) => {
     const next = (index + tabs.length) % tabs.length;
@@ -51,7 +53,10 @@ export function TabList<K extends string>({ tabs, selected, label, onSelect, ver
           aria-selected={tab.key === selected}
           aria-controls={`panel-${tab.key}`}
           tabIndex={tab.key === selected ? 0 : -1}
-          onClick={() => onSelect(tab.key)}
+          onClick={() => {
+            onSelect(tab.key);
+            onActivate?.(tab.key);
+          }}
           onKeyDown={(event) => onKeyDown(event, index)}
         >
           {tab.label}

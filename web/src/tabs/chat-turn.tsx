@@ -7,7 +7,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Attachment, ToolCard, Turn } from "../chat-state";
 import { bytes, count } from "../format";
-import { fill, type Messages } from "../i18n";
+import { fill, type Messages, optionalMessage } from "../i18n";
 import { MarkdownView } from "../markdown-view";
 
 export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
@@ -96,7 +96,8 @@ function AttachmentLine({ file, t }: { file: Attachment; t: Messages }) {
   const size = ` (${bytes(file.size)})`;
   return (
     <p class="attachment">
-      {t.attached}:{" "}
+      {t.attached}
+      {t.colon}
       <span translate={false}>
         {file.url ? (
           <a href={file.url} download={file.name}>
@@ -112,13 +113,15 @@ function AttachmentLine({ file, t }: { file: Attachment; t: Messages }) {
 }
 
 function ToolView({ card, t }: { card: ToolCard; t: Messages }) {
-  const status = card.status ?? t.toolRunning;
-  const took = card.durationMs !== undefined ? ` · ${card.durationMs} ms` : "";
+  const status =
+    card.status === undefined ? t.toolRunning : (optionalMessage(t, `toolStatus_${card.status}`) ?? card.status);
+  const took = card.durationMs !== undefined ? ` · ${card.durationMs} ${t.unit_ms}` : "";
   return (
     <details class="tool-card" data-status={card.status ?? "running"}>
       <summary>
-        {t.tool}: <code translate={false}>{card.name}</code> —{" "}
-        <span translate={card.status === undefined ? undefined : false}>{status}</span>
+        {t.tool}
+        {t.colon}
+        <code translate={false}>{card.name}</code> — <span>{status}</span>
         <span translate={false}>{took}</span>
       </summary>
       <h3>{t.toolArguments}</h3>

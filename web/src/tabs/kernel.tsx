@@ -101,7 +101,9 @@ export function KernelTab() {
               <ul>
                 {k.status.configProblems.map((p) => (
                   <li key={p.key}>
-                    <code translate={false}>{p.key}</code>: <span translate={false}>{p.message}</span>
+                    <code translate={false}>{p.key}</code>
+                    {t.colon}
+                    <span translate={false}>{p.message}</span>
                   </li>
                 ))}
               </ul>

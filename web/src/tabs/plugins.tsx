@@ -21,7 +21,7 @@ const RUNNING = new Set(["running", "starting", "restarting", "unhealthy"]);
 
 export function PluginsTab() {
   const t = useT();
-  const list = useApi<{ plugins: PluginInfo[] }>("/api/v1/plugins", 10_000);
+  const list = useApi<{ plugins: PluginInfo[]; now: number }>("/api/v1/plugins", 10_000);
   const settings = useApi<SettingsAnswer>("/api/v1/settings?prefix=plugin.");
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -85,7 +85,7 @@ export function PluginsTab() {
                 )}
               </div>
               {p.description && <p translate={false}>{p.description}</p>}
-              <Facts rows={factsOf(p, t)} />
+              <Facts rows={factsOf(p, t, list.data?.now ?? 0)} />
               <div class="row">
                 <button
                   type="button"
@@ -114,7 +114,7 @@ export function PluginsTab() {
                 <button
                   type="button"
                   aria-label={fill(t.reloadPlugin, { name: p.name })}
-                  disabled={busy !== null || p.kind === "builtin"}
+                  disabled={busy !== null || p.kind === "builtin" || p.state === "disabled"}
                   onClick={() =>
                     act<ReloadReport>(
                       fill(t.reloadPlugin, { name: p.name }),
@@ -142,11 +142,11 @@ export function PluginsTab() {
 }
 
 /** What the card says of the plugin: its kind, and while it runs its process and uptime; crashes, capabilities, errors. */
-function factsOf(p: PluginInfo, t: Messages): FactRow[] {
+function factsOf(p: PluginInfo, t: Messages, now: number): FactRow[] {
   const rows: FactRow[] = [[t.kind, t[`kind_${p.kind}`] ?? p.kind]];
   if (p.version) rows.push([t.version, p.version, { data: true }]);
   if (p.pid !== undefined) rows.push([t.pid, String(p.pid)]);
-  if (p.startedAt !== undefined) rows.push([t.uptime, duration((Date.now() - p.startedAt) / 1000, t.lang)]);
+  if (p.startedAt !== undefined) rows.push([t.uptime, duration((now - p.startedAt) / 1000, t.lang)]);
   if (p.kind !== "builtin") rows.push([t.crashes, String(p.crashes)], [t.restarts, String(p.restarts)]);
   rows.push([
     t.capabilities,
@@ -198,7 +198,7 @@ function reloadSaid(t: Messages, r: ReloadReport, name?: string): string {
   if (name !== undefined && failed.length === 0) {
     return fill(r.unchanged.includes(name) ? t.unchangedOne : t.reloadedOne, { name });
   }
-  const names = (list: string[]) => (list.length ? list.join(", ") : t.none);
+  const names = (list: string[]) => (list.length ? list.join(t.listComma) : t.none);
   const summary = fill(t.reloadAllDone, {
     reloaded: names(r.reloaded),
     added: names(r.added),

@@ -183,7 +183,7 @@ function SourceCard(props: {
         hidden={false}
         idPrefix={`src-${props.name}`}
         onSaved={props.onSaved}
-        note={variables.length > 0 ? fill(t.envSource, { names: variables.join(", ") }) : undefined}
+        note={variables.length > 0 ? fill(t.envSource, { names: variables.join(t.listComma) }) : undefined}
       />
       <div class="row">
         <button type="button" onClick={test}>
@@ -213,12 +213,14 @@ function NewSource(props: { templates: ConfigDefInfo[]; hidden: boolean; onSaved
       setNameError(t.sourceNameRule);
       return;
     }
-    setNameError(undefined);
     const changes = Object.fromEntries(
       props.templates
         .map((d): [string, string] => [instanceKey(d.key, name), draft[d.key] ?? ""])
         .filter(([, v]) => v !== ""),
     );
+    // Nothing but defaults would store nothing, and no source would appear.
+    setNameError(Object.keys(changes).length === 0 ? t.sourceNeedsValue : undefined);
+    if (Object.keys(changes).length === 0) return;
     if (await save(changes, t.saved)) {
       setDraft({});
       setName("");

@@ -18,7 +18,8 @@ const ACTIONS = new Map<string, (sdk: PluginSDK, name: string) => Promise<void>>
 ]);
 
 export const pluginsRoutes: RouteGroup = (app, { sdk, limits }) => {
-  app.get("/api/v1/plugins", (c) => c.json({ plugins: sdk.pluginMgr.list() }));
+  // `now`: the daemon's clock, which a page measures each plugin's uptime against (not its own).
+  app.get("/api/v1/plugins", (c) => c.json({ plugins: sdk.pluginMgr.list(), now: Date.now() }));
 
   app.post("/api/v1/plugins/reload", async (c) => {
     const body = c.req.header("content-type") ? await readJson(c, limits.maxJsonBytes) : {};

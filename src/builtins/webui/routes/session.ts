@@ -26,10 +26,11 @@ export const sessionRoutes: RouteGroup = (app, { sdk, sessionStreams }) => {
   });
 
   // Open: what the login page asks before showing its form, so that it never meets a 401 of its own.
+  // The file's path only to this machine: it names folders (and perhaps a user) a stranger need not know.
   app.get("/api/v1/login", (c) =>
     c.json({
       loggedIn: liveSession(c, sdk.auth) !== null,
-      credentialsFile: shownPath(sdk.auth.credentialsFile()),
+      credentialsFile: isLoopback(c.get("clientAddress")) ? shownPath(sdk.auth.credentialsFile()) : null,
     }),
   );
 
@@ -60,7 +61,19 @@ export const sessionRoutes: RouteGroup = (app, { sdk, sessionStreams }) => {
  * daemon's system zone), so the dashboard shows the same dates the agent sees wherever the browser is.
  */
 function timeZone(sdk: PluginSDK): string {
-  return sdk.config.list("core.agent.timezone")[0]?.value || Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const chosen = sdk.config.list("core.agent.timezone").find((e) => e.key === "core.agent.timezone")?.value;
+  if (chosen) {
+    try {
+      return new Intl.DateTimeFormat("en", { timeZone: chosen }).resolvedOptions().timeZone;
+    } catch {
+      // Not a zone this runtime knows: the agent reads its dates in the system zone then, and so does the page.
+    }
+  }
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return !!address && (/^127\./.test(address) || address === "::1" || /^::ffff:127\./.test(address));
 }
 
 /** A path as the user knows it: under the home folder as ~/…, so the page names no user's home directory. */

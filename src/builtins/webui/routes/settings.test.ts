@@ -108,22 +108,26 @@ describe("PUT /api/v1/settings", () => {
     assert.ok(!w.daemon.config.sourceNames().includes("x"), "nothing refused was stored");
   });
 
-  test("a secret's mask sent back (the web UI's or the CLI's) keeps the real secret; other masks are 400", async () => {
+  test("the web UI's mask sent back keeps the real secret; the CLI's masks are 400 whether they match or not", async () => {
     const key = "core.llm.sources.masked.api_key";
     const secret = "sk-masked-secret-0000wxyz";
     await put({ key, value: secret });
     const listed = await w.json<{ settings: Entry[] }>("GET", `/api/v1/settings?prefix=${key}`);
     const mask = listed.body.settings.find((e) => e.key === key)?.value;
     assert.equal(mask, "****");
-    for (const value of [mask, "****wxyz"]) {
-      const same = await put({ key, value });
-      assert.equal(same.status, 200);
-      assert.deepEqual(same.body, { key, value: "****", unchanged: true });
-      assert.equal(w.daemon.config.get(key), secret, "the real key is still stored");
+    const same = await put({ key, value: mask });
+    assert.equal(same.status, 200);
+    assert.deepEqual(same.body, { key, value: "****", unchanged: true });
+    assert.equal(w.daemon.config.get(key), secret, "the real key is still stored");
+    // The CLI's mask, right or wrong, is refused alike: the answer must not tell whether the last four match.
+    for (const value of ["****wxyz", "****abcd"]) {
+      const other = await put({ key, value });
+      assert.equal(other.status, 400, value);
+      assert.match(other.body.error.message, /masked secret/);
+      const batch = await put({ changes: { [key]: value } });
+      assert.equal(batch.status, 400, value);
+      assert.deepEqual(batch.body.error.reasons, { [key]: { reason: "masked_secret" } });
     }
-    const other = await put({ key, value: "****abcd" });
-    assert.equal(other.status, 400);
-    assert.match(other.body.error.message, /masked secret/);
     assert.equal(w.daemon.config.get(key), secret);
     const plain = await put({ key: "core.agent.personal_prompt", value: "****" });
     assert.equal(plain.status, 200, "only secrets are guarded");

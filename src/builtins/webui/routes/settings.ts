@@ -12,7 +12,7 @@
 import type { ConfigDefInfo, ConfigEntry, PluginSDK, SetManyResult } from "@homeagent/sdk";
 import type { Context } from "hono";
 import { readJson } from "../body.js";
-import type { RouteGroup } from "../context.js";
+import { ApiError, type RouteGroup } from "../context.js";
 import { invalid, optionalString } from "../params.js";
 import { sdkCall, toApiError } from "../sdk-errors.js";
 
@@ -25,6 +25,8 @@ const NAMED_KEYS = 5;
 /** How a secret that is set is shown: the registry's mask of a short secret, so sending it back changes nothing. */
 const SECRET_SET = "****";
 const MASK_SHAPE = /^\*{4}.{0,4}$/su;
+const MASK_REFUSAL =
+  'the value looks like a masked secret ("****" and at most 4 characters), not a new one; type the real value, or leave the field as it is to keep the stored one';
 const ADAPTER_KEY = "core.llm.sources.*.adapter";
 
 export const settingsRoutes: RouteGroup = (app, { sdk, limits }) => {
@@ -45,6 +47,7 @@ export const settingsRoutes: RouteGroup = (app, { sdk, limits }) => {
     const value = body.value === null ? "" : body.value;
     if (typeof value !== "string") throw invalid("value", "must be a string, or null to delete the stored value");
     if (value.length > MAX_VALUE_CHARS) throw invalid("value", `must be at most ${MAX_VALUE_CHARS} characters`);
+    if (guessedMask(sdk, key, value)) throw new ApiError(400, "config_invalid", MASK_REFUSAL);
     const before = listedValue(sdk, key);
     try {
       sdk.config.set(key, value);
@@ -54,10 +57,7 @@ export const settingsRoutes: RouteGroup = (app, { sdk, limits }) => {
     return c.json({
       key,
       value: listedValue(sdk, key),
-      // A secret's mask (this API's "****" or the CLI's "****" and four characters) is only ever taken as "keep it".
-      ...(value !== "" && (value === before || (before === SECRET_SET && MASK_SHAPE.test(value)))
-        ? { unchanged: true }
-        : {}),
+      ...(value !== "" && value === before ? { unchanged: true } : {}),
     });
   });
 
@@ -102,9 +102,16 @@ function saveMany(c: Context, sdk: PluginSDK, raw: unknown): Response {
   // fromEntries, not assignment: a key such as "__proto__" must reach the registry and be refused there.
   const changes = Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, value === null ? "" : value]));
   if (Object.keys(changes).length === 0) throw invalid("changes", "must name at least one setting");
+  const guessed = Object.keys(changes).filter((key) => guessedMask(sdk, key, changes[key]));
   let result: SetManyResult;
   try {
-    result = sdk.config.setMany(changes);
+    result =
+      guessed.length > 0
+        ? {
+            refused: Object.fromEntries(guessed.map((key) => [key, MASK_REFUSAL])),
+            reasons: Object.fromEntries(guessed.map((key) => [key, { reason: "masked_secret" }])),
+          }
+        : sdk.config.setMany(changes);
   } catch (err) {
     throw toApiError(err);
   }
@@ -116,6 +123,16 @@ function saveMany(c: Context, sdk: PluginSDK, raw: unknown): Response {
     return c.json({ error: { code: "settings_refused", message, refused, reasons } }, 400);
   }
   return c.json({ saved: Object.fromEntries(Object.keys(changes).map((key) => [key, listedValue(sdk, key)])) });
+}
+
+/**
+ * A secret's value shaped like the CLI's mask ("****" and its last four characters). The registry takes
+ * the right one as "unchanged" and refuses the others, which would let a page guess a key's last four
+ * characters one answer at a time; here only this API's own "****" means "keep it".
+ */
+function guessedMask(sdk: PluginSDK, key: string, value: unknown): boolean {
+  if (typeof value !== "string" || value === SECRET_SET || !MASK_SHAPE.test(value)) return false;
+  return sdk.config.list(key).some((e) => e.key === key && e.type === "password");
 }
 
 function maskDefault(def: ConfigDefInfo): ConfigDefInfo {
