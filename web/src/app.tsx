@@ -8,19 +8,15 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, loadSession, loginInfo, logout, type Session, setUnauthorizedHandler } from "./api";
 import { LoginView } from "./components/login";
-import { Loading } from "./components/status";
+import { ErrorLine, Loading } from "./components/status";
 import { TabList } from "./components/tab-list";
 import { Toolbar } from "./components/toolbar";
 import { useMedia } from "./components/use-media";
+import { errorText } from "./error-text";
 import { events } from "./events";
-import { applyLang, I18n, initialLang, type Lang, MESSAGES } from "./i18n";
+import { applyLang, I18n, initialLang, type Lang, MESSAGES, useT } from "./i18n";
 import { ChatTab } from "./tabs/chat";
-import { KernelTab } from "./tabs/kernel";
-import { KnowledgeTab } from "./tabs/knowledge";
-import { MemoryTab } from "./tabs/memory";
 import { OverviewTab } from "./tabs/overview";
-import { PluginsTab } from "./tabs/plugins";
-import { SettingsTab } from "./tabs/settings";
 import { applyTheme, initialTheme, type Theme } from "./theme";
 
 const TAB_KEYS = ["overview", "chat", "plugins", "memory", "knowledge", "settings", "kernel"] as const;
@@ -178,17 +174,42 @@ export function App() {
   );
 }
 
-const PANELS: Record<TabKey, () => preact.JSX.Element> = {
-  overview: OverviewTab,
-  chat: ChatTab,
-  plugins: PluginsTab,
-  memory: MemoryTab,
-  knowledge: KnowledgeTab,
-  settings: SettingsTab,
-  kernel: KernelTab,
+type View = () => preact.JSX.Element;
+
+/** In the first view's bundle: the section a visit opens on, and the one most used next. */
+const EAGER: Partial<Record<TabKey, View>> = { overview: OverviewTab, chat: ChatTab };
+/** The other sections load when first opened, so the first view stays small as sections are added. */
+const LAZY: Partial<Record<TabKey, () => Promise<View>>> = {
+  plugins: () => import("./tabs/plugins").then((m) => m.PluginsTab),
+  memory: () => import("./tabs/memory").then((m) => m.MemoryTab),
+  knowledge: () => import("./tabs/knowledge").then((m) => m.KnowledgeTab),
+  settings: () => import("./tabs/settings").then((m) => m.SettingsTab),
+  kernel: () => import("./tabs/kernel").then((m) => m.KernelTab),
 };
 
 function Panel({ tab }: { tab: TabKey }) {
-  const View = PANELS[tab];
-  return <View />;
+  const t = useT();
+  const eager = EAGER[tab];
+  const [loaded, setLoaded] = useState<{ tab: TabKey; View?: View; error?: string } | null>(null);
+  useEffect(() => {
+    const load = LAZY[tab];
+    if (!load) return;
+    let live = true;
+    load()
+      .then((View) => live && setLoaded({ tab, View }))
+      .catch((err: unknown) => live && setLoaded({ tab, error: errorText(t, err) }));
+    return () => {
+      live = false;
+    };
+  }, [tab, t]);
+  if (eager) {
+    const View = eager;
+    return <View />;
+  }
+  if (loaded?.tab !== tab) return <Loading />;
+  if (loaded.View) {
+    const View = loaded.View;
+    return <View />;
+  }
+  return <ErrorLine message={loaded.error ?? null} />;
 }
