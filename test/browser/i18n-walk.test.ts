@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import { MESSAGES } from "../../web/src/messages.js";
 import { dashboardSkip, newPage, openDashboard, openTab, sendChat } from "../fixtures/browser.js";
+import { waitFor } from "../fixtures/wait.js";
 import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
 
 type Lang = keyof typeof MESSAGES;
@@ -92,6 +93,27 @@ describe("every visible string comes from the i18n tables", { skip: dashboardSki
     cookie = (await web.login()).cookie;
     // Dates are shown in the agent's zone, not the browser's (UTC here): one eight hours ahead shows it.
     web.daemon.config.set("core.agent.timezone", ZONE);
+    // A daemon with some of everything to show: a conversation, a fact in the graph, a document, a
+    // knowledge item, a second LLM source.
+    await web.json("PUT", `/api/v1/knowledge/item?path=${encodeURIComponent("notes/walk")}`, { content: "# Walk\n" });
+    const second = await web.json("PUT", "/api/v1/settings", {
+      changes: { "core.llm.sources.spare.base_url": web.llm.url, "core.llm.sources.spare.model": "spare-model" },
+    });
+    assert.equal(second.status, 200);
+    for (const line of ["I work at Vestas.", "My sister Anna lives in Aarhus."]) {
+      web.llm.enqueue({ text: "Noted." });
+      await web.daemon.agent.injectInputSync("webui", "webui", line);
+    }
+    const memory = web.daemon.host.memory;
+    assert.ok(memory, "memory is not running");
+    await waitFor(
+      async () => {
+        await memory.memory.runLoop("distill");
+        return (await web.json("GET", "/api/v1/memory/graph")).body.edges.length > 0;
+      },
+      "a fact in the graph",
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
   });
   after(() => web?.stop());
 

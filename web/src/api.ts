@@ -98,7 +98,19 @@ export interface LoginInfo {
   credentialsFile: string | null;
 }
 
-export const loginInfo = (): Promise<LoginInfo> => get<LoginInfo>("/api/v1/login");
+let asked: Promise<LoginInfo> | undefined;
+
+/**
+ * Asked once per page (the app on /login and the login view share the answer; only the file is read after
+ * the start); a failure is asked again next time.
+ */
+export function loginInfo(): Promise<LoginInfo> {
+  asked ??= get<LoginInfo>("/api/v1/login").catch((err: unknown) => {
+    asked = undefined;
+    throw err;
+  });
+  return asked;
+}
 
 export async function loadSession(): Promise<Session> {
   const session = await get<Session>("/api/v1/session");

@@ -63,7 +63,10 @@ export function App() {
     session
       .then((s) => setState(s ? { kind: "in", session: s } : { kind: "out" }))
       .catch((err) =>
-        setState({ kind: "out", error: err instanceof ApiError && err.status === 401 ? undefined : err.message }),
+        setState({
+          kind: "out",
+          error: err instanceof ApiError && err.status === 401 ? undefined : errorText(MESSAGES[lang], err),
+        }),
       );
     const onHash = () => setTab(tabFromHash());
     addEventListener("hashchange", onHash);
