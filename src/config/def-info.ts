@@ -16,7 +16,9 @@ export function defInfos(defs: Iterable<ConfigDef>, env: EnvOverlay, prefix: str
     const variable = env.get(def.key)?.variable;
     infos.push({ ...def, secret: isSecret(def, def.key), ...(variable ? { env: variable } : {}) });
   }
-  return infos.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // In the order they were defined: a settings page shows a card's fields as their author ordered them
+  // (a source's adapter, base URL, model, then key), not by the alphabet.
+  return infos;
 }
 
 /**

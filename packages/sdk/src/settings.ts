@@ -114,6 +114,6 @@ export interface ConfigAPI {
    * empty when everything was stored. At most 64 keys per call (more throws, code "config_limit").
    */
   setMany(changes: Record<string, string>): SetManyResult;
-  /** The definitions (templates included) under `prefix`, not hidden ones. */
+  /** The definitions (templates included) under `prefix`, not hidden ones, in the order they were defined. */
   defs(prefix?: string): ConfigDefInfo[];
 }
