@@ -5,10 +5,8 @@
  */
 import type { ConfigDef } from "../../config/config-def.js";
 import { parseDuration } from "../../config/duration.js";
+import { DAY, MINUTE } from "../../util/time-units.js";
 import type { LoopName } from "./heartbeat.js";
-
-const MINUTE = 60_000;
-const DAY = 24 * 60 * MINUTE;
 
 export const LOOP_KEYS: Readonly<Record<LoopName, string>> = {
   distill: "core.agent.distill_interval",
