@@ -7,12 +7,12 @@
  * left in English in the Chinese UI, is caught. Dates are checked to be in the UI's language as well.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import { MESSAGES } from "../../web/src/messages.js";
 import { dashboardSkip, newPage, openDashboard, openTab, sendChat } from "../fixtures/browser.js";
 import { waitFor } from "../fixtures/wait.js";
-import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
+import { webDaemonForSuite } from "../fixtures/webui.js";
 
 type Lang = keyof typeof MESSAGES;
 const ZONE = "Asia/Shanghai";
@@ -86,12 +86,8 @@ async function datesIn(page: Page, lang: Lang): Promise<void> {
 }
 
 describe("every visible string comes from the i18n tables", { skip: dashboardSkip }, () => {
-  let web: WebDaemon;
-  let cookie: string;
-  before(async () => {
-    web = await startWebDaemon();
-    cookie = (await web.login()).cookie;
-    // Dates are shown in the agent's zone, not the browser's (UTC here): one eight hours ahead shows it.
+  // Dates are shown in the agent's zone, not the browser's (UTC here): one eight hours ahead shows it.
+  const suite = webDaemonForSuite({}, async (web) => {
     web.daemon.config.set("core.agent.timezone", ZONE);
     // A daemon with some of everything to show: a conversation, a fact in the graph, a document, a
     // knowledge item, a second LLM source.
@@ -115,20 +111,19 @@ describe("every visible string comes from the i18n tables", { skip: dashboardSki
       { timeoutMs: 10_000, intervalMs: 50 },
     );
   });
-  after(() => web?.stop());
 
   for (const lang of ["en", "zh"] as const) {
     test(`in ${lang}: every section, the login view and the phone menu`, async (t) => {
       const locale = lang === "zh" ? "zh-CN" : "en-US";
       const found: Record<string, string[]> = {};
       const login = await newPage(t, { locale, name: `login-${lang}` });
-      await login.goto(`${web.base}/login`);
+      await login.goto(`${suite.web.base}/login`);
       await login.getByRole("button", { name: MESSAGES[lang].loginButton, exact: true }).waitFor();
       const atLogin = await untranslated(login, lang);
       if (atLogin.length > 0) found.login = atLogin;
 
       const page = await newPage(t, { locale, name: `walk-${lang}` });
-      await openDashboard(page, web.base, cookie);
+      await openDashboard(page, suite.web.base, suite.cookie);
       if (lang === "en") await sendChat(page, "hello from the walk");
       for (const section of SECTIONS[lang]) {
         await openTab(page, section, MESSAGES[lang].menu);
@@ -139,7 +134,7 @@ describe("every visible string comes from the i18n tables", { skip: dashboardSki
       }
 
       const phone = await newPage(t, { locale, viewport: { width: 390, height: 844 }, name: `menu-${lang}` });
-      await openDashboard(phone, web.base, cookie);
+      await openDashboard(phone, suite.web.base, suite.cookie);
       await phone.getByRole("button", { name: MESSAGES[lang].menu, exact: true }).click();
       const inMenu = await untranslated(phone, lang);
       if (inMenu.length > 0) found.menu = inMenu;

@@ -6,10 +6,10 @@
  * what the dashboard asked it to show; the tab's visibility is set the same way.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import { dashboardSkip, newPage, openDashboard, sendChat } from "../fixtures/browser.js";
-import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
+import { webDaemonForSuite } from "../fixtures/webui.js";
 
 const RECORD = `(() => {
   const Real = window.Notification;
@@ -36,20 +36,14 @@ interface Shown {
 const shown = (page: Page) => page.evaluate<Shown[]>("window.__shown");
 
 describe("browser notifications", { skip: dashboardSkip }, () => {
-  let web: WebDaemon;
-  let cookie: string;
-  before(async () => {
-    web = await startWebDaemon();
-    cookie = (await web.login()).cookie;
-  });
-  after(() => web?.stop());
+  const suite = webDaemonForSuite();
 
   test("a reply that finishes while the tab is hidden shows one, once turned on; none in view or when off", async (t) => {
     const page = await newPage(t, { permissions: ["notifications"] });
     await page.addInitScript(RECORD);
-    await openDashboard(page, web.base, cookie);
+    await openDashboard(page, suite.web.base, suite.cookie);
 
-    web.llm.enqueue({ text: "while off" });
+    suite.web.llm.enqueue({ text: "while off" });
     await page.evaluate("window.__hidden = true");
     await (await sendChat(page, "first, notifications off")).getByText("while off").waitFor();
     assert.deepEqual(await shown(page), [], "a notification before the user turned them on");
@@ -57,12 +51,12 @@ describe("browser notifications", { skip: dashboardSkip }, () => {
     await page.getByRole("button", { name: "Notify me", exact: true }).click();
     await page.getByRole("button", { name: "Notifications on", exact: true }).waitFor();
     await page.evaluate("window.__hidden = false");
-    web.llm.enqueue({ text: "A reply while the tab is in view." });
+    suite.web.llm.enqueue({ text: "A reply while the tab is in view." });
     await (await sendChat(page, "second, the tab in view")).getByText("A reply while the tab is in view.").waitFor();
     assert.deepEqual(await shown(page), [], "a notification for a tab in view");
 
     await page.evaluate("window.__hidden = true");
-    web.llm.enqueue({ text: "The answer arrived while you were away." });
+    suite.web.llm.enqueue({ text: "The answer arrived while you were away." });
     await (await sendChat(page, "third, the tab hidden")).getByText("The answer arrived").waitFor();
     const [one, ...more] = await shown(page);
     assert.equal(more.length, 0);

@@ -5,28 +5,22 @@
  * own settings, and a disabled plugin shows no health. Driven by roles and accessible names.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, type TestContext, test } from "node:test";
+import { describe, type TestContext, test } from "node:test";
 import { dashboardSkip, newPage, openDashboard, openTab, screenshot } from "../fixtures/browser.js";
 import { installFixturePlugin } from "../fixtures/plugins.js";
 import { tempDir } from "../fixtures/temp-dir.js";
-import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
+import { webDaemonForSuite } from "../fixtures/webui.js";
 
 describe("plugins in a real browser", { skip: dashboardSkip }, () => {
-  let web: WebDaemon;
-  let cookie: string;
-  before(async () => {
-    const dataDir = tempDir("ha-browser-plugins-");
-    installFixturePlugin(dataDir, "echo-ts");
-    web = await startWebDaemon({ dataDir });
-    cookie = (await web.login()).cookie;
-  });
-  after(() => web?.stop());
+  const dataDir = tempDir("ha-browser-plugins-");
+  installFixturePlugin(dataDir, "echo-ts");
+  const suite = webDaemonForSuite({ dataDir });
 
-  const pidOf = (name: string) => web.daemon.plugins.list().find((p) => p.name === name)?.pid;
+  const pidOf = (name: string) => suite.web.daemon.plugins.list().find((p) => p.name === name)?.pid;
   /** The Plugins tab of a new page, and the card of the plugin named. */
   const openCard = async (t: TestContext, name: string) => {
     const page = await newPage(t);
-    await openDashboard(page, web.base, cookie);
+    await openDashboard(page, suite.web.base, suite.cookie);
     await openTab(page, "Plugins");
     return { page, card: page.getByRole("listitem").filter({ has: page.getByRole("heading", { name, exact: true }) }) };
   };

@@ -18,6 +18,14 @@ import type { ConfigDefInfo, ConfigEntry, PluginInfo, ReloadReport, SettingsAnsw
 
 /** States in which a plugin's code runs (so it can be disabled or restarted, and has a health). */
 const RUNNING = new Set(["running", "starting", "restarting", "unhealthy"]);
+const ACTIONS = ["enable", "disable", "restart"] as const;
+type Action = (typeof ACTIONS)[number];
+/** When each action's button can be pressed (Reload, for external plugins, is apart). */
+const ALLOWED: Record<Action, (p: PluginInfo) => boolean> = {
+  enable: (p) => !RUNNING.has(p.state),
+  disable: (p) => RUNNING.has(p.state),
+  restart: (p) => p.state !== "disabled",
+};
 
 export function PluginsTab() {
   const t = useT();
@@ -42,7 +50,7 @@ export function PluginsTab() {
       await list.reload();
     }
   };
-  const onPlugin = (p: PluginInfo, action: "enable" | "disable" | "restart") =>
+  const onPlugin = (p: PluginInfo, action: Action) =>
     act<{ plugin: PluginInfo | null }>(
       fill(t[`${action}Plugin`], { name: p.name }),
       `/api/v1/plugins/${encodeURIComponent(p.name)}/${action}`,
@@ -87,30 +95,17 @@ export function PluginsTab() {
               {p.description && <p translate={false}>{p.description}</p>}
               <Facts rows={factsOf(p, t, list.data?.now ?? 0)} />
               <div class="row">
-                <button
-                  type="button"
-                  aria-label={fill(t.enablePlugin, { name: p.name })}
-                  disabled={busy !== null || RUNNING.has(p.state)}
-                  onClick={() => onPlugin(p, "enable")}
-                >
-                  {t.enable}
-                </button>
-                <button
-                  type="button"
-                  aria-label={fill(t.disablePlugin, { name: p.name })}
-                  disabled={busy !== null || !RUNNING.has(p.state)}
-                  onClick={() => onPlugin(p, "disable")}
-                >
-                  {t.disable}
-                </button>
-                <button
-                  type="button"
-                  aria-label={fill(t.restartPlugin, { name: p.name })}
-                  disabled={busy !== null || p.state === "disabled"}
-                  onClick={() => onPlugin(p, "restart")}
-                >
-                  {t.restart}
-                </button>
+                {ACTIONS.map((action) => (
+                  <button
+                    key={action}
+                    type="button"
+                    aria-label={fill(t[`${action}Plugin`], { name: p.name })}
+                    disabled={busy !== null || !ALLOWED[action](p)}
+                    onClick={() => onPlugin(p, action)}
+                  >
+                    {t[action]}
+                  </button>
+                ))}
                 <button
                   type="button"
                   aria-label={fill(t.reloadPlugin, { name: p.name })}
@@ -186,7 +181,7 @@ function PluginSettings(props: {
   );
 }
 
-function actionSaid(t: Messages, action: "enable" | "disable" | "restart", name: string, p: PluginInfo | null) {
+function actionSaid(t: Messages, action: Action, name: string, p: PluginInfo | null) {
   if (action === "enable") return fill(t.enabledOne, { name });
   if (action === "disable") return fill(t.disabledOne, { name });
   return p?.pid !== undefined ? fill(t.restartedPid, { name, pid: p.pid }) : fill(t.restartedOne, { name });
