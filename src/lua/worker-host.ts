@@ -71,8 +71,12 @@ interface Pending {
 
 /** How long after its limit a call that the hook did not stop is terminated. */
 const TERMINATE_GRACE_MS = 250;
-/** How long a closed idle worker stays idle before it is terminated (see close). */
-const QUIET_MS = 1000;
+/**
+ * How long a closed idle worker stays idle before it is terminated (see close). 1 s was not always enough
+ * on a loaded 2-core machine: the compiler threads there still held a job of a worker that had just served
+ * a daemon's warm-up rehearsal, and the process aborted.
+ */
+const QUIET_MS = 5000;
 /** The worker's own bound on one HTTP wait, beyond the budget the host enforces. */
 const HTTP_WAIT_GRACE_MS = 1000;
 const LOG_LEVELS = new Set<string>(["debug", "info", "warn", "error"]);
