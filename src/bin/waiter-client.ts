@@ -3,8 +3,10 @@ import { connect, type Socket } from "node:net";
 import {
   type FinalFrame,
   isFinalFrame,
+  isPushFrame,
   LineSplitter,
   type ProgressFrame,
+  type PushFrame,
   type ServerFrame,
 } from "@homeagent/cli-protocol";
 import { HomeAgentError } from "../util/errors.js";
@@ -110,6 +112,14 @@ export class WaiterClient {
     });
   }
 
+  /** Frames that answer no request (notices, approvals): only an interactive connection is sent them. */
+  onPush: (frame: PushFrame) => void = () => {};
+
+  /** Sends a line that is answered out of turn, with no final frame (`/approve …`). */
+  sendImmediate(line: string): void {
+    if (!this.failure) this.socket.write(`${line.replace(/\r?\n/g, " ")}\n`);
+  }
+
   /** Sends one line and resolves with its final frame; progress frames go to `onProgress` meanwhile. */
   request(line: string, onProgress: (frame: ProgressFrame) => void = () => {}): Promise<FinalFrame> {
     if (this.failure) return Promise.reject(this.failure);
@@ -148,6 +158,10 @@ export class WaiterClient {
         }),
       );
       this.socket.destroy();
+      return;
+    }
+    if (isPushFrame(frame)) {
+      this.onPush(frame);
       return;
     }
     const head = this.pending[0];

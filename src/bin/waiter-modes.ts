@@ -1,13 +1,19 @@
 /** The three ways `waiter` talks: one message (-c), piped lines, an interactive prompt. Each returns an exit code. */
-import { createInterface, type Interface } from "node:readline";
+import { clearLine, createInterface, cursorTo, type Interface } from "node:readline";
+import { INTERACTIVE_LINE } from "@homeagent/cli-protocol";
 import { appendHistoryLine, HISTORY_MAX } from "../daemon/input-history.js";
 import { errorMessage } from "../util/errors.js";
+import { ApprovalPrompts } from "./waiter-approvals.js";
 import { CancelledError, ConnectionClosedError, type WaiterClient } from "./waiter-client.js";
 import { forgetInHistory, forgetQuery, loadHistory } from "./waiter-history.js";
 import { ReplyPrinter } from "./waiter-output.js";
 
 const useColor = (): boolean => !process.env.NO_COLOR;
 
+/**
+ * One message. On a terminal the waiter is interactive while it waits (an approval the turn asks is read
+ * from the terminal); without one it is not, so an approval is refused at once rather than waited for.
+ */
 export async function runOnce(
   client: WaiterClient,
   message: string,
@@ -16,7 +22,44 @@ export async function runOnce(
 ): Promise<number> {
   forgetInFile(historyFile, message);
   const printer = new ReplyPrinter(process.stdout, process.stderr, process.stdout.isTTY === true, useColor(), json);
-  return printer.final(await client.request(message, printer.progress)) ? 0 : 1;
+  const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+  try {
+    if (rl) {
+      const prompts = interactivePrompts(client, rl);
+      rl.on("line", (line) => prompts.answer(line));
+      rl.on("SIGINT", () => client.cancel());
+      await client.request(INTERACTIVE_LINE);
+    }
+    return printer.final(await client.request(message, printer.progress)) ? 0 : 1;
+  } finally {
+    rl?.close();
+  }
+}
+
+/** `--inbox`: the messages kept while no waiter was connected, printed and removed. */
+export async function runInbox(client: WaiterClient): Promise<number> {
+  const printer = new ReplyPrinter(process.stdout, process.stderr, false, false);
+  return printer.final(await client.request("/inbox")) ? 0 : 1;
+}
+
+/** Notices and approvals shown on `rl`'s terminal, above the line being typed. */
+function interactivePrompts(client: WaiterClient, rl: Interface): ApprovalPrompts {
+  const normal = rl.getPrompt();
+  const prompts = new ApprovalPrompts({
+    print: (text) => {
+      clearLine(process.stdout, 0);
+      cursorTo(process.stdout, 0);
+      process.stdout.write(`${text}\n`);
+      if (!client.busy || prompts.waiting) rl.prompt(true);
+    },
+    prompt: (prompt) => {
+      rl.setPrompt(prompt ?? normal);
+      if (prompt !== undefined || !client.busy) rl.prompt(true);
+    },
+    send: (line) => client.sendImmediate(line),
+  });
+  client.onPush = prompts.onPush;
+  return prompts;
 }
 
 /** One reply per input line, in order; an error reply goes to stderr and makes the exit code 1. */
@@ -100,16 +143,26 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
   // purged from the file meanwhile. readline reports a repeat of its newest entry too, without adding it.
   let newest = entries[0];
   rl.on("history", (latest: string[]) => {
+    // An approval's answer ("o", "d") is no message worth recalling.
+    if (prompts.waiting) latest.shift();
     entries = latest;
     if (latest[0] !== newest) keepHistory(() => appendHistoryLine(historyFile, latest[0]));
     newest = latest[0];
   });
   // Ctrl-C while a reply is on its way cancels it (homed stops working on it); at the prompt it leaves.
   rl.on("SIGINT", () => (client.busy ? client.cancel() : rl.close()));
+  // An approval's answer is read while a turn waits for it, so it cannot wait in the loop below: the line
+  // listener (called before the loop's iterator) takes it, and the loop skips it.
+  const prompts = interactivePrompts(client, rl);
+  const answered: boolean[] = [];
+  rl.on("line", (raw) => answered.push(prompts.answer(raw)));
   process.stdout.write("connected to homed; /help lists commands, /quit leaves\n");
-  rl.prompt();
   try {
+    // What was kept while no waiter was connected is printed before the first prompt.
+    await client.request(INTERACTIVE_LINE);
+    rl.prompt();
     for await (const raw of rl) {
+      if (answered.shift()) continue;
       const line = raw.trim();
       if (line === "/quit" || line === "/exit") break;
       const forgotten = forgetQuery(line);

@@ -5,11 +5,13 @@ import { resolveDataDir } from "../daemon/paths.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { resolveHistoryPath } from "./waiter-history.js";
 
-export const USAGE = `usage: waiter [--socket PATH] [--api-key KEY] [--json] [-c MESSAGE]
+export const USAGE = `usage: waiter [--socket PATH] [--api-key KEY] [--json] [-c MESSAGE | --inbox]
 
 Talks to a running homed over its local socket.
 
-  -c, --chat MESSAGE  send one message, print the reply and exit
+  -c, --chat MESSAGE  send one message, print the reply and exit (on a terminal, approvals it asks are read
+                      from the terminal; without one they are refused)
+      --inbox         print the messages kept while no waiter was connected (reminders, results), and exit
       --socket PATH   daemon socket (default: $HOMEAGENT_SOCKET, $HOMEAGENT_DATA/cli.sock, ~/.homeagent/cli.sock)
       --api-key KEY   API key when homed requires one (default: $HOMEAGENT_API_KEY)
       --json          print the answers of /tools and /settings as JSON (for scripts)
@@ -17,6 +19,8 @@ Talks to a running homed over its local socket.
   -v, --version       print the version
 
 Without -c: an interactive prompt on a terminal (/quit leaves), or one message per line of piped stdin.
+The interactive prompt prints what the agent sends unprompted (reminders) as it arrives, and asks
+approvals as "[approve] …" with [o]nce / [a]lways / [d]eny.
 `;
 
 export interface WaiterOptions {
@@ -25,6 +29,7 @@ export interface WaiterOptions {
   historyFile: string;
   apiKey?: string;
   chat?: string;
+  inbox: boolean;
   json: boolean;
   help: boolean;
   version: boolean;
@@ -39,7 +44,15 @@ export class UsageError extends HomeAgentError {
 type Env = Record<string, string | undefined>;
 
 export function parseOptions(argv: string[], env: Env = process.env): WaiterOptions {
-  let values: { socket?: string; "api-key"?: string; chat?: string; json?: boolean; help?: boolean; version?: boolean };
+  let values: {
+    socket?: string;
+    "api-key"?: string;
+    chat?: string;
+    inbox?: boolean;
+    json?: boolean;
+    help?: boolean;
+    version?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -47,6 +60,7 @@ export function parseOptions(argv: string[], env: Env = process.env): WaiterOpti
         socket: { type: "string" },
         "api-key": { type: "string" },
         chat: { type: "string", short: "c" },
+        inbox: { type: "boolean" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
@@ -58,11 +72,13 @@ export function parseOptions(argv: string[], env: Env = process.env): WaiterOpti
     throw new UsageError(errorMessage(err), err);
   }
   if (values.chat !== undefined && values.chat.trim() === "") throw new UsageError("-c needs a non-empty message");
+  if (values.chat !== undefined && values.inbox) throw new UsageError("-c and --inbox do not go together");
   return {
     socketPath: resolveSocketPath(values.socket, env),
     historyFile: resolveHistoryPath(values.socket, env),
     apiKey: values["api-key"] || env.HOMEAGENT_API_KEY || undefined,
     chat: values.chat,
+    inbox: values.inbox ?? false,
     json: values.json ?? false,
     help: values.help ?? false,
     version: values.version ?? false,

@@ -7,7 +7,7 @@ import { UNAUTHORIZED } from "@homeagent/cli-protocol";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { VERSION } from "../version.js";
 import { DaemonNotRunningError, WaiterClient } from "./waiter-client.js";
-import { runInteractive, runOnce, runPiped } from "./waiter-modes.js";
+import { runInbox, runInteractive, runOnce, runPiped } from "./waiter-modes.js";
 import { parseOptions, USAGE, UsageError } from "./waiter-options.js";
 
 const EXIT_NOT_RUNNING = 2;
@@ -26,6 +26,7 @@ async function main(argv: string[]): Promise<number> {
   const client = await WaiterClient.connect(opts.socketPath);
   try {
     if (opts.apiKey) await authenticate(client, opts.apiKey);
+    if (opts.inbox) return await runInbox(client);
     if (opts.chat !== undefined) return await runOnce(client, opts.chat, opts.historyFile, opts.json);
     if (!process.stdin.isTTY) return await runPiped(client, opts.historyFile, opts.json);
     return await runInteractive(client, opts.historyFile);

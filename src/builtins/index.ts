@@ -5,6 +5,7 @@
  */
 import type { Capability, Plugin } from "@homeagent/sdk";
 import { createCliPlugin } from "./cli/plugin.js";
+import { createTimerPlugin } from "./timer/plugin.js";
 import { createWebuiPlugin } from "./webui/plugin.js";
 
 export interface BuiltinPlugin {
@@ -55,6 +56,14 @@ export function builtinPlugins(): BuiltinPlugin[] {
       ],
       builtin: true,
       create: () => createWebuiPlugin(),
+    },
+    {
+      name: "timer",
+      // Sends reminders (io), reads core.agent.timezone (settings_cross; nothing else is read or written),
+      // and forgets the reminders' text when the user forgets it.
+      capabilities: ["io", "settings_cross", "forget_hook"],
+      builtin: true,
+      create: () => createTimerPlugin(),
     },
   ];
 }

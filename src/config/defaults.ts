@@ -7,7 +7,7 @@
  */
 
 import { isAbsolute } from "node:path";
-import { DAY, MINUTE, SECOND } from "../util/time-units.js";
+import { DAY, HOUR, MINUTE, SECOND } from "../util/time-units.js";
 import { isTimeZone } from "../util/time-zone.js";
 import type { ConfigDef } from "./config-def.js";
 import { LLM_DEFS } from "./llm-defs.js";
@@ -135,6 +135,24 @@ export const CORE_DEFS: ConfigDef[] = [
         displayName: "工具调用期限",
         description:
           "一次工具调用的期限；到时仍在运行的工具会被放弃，并告诉模型它超时了。有自己超时的工具（命令、终端）会更早停止。",
+      },
+    },
+  },
+  {
+    key: "core.agent.approval_timeout",
+    default: "2m",
+    type: "duration",
+    min: SECOND,
+    max: HOUR,
+    category: "agent",
+    description:
+      "How long a tool that asks for the user's approval (to run a command, write outside the workspace) waits for an answer in waiter or the dashboard; with no answer by then it is refused.",
+    displayName: "Approval wait",
+    translations: {
+      zh: {
+        displayName: "审批等待时间",
+        description:
+          "需要用户批准的工具（运行命令、在工作区外写入）在 waiter 或仪表盘中等待回答的时间；到时没有回答即视为拒绝。",
       },
     },
   },

@@ -1,18 +1,37 @@
 /**
  * The parts the Agent is given rather than builds (src/kernel/ports.ts): the event bus, and the output and
  * input channel registries. One place that builds them, for the daemon and for tests that run an Agent.
+ * With an inbox, a channel nobody is connected to keeps what it is sent; `send` is the SDK's unprompted
+ * delivery through the same registry.
  */
-import type { Logger } from "@homeagent/sdk";
+import type { Logger, SendResult } from "@homeagent/sdk";
 import { EventBus } from "../events/bus.js";
+import type { Inbox } from "../io/inbox.js";
 import { InputChannels } from "../io/input-channels.js";
 import { OutputChannels } from "../io/output-channels.js";
 import type { AgentOptions } from "../kernel/agent.js";
-import { errorMessage } from "../util/errors.js";
+import { errorMessage, HomeAgentError } from "../util/errors.js";
 
-export function agentParts(log: Logger): Pick<AgentOptions, "bus" | "channels"> {
+export type UnpromptedSend = (channel: string, text: string, kind: string) => Promise<SendResult>;
+
+export function agentParts(
+  log: Logger,
+  inbox?: Inbox,
+): Pick<AgentOptions, "bus" | "channels"> & { send: UnpromptedSend } {
+  let outputs: OutputChannels | undefined;
   return {
     // A throwing subscriber is logged; it never reaches the publisher or the other subscribers.
     bus: new EventBus((err, ev) => log.warn(`event subscriber failed on ${ev.type}: ${errorMessage(err)}`)),
-    channels: { outputs: (guard) => new OutputChannels(guard), inputs: new InputChannels() },
+    channels: {
+      outputs: (guard) => {
+        outputs = new OutputChannels(guard, inbox);
+        return outputs;
+      },
+      inputs: new InputChannels(),
+    },
+    send: async (channel, text, kind) => {
+      if (!outputs) throw new HomeAgentError({ code: "unavailable", message: "the agent has not started yet" });
+      return outputs.sendUnprompted(channel, text, kind);
+    },
   };
 }

@@ -10,6 +10,9 @@ import { isSecret } from "../config/validate.js";
 import { EmbeddingRegistry } from "../embedding/spi.js";
 import { tokenize } from "../embedding/text.js";
 import { registerBuiltinEmbedders } from "../embedding/tiers.js";
+import { ApprovalStore } from "../io/approval-store.js";
+import { ApprovalBroker } from "../io/approvals.js";
+import { Inbox } from "../io/inbox.js";
 import { Agent } from "../kernel/agent.js";
 import { KNOWLEDGE_TOOL_NAMES } from "../knowledge/tools.js";
 import { installBundledAdapters } from "../llm/adapters.js";
@@ -130,17 +133,25 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     log: memoryLog,
   });
   const kernelLog = logger("kernel");
+  const inbox = new Inbox(memoryDb);
+  const { send, ...parts } = agentParts(kernelLog, inbox);
   const agent = new Agent({
     llm,
     context: memory.context,
     memory: memory.memoryContext,
     settings,
     log: kernelLog,
-    ...agentParts(kernelLog),
+    ...parts,
     onAnswered: (source) => usage.meter.recordTurn(source),
     words: tokenize,
   });
   memory.attach(agent);
+  const approvals = new ApprovalBroker({
+    store: new ApprovalStore(memoryDb),
+    timeoutMs: () => config.getDuration("core.agent.approval_timeout"),
+    runningCall: (requestId, owner) => agent.tools.runningCall(requestId, owner),
+    publish: (payload) => agent.bus.publish("approval", "kernel", payload),
+  });
   // The warm-up after start (warm-up.ts) is for the first turn: once one has begun, or the daemon stops, its
   // rehearsal does not start or ends after the turn it is on. One plain controller for both: a signal of
   // AbortSignal.any aborted inside the first turn cost it ≈ 2 ms on Node 20.
@@ -190,6 +201,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     embeddings,
     memory: memoryApis(memory),
     forgetHooks: new ForgetHooks(),
+    io: { send, inbox, approvals },
   };
   plugins = new PluginRegistry(host, config, log, { pluginDir: paths.plugins });
   host.plugins = plugins;
@@ -204,6 +216,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     plugins: (request) => host.forgetHooks.run(request),
     knowledge: (terms, remove) => ready.forgetKnowledge(terms, remove),
     history: (terms, remove) => forgetInHistoryFile(historyFile(paths.root), terms, remove),
+    io: (terms, remove) => ({ inbox: inbox.forget(terms, remove), approvals: approvals.forget(terms, remove) }),
   });
   // After the plugins, so that settings they declared are checked too.
   reportConfig(config, log, announce);
@@ -243,6 +256,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       // The rehearsal cleans up before the kernel stops; the rest of the warm-up needs no waiting for.
       warming.abort();
       await rehearsing;
+      approvals.close();
       await agent.stop();
       await plugins.stopAll();
       sources.close();

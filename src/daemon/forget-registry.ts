@@ -28,6 +28,8 @@ const GRAPH = forgotten("memory: the graph (graph-forget.ts)");
 const DISTILL = forgotten("memory: distillation (pipeline candidates, merge notes)");
 const INDEX = forgotten("retrieval: removed with the item its layer forgets; forget sweeps what is left");
 const KNOWLEDGE = forgotten("knowledge base: only when asked (--knowledge), knowledge/forget.ts");
+const INBOX = forgotten("io: the inbox (Inbox.forget)");
+const APPROVALS = forgotten("io: approvals asked and remembered (ApprovalStore.forget)");
 const CHANNEL = exempt("the plugin and channel names a turn came through, not what was said");
 const SQLITE = { name: exempt("SQLite's own bookkeeping: table names"), seq: exempt("the last id given out") };
 
@@ -110,6 +112,21 @@ export const FORGET_REGISTRY: readonly DatabaseRules[] = [
       },
       distill_no_merge: { a: DISTILL, b: DISTILL },
       distill_archive_progress: { doc_id: exempt("a random document id") },
+      inbox: { channel: CHANNEL, kind: exempt("reminder, result, notice, reply"), text: INBOX },
+      approvals_remembered: {
+        id: exempt("a random approval id"),
+        plugin: exempt("the name of the plugin that asked"),
+        subject_hash: exempt("a SHA-256 hash of what was approved"),
+        question: APPROVALS,
+      },
+      approvals_log: {
+        id: exempt("a random approval id"),
+        plugin: exempt("the name of the plugin that asked"),
+        channel: CHANNEL,
+        question: APPROVALS,
+        outcome: exempt("once, always, remembered, denied, timeout, no_client or cancelled"),
+        answered_by: exempt("the client that answered: waiter or dashboard"),
+      },
     },
     patterns: memory.patterns,
   },

@@ -3,7 +3,8 @@
  * `output_send__{name}_help`; `output_list_channels` lists them all. Those names are checked with the tool
  * registry before a channel is accepted (a tool or another channel may already hold one: channel
  * `cli_help` would make `output_send__cli_help`, the help tool of channel `cli`). A send's result is the
- * handler's own result, so the model never sees a success that did not happen.
+ * handler's own result, so the model never sees a success that did not happen. A handler that reports
+ * "no_client" (nobody connected) has the message kept in the channel's inbox instead.
  */
 import {
   OUTPUT_CAPABILITIES,
@@ -11,10 +12,16 @@ import {
   type OutputChannelOptions,
   type OutputHandler,
   type OutputMessage,
+  type SendResult,
 } from "@homeagent/sdk";
 import type { ChannelTool, NameGuard, OutputChannel, OutputRegistry } from "../kernel/ports.js";
 import { HomeAgentError } from "../util/errors.js";
+import { withinTime } from "../util/time-limit.js";
+import type { Inbox } from "./inbox.js";
 import { OwnedChannels } from "./owned-channels.js";
+
+/** A handler that takes longer than this to deliver one message has failed. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** A channel registration refused because of the channel's own name. */
 export class ChannelNameError extends HomeAgentError {}
@@ -45,8 +52,14 @@ function checkCapabilities(caps: readonly unknown[]): OutputCapability[] {
 }
 
 export class OutputChannels extends OwnedChannels<OutputChannel> implements OutputRegistry {
-  /** `guard` checks a new channel's tool names against every tool name in use. */
-  constructor(private readonly guard: NameGuard) {
+  /**
+   * `guard` checks a new channel's tool names against every tool name in use; `inbox` keeps what a channel
+   * was sent while nobody was connected (without it, "no_client" is the sender's error).
+   */
+  constructor(
+    private readonly guard: NameGuard,
+    private readonly inbox?: Inbox,
+  ) {
     super();
   }
 
@@ -78,6 +91,18 @@ export class OutputChannels extends OwnedChannels<OutputChannel> implements Outp
   }
 
   async send(name: string, msg: OutputMessage): Promise<unknown> {
+    const result = await this.deliver(name, msg);
+    return result.delivered
+      ? result.detail
+      : `nobody is connected to "${name}" now; kept in its inbox for when they are`;
+  }
+
+  /** Text sent outside any turn (sdk.send): delivered, or kept in the inbox. */
+  sendUnprompted(name: string, text: string, kind: string): Promise<SendResult> {
+    return this.deliver(name, { payload: text, meta: { kind }, type: "text", requestId: "" });
+  }
+
+  private async deliver(name: string, msg: OutputMessage): Promise<SendResult> {
     const ch = this.channels.get(name);
     if (!ch) {
       throw new HomeAgentError({
@@ -85,7 +110,23 @@ export class OutputChannels extends OwnedChannels<OutputChannel> implements Outp
         message: `no output channel "${name}"; available: ${this.names().join(", ") || "(none)"}`,
       });
     }
-    return ch.handler(msg);
+    try {
+      const out = await withinTime(
+        Promise.resolve().then(() => ch.handler(msg)),
+        DELIVERY_TIMEOUT_MS,
+        () =>
+          new HomeAgentError({
+            code: "timeout",
+            message: `output channel "${name}" did not deliver within ${DELIVERY_TIMEOUT_MS / 1000} s`,
+          }),
+      );
+      return { delivered: true, detail: out === undefined || out === null ? `sent to ${name}` : String(out) };
+    } catch (err) {
+      if (!this.inbox || (err as { code?: unknown })?.code !== "no_client") throw err;
+      const kind = typeof msg.meta.kind === "string" ? msg.meta.kind : msg.reply ? "reply" : "message";
+      this.inbox.put(name, kind, msg.payload);
+      return { delivered: false, kept: true };
+    }
   }
 
   /** The tools the model uses to talk through channels; recomputed on every LLM cycle. */
@@ -127,15 +168,13 @@ export class OutputChannels extends OwnedChannels<OutputChannel> implements Outp
           required: ["payload"],
         },
       },
-      handler: async (args, ctx) => {
-        const result = await ch.handler({
+      handler: (args, ctx) =>
+        this.send(ch.name, {
           payload: String(args.payload),
           meta: (args.meta as Record<string, unknown>) ?? {},
           type: (args.type as string) ?? ch.types[0],
           requestId: ctx.requestId,
-        });
-        return result ?? `sent to ${ch.name}`;
-      },
+        }),
     };
   }
 

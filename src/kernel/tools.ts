@@ -11,6 +11,7 @@ import type { ToolCall, ToolCallStatus, ToolContext, ToolDef, ToolHandler } from
 import { untilAborted } from "../util/abort.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { deleteOwned, isObject } from "../util/object.js";
+import { runAsToolCall } from "../util/tool-scope.js";
 import { stopMessage } from "./cancel.js";
 import { validateArguments } from "./tool-args.js";
 
@@ -43,6 +44,12 @@ export interface ToolOutcome {
   status: ToolCallStatus;
 }
 
+/** A tool call in progress: its turn's channel, and the signal that ends it. */
+export interface RunningCall {
+  signal: AbortSignal;
+  channel: string;
+}
+
 /** A tool or channel registration refused because of its name. */
 export class ToolNameError extends HomeAgentError {}
 
@@ -53,6 +60,8 @@ export class ToolRegistry {
   private readonly own = new Map<string, RegisteredTool>();
   private readonly reserved = new Set<string>();
   private readonly sources: ToolSource[] = [];
+  /** The calls running now, by request id: who may ask the user on that request's behalf, and until when. */
+  private readonly running = new Map<string, Array<{ owner: string; call: RunningCall }>>();
 
   /**
    * Reserves names for kernel tools that register later (e.g. once retrieval is ready, after plugins have
@@ -139,16 +148,32 @@ export class ToolRegistry {
     }
     const invalid = validateArguments(tool.def.parameters, call.arguments);
     if (invalid) return { status: "error", content: `error: invalid arguments for ${call.name}: ${invalid}` };
+    const entry = { owner: tool.owner, call: { signal: ctx.signal, channel: ctx.channel } };
+    const calls = this.running.get(ctx.requestId) ?? [];
+    calls.push(entry);
+    this.running.set(ctx.requestId, calls);
     try {
       const out = await untilAborted(
-        async () => tool.handler(call.arguments, ctx),
+        async () =>
+          runAsToolCall({ requestId: ctx.requestId, tool: call.name }, () => tool.handler(call.arguments, ctx)),
         ctx.signal,
         (reason) => new HomeAgentError({ code: "cancelled", message: stopMessage(reason) }),
       );
       return { status: "ok", content: truncate(stringify(out), MAX_RESULT_CHARS) };
     } catch (err) {
       return { status: "error", content: `error: tool ${call.name} failed: ${errorMessage(err)}` };
+    } finally {
+      calls.splice(calls.indexOf(entry), 1);
+      if (calls.length === 0) this.running.delete(ctx.requestId);
     }
+  }
+
+  /**
+   * A call of `owner`'s tools running now in request `requestId`, or undefined: a plugin may ask the user
+   * only on behalf of its own running call, and the question ends with it.
+   */
+  runningCall(requestId: string, owner: string): RunningCall | undefined {
+    return this.running.get(requestId)?.find((c) => c.owner === owner)?.call;
   }
 }
 

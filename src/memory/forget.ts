@@ -63,6 +63,8 @@ export function zeroCounts(): ForgetCounts {
     indexItems: 0,
     backups: 0,
     history: 0,
+    inbox: 0,
+    approvals: 0,
   };
 }
 

@@ -157,6 +157,8 @@ test("memory reads need memory (documents doc_memory, people social), runLoop an
         indexItems: 0,
         backups: 0,
         history: 0,
+        inbox: 0,
+        approvals: 0,
       };
       return {
         query: q,

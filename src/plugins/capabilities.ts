@@ -40,6 +40,20 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   injectInput: "io",
   injectInputSync: "io",
   injectInterrupt: "io",
+  send: "io",
+  // Answering for the user: the interactive clients are built-in plugins (BUILTIN_ONLY below).
+  "approvals.pending": "io",
+  "approvals.answer": "io",
+  "approvals.remembered": "io",
+  "approvals.revoke": "io",
+  "approvals.log": "io",
+  "approvals.setClients": "io",
+  // Only on behalf of the plugin's own running tool call (io/approvals.ts checks it).
+  ask: "core",
+  "inbox.count": "core",
+  "inbox.peek": "core",
+  "inbox.take": "core",
+  "inbox.remove": "core",
   "config.list": "settings_cross",
   "config.set": "settings_cross",
   "config.setMany": "settings_cross",
@@ -106,7 +120,15 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
 export const ANY_TOOL_CALLS: Capability = "tool_calls_any";
 
 /** Members only built-in plugins may call, whatever capabilities a plugin declares. */
-export const BUILTIN_ONLY: ReadonlySet<SdkMember> = new Set<SdkMember>(["publish"]);
+export const BUILTIN_ONLY: ReadonlySet<SdkMember> = new Set<SdkMember>([
+  "publish",
+  "approvals.pending",
+  "approvals.answer",
+  "approvals.remembered",
+  "approvals.revoke",
+  "approvals.log",
+  "approvals.setClients",
+]);
 
 /** What one plugin may do: its declared capabilities (`core` is implied) and whether it is built in. */
 export interface Grant {

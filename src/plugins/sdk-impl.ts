@@ -19,10 +19,13 @@ import type {
   PluginInfo,
   PluginSDK,
   ReloadReport,
+  SendResult,
   SocialAPI,
 } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { EmbeddingRegistry } from "../embedding/spi.js";
+import type { ApprovalBroker } from "../io/approvals.js";
+import { INBOX_MAX_TEXT_CHARS, type Inbox } from "../io/inbox.js";
 import { checkChannelClaim, checkInjectClaim } from "../io/reserved-channels.js";
 import type { Agent } from "../kernel/agent.js";
 import { HomeAgentError } from "../util/errors.js";
@@ -47,6 +50,14 @@ export interface PluginManagerHost {
   restart(name: string): Promise<void>;
 }
 
+/** The io layer: unprompted delivery, the inbox, approvals. */
+export interface IoHost {
+  /** Unprompted delivery through the output channels (daemon/agent-parts.ts). */
+  send(channel: string, text: string, kind: string): Promise<SendResult>;
+  inbox: Inbox;
+  approvals: ApprovalBroker;
+}
+
 /** The daemon's auth module as servers use it; `required` / `verify` (the cli socket's rule) are kept here. */
 export type AuthHost = Omit<AuthAPI, "required" | "verify">;
 
@@ -68,6 +79,7 @@ export interface PluginHost {
   knowledge?: KnowledgeAPI;
   /** Where `onForget` handlers are kept for the daemon's forget to ask. */
   forgetHooks: ForgetHooks;
+  io: IoHost;
 }
 
 export interface PluginBinding {
@@ -89,6 +101,8 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
   const { agent, config } = host;
   const unsubscribers = new Set<() => void>();
   const embedders: string[] = [];
+  /** Channels this plugin reported interactive clients on: they have none once it is gone. */
+  const clientChannels = new Set<string>();
   const dataDir = join(host.dataDir, "plugin_data", name);
   mkdirSync(dataDir, { recursive: true });
   const settings = config.pluginSettings(name);
@@ -115,6 +129,15 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     throw new HomeAgentError({
       code: "memory_unavailable",
       message: "memory is not available: it has not started or memory.db failed to open; see the daemon log",
+    });
+  };
+
+  /** The inbox and client counts of a channel are its owner's business only. */
+  const ownChannel = (channel: string): string => {
+    if (agent.outputs.get(channel)?.owner === name) return channel;
+    throw new HomeAgentError({
+      code: "channel_not_found",
+      message: `plugin "${name}" has no output channel "${channel}": register it before reading its inbox`,
     });
   };
 
@@ -178,6 +201,42 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     injectInterrupt: (source, channel, text) => {
       checkInjectClaim(source, channel, name, grant.builtin);
       agent.injectInterrupt(source, channel, text);
+    },
+    send: async (channel, text, opts) => {
+      if (typeof channel !== "string" || typeof text !== "string" || !text.trim()) {
+        throw new HomeAgentError({ code: "invalid_argument", message: "send takes a channel name and some text" });
+      }
+      if (text.length > INBOX_MAX_TEXT_CHARS) {
+        throw new HomeAgentError({
+          code: "too_large",
+          message: `an unprompted message is at most ${INBOX_MAX_TEXT_CHARS} characters (this one has ${text.length})`,
+        });
+      }
+      const kind = typeof opts?.kind === "string" && opts.kind.trim() ? opts.kind.trim() : "notice";
+      return host.io.send(channel, text, kind);
+    },
+    approvals: {
+      pending: () => host.io.approvals.pending(),
+      answer: (id, choice, by) => host.io.approvals.answer(id, choice, by),
+      remembered: () => host.io.approvals.remembered(),
+      revoke: (id) => host.io.approvals.revoke(id),
+      log: (limit) => host.io.approvals.log(limit),
+      setClients: (channel, count) => {
+        host.io.approvals.setClients(ownChannel(channel), count);
+        clientChannels.add(channel);
+      },
+    },
+    ask: async (request) => host.io.approvals.ask(name, request),
+    inbox: {
+      count: (channel) => host.io.inbox.count(ownChannel(channel)),
+      peek: (channel, limit) => host.io.inbox.peek(ownChannel(channel), limit),
+      take: (channel, limit) => host.io.inbox.take(ownChannel(channel), limit),
+      remove: (channel, ids) => {
+        if (!Array.isArray(ids) || ids.some((id) => !Number.isInteger(id))) {
+          throw new HomeAgentError({ code: "invalid_argument", message: "inbox.remove takes a list of message ids" });
+        }
+        return host.io.inbox.remove(ownChannel(channel), ids);
+      },
     },
     settings: {
       get: (key) => settings.get(key),
@@ -305,6 +364,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       agent.inputs.unregisterPlugin(name);
       for (const provider of embedders.splice(0)) host.embeddings.unregister(provider);
       host.forgetHooks.remove(name);
+      for (const channel of clientChannels) host.io.approvals.setClients(channel, 0);
     },
   };
 }

@@ -40,13 +40,35 @@ export type ProgressFrame =
   | { type: "tool_call"; tool: string; status: string; result?: string }
   | { type: "reasoning"; content: string };
 
-export type ServerFrame = FinalFrame | ProgressFrame;
+/**
+ * Frames that answer no line: sent to a connection that declared itself interactive (`/interactive`), at any
+ * time, also while one of its lines is being answered. `notice`: a message for the cli channel that is not
+ * the reply to this client's line (a reminder, a background result, a message kept in the inbox). `approval`:
+ * a tool asks the user; the client answers with the line `/approve <id> once|always|deny`, which is handled at
+ * once (out of turn) and answered by `approval_closed`, or by a `notice` of kind "error".
+ */
+export type PushFrame =
+  | { type: "notice"; kind: string; text: string; at: number }
+  | { type: "approval"; id: string; plugin: string; question: string; options: string[]; expires_at: number }
+  | { type: "approval_closed"; id: string; outcome: string; by?: string };
+
+export type ServerFrame = FinalFrame | ProgressFrame | PushFrame;
 
 const FINAL_TYPES: ReadonlySet<string> = new Set(["response", "error", "tools", "settings"]);
+const PUSH_TYPES: ReadonlySet<string> = new Set(["notice", "approval", "approval_closed"]);
 
 export function isFinalFrame(frame: ServerFrame): frame is FinalFrame {
   return FINAL_TYPES.has(frame.type);
 }
+
+export function isPushFrame(frame: ServerFrame): frame is PushFrame {
+  return PUSH_TYPES.has(frame.type);
+}
+
+/** The line that declares a connection interactive: it is then sent notices and approvals. */
+export const INTERACTIVE_LINE = "/interactive";
+/** The line that answers an approval: `/approve <id> once|always|deny`. */
+export const APPROVE_LINE = /^\/approve\s+(\S+)\s+(once|always|deny)\s*$/;
 
 export function encodeFrame(frame: ServerFrame): string {
   return `${JSON.stringify(frame)}\n`;

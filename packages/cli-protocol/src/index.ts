@@ -2,12 +2,16 @@
 
 export { type ForgetArgs, parseForgetArgs } from "./forget-args.js";
 export {
+  APPROVE_LINE,
   encodeFrame,
   type FinalFrame,
+  INTERACTIVE_LINE,
   isFinalFrame,
+  isPushFrame,
   LINE_TOO_LONG,
   MAX_LINE_BYTES,
   type ProgressFrame,
+  type PushFrame,
   type ServerFrame,
   type SettingFrameEntry,
   SHUTTING_DOWN,

@@ -54,6 +54,9 @@ export const ERROR_CODES = [
   "channel_not_found",
   "channel_limit",
   "channel_cleaner_invalid",
+  // Unprompted delivery and approvals: nobody connected to a channel; an answer or question refused.
+  "no_client",
+  "approval_refused",
   // LLM calls: `llm_<kind>` of a failed call, `llm_<limit>_timeout` of a call too slow.
   "llm_auth",
   "llm_transient",

@@ -30,6 +30,7 @@ function members(obj: object): string[] {
 
 test("@homeagent/sdk exports exactly the checked-in names and constants", () => {
   assert.deepEqual(surface(sdk), {
+    APPROVAL_CHOICES: ["once", "always", "deny"],
     CAPABILITIES: [
       "core",
       "io",
@@ -94,6 +95,8 @@ test("@homeagent/sdk exports exactly the checked-in names and constants", () => 
       "channel_not_found",
       "channel_limit",
       "channel_cleaner_invalid",
+      "no_client",
+      "approval_refused",
       "llm_auth",
       "llm_transient",
       "llm_fatal",
@@ -258,6 +261,7 @@ test("@homeagent/sdk exports exactly the checked-in names and constants", () => 
       "system",
       "reasoning_delta",
       "content_delta",
+      "approval",
     ],
     ErrModalityUnsupported: "function",
     OUTPUT_CAPABILITIES: ["text", "file", "image", "audio", "structured"],
@@ -290,6 +294,13 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "adapters.get",
     "adapters.list",
     "adapters.put",
+    "approvals.answer",
+    "approvals.log",
+    "approvals.pending",
+    "approvals.remembered",
+    "approvals.revoke",
+    "approvals.setClients",
+    "ask",
     "auth.credentialsFile",
     "auth.login",
     "auth.logout",
@@ -310,6 +321,10 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "injectInput",
     "injectInputSync",
     "injectInterrupt",
+    "inbox.count",
+    "inbox.peek",
+    "inbox.remove",
+    "inbox.take",
     "kernel.context",
     "kernel.preview",
     "kernel.status",
@@ -351,6 +366,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "registerOutputChannel",
     "registerStage",
     "registerTool",
+    "send",
     "settings.define",
     "settings.get",
     "settings.list",
@@ -362,6 +378,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
   ];
   const mockOnly = [
     "apiKey",
+    "asked",
     "autoRestart",
     "callTool",
     "channels",
@@ -374,6 +391,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "logs",
     "preferredSource",
     "published",
+    "sent",
     "stages",
     "subscriptions",
     "tools",

@@ -4,9 +4,11 @@
  */
 
 import type { AdaptersAPI } from "./adapters.js";
+import type { ApprovalOutcome, ApprovalRequest, ApprovalsAPI } from "./approvals.js";
 import type { AuthAPI } from "./auth.js";
 import type { InputChannelOptions, OutputCapability, OutputChannelOptions, OutputHandler } from "./channels.js";
 import type { EmbeddingFactory } from "./embedding.js";
+import type { InboxAPI, SendOptions, SendResult } from "./inbox.js";
 import type { KnowledgeAPI } from "./knowledge.js";
 import type { DocMemoryAPI, ForgetHandler, MemoryAPI, SocialAPI } from "./memory.js";
 import type { PluginMgrAPI } from "./plugins.js";
@@ -38,6 +40,9 @@ import type { ToolDef, ToolHandler } from "./tools.js";
  *   `started`, `tools_trimmed` `{offered, total}`
  *   (once per run: the tool definitions exceed their share of the prompt, so each request offers a core set
  *   and the model loads others with tool_search).
+ * - `approval`: `{phase: "asked", approval: PendingApproval}` when a tool asks the user, and `{phase:
+ *   "closed", id, requestId, outcome, by?}` when it is answered, times out or is cancelled (outcome: once,
+ *   always, remembered, denied, timeout, no_client, cancelled).
  * - `content_delta` / `reasoning_delta`: `{requestId, content, reset?: true}` — streamed text. An empty delta
  *   with `reset: true` means the text starts over (an interrupted call is asked again, or a broken stream
  *   is retried): drop what was shown for this request so far, for that kind of delta.
@@ -52,6 +57,7 @@ export const EVENT_TYPES = [
   "system",
   "reasoning_delta",
   "content_delta",
+  "approval",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -186,6 +192,23 @@ export interface PluginSDK {
   injectInput(source: string, channel: string, text: string, opts?: InjectOptions): string;
   injectInputSync(source: string, channel: string, text: string, opts?: InjectOptions): Promise<InputReply>;
   injectInterrupt(source: string, channel: string, text: string): void;
+  /**
+   * Delivers `text` to the output channel `channel` outside any turn (no LLM is involved). A channel whose
+   * handler reports "no_client" (nobody connected) keeps it in its inbox until a client connects; an unknown
+   * channel throws "channel_not_found".
+   */
+  send(channel: string, text: string, opts?: SendOptions): Promise<SendResult>;
+  /** Capability `io`, built-in plugins only: pending approvals, the user's answers, remembered ones. */
+  approvals: ApprovalsAPI;
+
+  /**
+   * Capability `core`, from inside one of this plugin's own tool calls (`request.requestId` is the tool
+   * context's): asks the user and waits for the answer, at most `core.agent.approval_timeout`. A refusal is
+   * an outcome, not an error; the caller must not go ahead unless `approved`.
+   */
+  ask(request: ApprovalRequest): Promise<ApprovalOutcome>;
+  /** Capability `core`: what this plugin's own output channels kept while no client was connected. */
+  inbox: InboxAPI;
 
   /** Capability `settings_cross`. */
   config: ConfigAPI;
@@ -264,6 +287,16 @@ export function definePlugin(def: PluginDefinition): Plugin {
 }
 
 export type { AdapterInfo, AdaptersAPI } from "./adapters.js";
+export {
+  APPROVAL_CHOICES,
+  type ApprovalChoice,
+  type ApprovalOutcome,
+  type ApprovalRecord,
+  type ApprovalRequest,
+  type ApprovalsAPI,
+  type PendingApproval,
+  type RememberedApproval,
+} from "./approvals.js";
 export type { AuthAPI, AuthSession } from "./auth.js";
 export { CAPABILITIES, type Capability } from "./capabilities.js";
 export {
@@ -286,6 +319,7 @@ export {
 } from "./embedding.js";
 export { ERROR_CODES, type ErrorCode, isErrorCode, SdkError, type SdkErrorOptions } from "./errors.js";
 export { foldForForget, forgetMatcher } from "./forget.js";
+export type { InboxAPI, InboxMessage, SendOptions, SendResult } from "./inbox.js";
 export type { KnowledgeAPI, KnowledgeEntry, KnowledgeNode, KnowledgeSearchHit } from "./knowledge.js";
 export type {
   DocMemoryAPI,

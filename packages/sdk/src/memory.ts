@@ -99,6 +99,10 @@ export interface ForgetCounts {
   backups: number;
   /** Lines of waiter's input history (`<data>/waiter_history`). */
   history: number;
+  /** Messages kept for channels while nobody was connected (reminders, results). */
+  inbox: number;
+  /** Approvals asked, and "always" approvals remembered, whose question held the text. */
+  approvals: number;
 }
 
 /** What one plugin's `onForget` handler matched (a preview) or removed, or why it could not. */

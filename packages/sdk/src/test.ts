@@ -24,9 +24,10 @@ import type {
 } from "./index.js";
 import { daemonState } from "./mock/daemon-state.js";
 import { given, givenApis } from "./mock/given.js";
-import type { MockInput, MockResponder, MockSDK, MockSDKOptions } from "./mock/types.js";
+import { mockIo } from "./mock/io.js";
+import type { MockInput, MockResponder, MockSDK, MockSDKOptions, MockSent } from "./mock/types.js";
 
-export type { MockInput, MockResponder, MockSDK, MockSDKOptions };
+export type { MockInput, MockResponder, MockSDK, MockSDKOptions, MockSent };
 
 const tempRoots: string[] = [];
 let cleanupRegistered = false;
@@ -101,6 +102,8 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     published: [],
     inputs: [],
     interrupts: [],
+    sent: [],
+    asked: [],
     logs: [],
     apiKey: opts.apiKey ?? "",
     preferredSource: "",
@@ -173,6 +176,17 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     injectInterrupt: (source, channel, text) => void mock.interrupts.push({ source, channel, text }),
 
     ...daemonState(opts, name),
+    ...mockIo(opts, {
+      get channels() {
+        return mock.channels;
+      },
+      get sent() {
+        return mock.sent;
+      },
+      get asked() {
+        return mock.asked;
+      },
+    }),
     auth: {
       required: () => mock.apiKey !== "",
       verify: (key) => mock.apiKey === "" || key === mock.apiKey,

@@ -2,6 +2,7 @@
 import type { FinalFrame } from "@homeagent/cli-protocol";
 import { UNAUTHORIZED } from "@homeagent/cli-protocol";
 import type { InputReply, PluginSDK } from "@homeagent/sdk";
+import { approvalsCommand, inboxCommand } from "./approval-commands.js";
 import { runCommand } from "./commands.js";
 import { memoryCommand } from "./memory-commands.js";
 import { pluginsCommand } from "./plugin-commands.js";
@@ -32,6 +33,8 @@ export function answer(
   if (isAuthLine(line)) return verifyAuthLine(sdk, line) ? AUTHENTICATED : UNAUTHORIZED_FRAME;
   if (/^\/memory(\s|$)/.test(line)) return memoryCommand(sdk, line.slice("/memory".length));
   if (/^\/plugins(\s|$)/.test(line)) return pluginsCommand(sdk, line.slice("/plugins".length));
+  if (/^\/approvals(\s|$)/.test(line)) return approvalsCommand(sdk, line.slice("/approvals".length));
+  if (line.trim() === "/inbox") return inboxCommand(sdk);
   if (line.startsWith("/")) return runCommand(sdk, line);
   return chat(sdk, line, signal, onQueued);
 }

@@ -1,6 +1,7 @@
 /** Slash commands of the cli socket. Each answers with one final frame; a throw becomes an error frame. */
 import type { FinalFrame } from "@homeagent/cli-protocol";
 import type { ContextReport, KernelStatus, LlmSourceStatus, PluginSDK } from "@homeagent/sdk";
+import { APPROVALS_HELP } from "./approval-commands.js";
 import { MEMORY_HELP } from "./memory-commands.js";
 import { PLUGINS_HELP } from "./plugin-commands.js";
 
@@ -15,6 +16,7 @@ export const HELP_TEXT = [
   "/llm use <name>               prefer this source until changed (/llm use auto: priority order)",
   ...MEMORY_HELP,
   ...PLUGINS_HELP,
+  ...APPROVALS_HELP,
   "/auth <key>                   authenticate (must be the first line when homed has an API key)",
   "any other line                a message to the agent",
 ].join("\n");

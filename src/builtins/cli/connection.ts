@@ -19,6 +19,7 @@ import {
   LineSplitter,
   MAX_LINE_BYTES,
   type ProgressFrame,
+  type PushFrame,
   type ServerFrame,
   SHUTTING_DOWN,
   UNAUTHORIZED,
@@ -41,6 +42,15 @@ export interface ConnectionStats {
 
 type Task = () => Promise<FinalFrame> | FinalFrame;
 
+/** What the plugin does with a connection's lines beyond the messages and commands every client has. */
+export interface ConnectionHooks {
+  /** A line handled at once, outside the queue (an approval's answer while a turn waits for it); true if it was. */
+  immediate(connection: CliConnection, line: string): boolean;
+  /** A queued line that concerns this connection itself (`/interactive`); undefined for every other line. */
+  command(connection: CliConnection, line: string): FinalFrame | undefined;
+  closed(connection: CliConnection): void;
+}
+
 const SHUTDOWN_FRAME: FinalFrame = { type: "error", error: SHUTTING_DOWN };
 /** Completes a last line the client sent without its newline. */
 const NEWLINE = Buffer.from("\n");
@@ -53,6 +63,8 @@ const PROBE = Buffer.alloc(0);
 export class CliConnection {
   private authenticated: boolean;
   private closed = false;
+  /** Declared with `/interactive`: shown notices and approvals, and may answer approvals. */
+  interactive = false;
   /** The client has half-closed: no more lines will come. */
   private inputEnded = false;
   private peerCheck: NodeJS.Timeout | undefined;
@@ -76,6 +88,7 @@ export class CliConnection {
     private readonly sdk: PluginSDK,
     private readonly events: RequestEvents,
     private readonly limits: ConnectionLimits,
+    private readonly hooks: ConnectionHooks,
   ) {
     this.authenticated = !sdk.auth.required();
     this.splitter = new LineSplitter(
@@ -182,12 +195,14 @@ export class CliConnection {
     this.socket.off("data", this.onData);
     this.socket.off("drain", this.onDrain);
     this.gone.abort(new SdkError({ code: "cancelled", message: "cancelled: the cli client disconnected" }));
+    this.hooks.closed(this);
   };
 
   private onLine(line: string): void {
     if (this.stopping || line.trim() === "") return;
-    if (this.authenticated) this.enqueue(() => this.answer(line));
-    else if (verifyAuthLine(this.sdk, line)) {
+    if (this.authenticated) {
+      if (!this.hooks.immediate(this, line)) this.enqueue(() => this.hooks.command(this, line) ?? this.answer(line));
+    } else if (verifyAuthLine(this.sdk, line)) {
       this.authenticated = true;
       clearTimeout(this.authTimer);
       this.send(AUTHENTICATED);
@@ -212,6 +227,11 @@ export class CliConnection {
   }
 
   private readonly sendProgress = (frame: ProgressFrame): void => this.send(frame);
+
+  /** A frame that answers no line, for an interactive client; others are never sent one. */
+  push(frame: PushFrame): void {
+    if (this.interactive && !this.stopping) this.send(frame);
+  }
 
   private enqueue(task: Task): void {
     this.queue.push(task);

@@ -9,6 +9,7 @@ import { definePlugin, type Plugin, type PluginSDK } from "@homeagent/sdk";
 import { closeWithFrame } from "./closing.js";
 import { CliConnection, type ConnectionStats } from "./connection.js";
 import { RequestEvents } from "./events.js";
+import { CLI_CHANNEL, InteractiveClients } from "./interactive.js";
 import { type CliLimits, DEFAULT_LIMITS, idleEvictedText, tooManyConnectionsText } from "./limits.js";
 import { listenPrivate } from "./socket.js";
 
@@ -39,8 +40,9 @@ export function createCliPlugin(opts: CliPluginOptions = {}): CliPlugin {
   let socketPath = "";
   let unsubscribe = (): void => {};
   let atCapacity = false;
+  let interactive: InteractiveClients | null = null;
 
-  const accept = (sdk: PluginSDK, socket: Socket): void => {
+  const accept = (sdk: PluginSDK, clients: InteractiveClients, socket: Socket): void => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     if (connections.size >= limits.maxConnections) makeRoom(sdk);
@@ -54,7 +56,7 @@ export function createCliPlugin(opts: CliPluginOptions = {}): CliPlugin {
       );
       return;
     }
-    const connection = new CliConnection(socket, sdk, events, limits);
+    const connection = new CliConnection(socket, sdk, events, limits, clients);
     connections.add(connection);
     socket.once("close", () => {
       connections.delete(connection);
@@ -89,11 +91,24 @@ export function createCliPlugin(opts: CliPluginOptions = {}): CliPlugin {
 
     async start(sdk: PluginSDK): Promise<void> {
       socketPath = configuredPath ?? cliSocketPath(sdk.daemonDataDir);
+      const clients = new InteractiveClients(sdk);
+      interactive = clients;
+      sdk.registerOutputChannel(
+        CLI_CHANNEL,
+        ["text"],
+        "the user's terminal (waiter): shown at once in every open interactive waiter, else kept for the next one",
+        clients.deliver,
+      );
       // Half-open: a client that ends its input after sending still gets its answers.
-      const listening = createServer({ allowHalfOpen: true }, (socket) => accept(sdk, socket));
+      const listening = createServer({ allowHalfOpen: true }, (socket) => accept(sdk, clients, socket));
       await listenPrivate(listening, socketPath);
       server = listening;
-      unsubscribe = sdk.subscribe("*", events.handle);
+      const offEvents = sdk.subscribe("*", events.handle);
+      const offApprovals = sdk.subscribe("approval", clients.onApproval);
+      unsubscribe = () => {
+        offEvents();
+        offApprovals();
+      };
       sdk.log.info(`cli: listening on ${socketPath}`);
     },
 
@@ -112,6 +127,7 @@ export function createCliPlugin(opts: CliPluginOptions = {}): CliPlugin {
       await closed;
       unsubscribe();
       unsubscribe = () => {};
+      interactive?.clear();
       rmSync(socketPath, { force: true });
     },
   });

@@ -60,6 +60,8 @@ const STATUS_BY_CODE: Record<ErrorCode, ApiStatus> = {
   channel_not_found: 500,
   channel_limit: 500,
   channel_cleaner_invalid: 500,
+  no_client: 409,
+  approval_refused: 403,
 
   llm_auth: 502,
   llm_transient: 502,

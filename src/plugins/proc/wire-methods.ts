@@ -16,6 +16,7 @@ export type ArgSpec = Kind | `${Kind}?`;
 export type WireSpec = { args: readonly ArgSpec[] } | { unavailable: string };
 
 const IN_INIT = "it is given in plugin.init";
+const APPROVALS_BUILTIN = "only the built-in clients (waiter, the dashboard) answer approvals for the user";
 
 export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   pluginName: { unavailable: IN_INIT },
@@ -43,6 +44,18 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   injectInput: { args: ["string", "string", "string", "object?"] },
   injectInputSync: { args: ["string", "string", "string", "object?"] },
   injectInterrupt: { args: ["string", "string", "string"] },
+  send: { args: ["string", "string", "object?"] },
+  "approvals.pending": { unavailable: APPROVALS_BUILTIN },
+  "approvals.answer": { unavailable: APPROVALS_BUILTIN },
+  "approvals.remembered": { unavailable: APPROVALS_BUILTIN },
+  "approvals.revoke": { unavailable: APPROVALS_BUILTIN },
+  "approvals.log": { unavailable: APPROVALS_BUILTIN },
+  "approvals.setClients": { unavailable: APPROVALS_BUILTIN },
+  ask: { args: ["object"] },
+  "inbox.count": { args: ["string"] },
+  "inbox.peek": { args: ["string", "number?"] },
+  "inbox.take": { args: ["string", "number?"] },
+  "inbox.remove": { args: ["string", "array"] },
   "config.list": { args: ["string?"] },
   "config.set": { args: ["string", "string"] },
   "config.setMany": { args: ["object"] },

@@ -5,6 +5,8 @@
  */
 import type {
   AdaptersAPI,
+  ApprovalOutcome,
+  ApprovalRequest,
   AuthAPI,
   ConfigDefInfo,
   ConfigEntry,
@@ -37,6 +39,13 @@ import type {
   ToolDef,
   ToolHandler,
 } from "../index.js";
+
+/** One `send` call. */
+export interface MockSent {
+  channel: string;
+  text: string;
+  kind: string;
+}
 
 /** One injectInput / injectInputSync call. */
 export interface MockInput {
@@ -100,6 +109,8 @@ export interface MockSDKOptions {
   preview?: (query: string) => Promise<ContextPreview>;
   /** Definitions for `config.defs`; default none. */
   configDefs?: ConfigDefInfo[];
+  /** The user's answer to `ask`; default: nobody can answer (`{approved: false, reason: "no_client"}`). */
+  approve?: (request: ApprovalRequest) => ApprovalOutcome | Promise<ApprovalOutcome>;
 }
 
 export interface MockSDK extends PluginSDK {
@@ -118,6 +129,10 @@ export interface MockSDK extends PluginSDK {
   readonly published: Array<{ type: EventType; payload: Record<string, unknown> }>;
   readonly inputs: MockInput[];
   readonly interrupts: Array<{ source: string; channel: string; text: string }>;
+  /** Every `send`, in order. */
+  readonly sent: MockSent[];
+  /** Every question passed to `ask`, in order. */
+  readonly asked: ApprovalRequest[];
   readonly logs: Array<{ level: keyof Logger; msg: string }>;
   /** Checked by `auth`; change it at any time. "" = no key required. */
   apiKey: string;

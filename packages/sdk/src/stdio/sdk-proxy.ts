@@ -127,6 +127,9 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
   };
 
   const settings = new Map(Object.entries(init.settings ?? {}));
+  const builtinOnly = (member: string) => (): never => {
+    throw new SubprocessUnsupportedError(member, "only the built-in clients answer approvals for the user");
+  };
 
   const sdk: PluginSDK = {
     pluginName: init.name,
@@ -218,6 +221,22 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
     injectInputSync: (source, channel, text, opts) =>
       injectCall(call, "injectInputSync", source, channel, text, opts) as ReturnType<PluginSDK["injectInputSync"]>,
     injectInterrupt: voidRemote("injectInterrupt"),
+    send: remote("send"),
+    approvals: {
+      pending: builtinOnly("approvals.pending"),
+      answer: builtinOnly("approvals.answer"),
+      remembered: builtinOnly("approvals.remembered"),
+      revoke: builtinOnly("approvals.revoke"),
+      log: builtinOnly("approvals.log"),
+      setClients: builtinOnly("approvals.setClients"),
+    },
+    ask: remote("ask"),
+    inbox: {
+      count: remote("inbox.count"),
+      peek: remote("inbox.peek"),
+      take: remote("inbox.take"),
+      remove: remote("inbox.remove"),
+    },
 
     config: {
       list: remote("config.list"),

@@ -57,6 +57,8 @@ function report(query: string, confirmed: boolean): ForgetReport {
     indexItems: 0,
     backups: 0,
     history: 0,
+    inbox: 0,
+    approvals: 0,
   };
   return {
     query,
