@@ -74,7 +74,7 @@ describe("homed + waiter + fake LLM", () => {
     assert.equal(result?.tool_call_id, call.tool_calls[0].id);
     assert.deepEqual(
       (JSON.parse(String(result?.content)) as Array<{ name: string }>).map((c) => c.name),
-      ["webui"],
+      ["cli", "webui"],
     );
   });
 

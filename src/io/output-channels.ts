@@ -20,6 +20,9 @@ import { withinTime } from "../util/time-limit.js";
 import type { Inbox } from "./inbox.js";
 import { OwnedChannels } from "./owned-channels.js";
 
+/** What deliver() returns when the message went to the inbox instead. */
+const KEPT = Symbol("kept in the inbox");
+
 /** A handler that takes longer than this to deliver one message has failed. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -90,19 +93,22 @@ export class OutputChannels extends OwnedChannels<OutputChannel> implements Outp
     this.channels.set(name, { name, owner, caps: known, description, types, help: opts.help ?? "", handler });
   }
 
+  /** The handler's own result (`sent to <name>` when it gives none), or what the inbox kept. */
   async send(name: string, msg: OutputMessage): Promise<unknown> {
     const result = await this.deliver(name, msg);
-    return result.delivered
-      ? result.detail
-      : `nobody is connected to "${name}" now; kept in its inbox for when they are`;
+    if (result === KEPT) return `nobody is connected to "${name}" now; kept in its inbox for when they are`;
+    return result ?? `sent to ${name}`;
   }
 
   /** Text sent outside any turn (sdk.send): delivered, or kept in the inbox. */
-  sendUnprompted(name: string, text: string, kind: string): Promise<SendResult> {
-    return this.deliver(name, { payload: text, meta: { kind }, type: "text", requestId: "" });
+  async sendUnprompted(name: string, text: string, kind: string): Promise<SendResult> {
+    const result = await this.deliver(name, { payload: text, meta: { kind }, type: "text", requestId: "" });
+    if (result === KEPT) return { delivered: false, kept: true };
+    const detail = result ?? `sent to ${name}`;
+    return { delivered: true, detail: typeof detail === "string" ? detail : JSON.stringify(detail) };
   }
 
-  private async deliver(name: string, msg: OutputMessage): Promise<SendResult> {
+  private async deliver(name: string, msg: OutputMessage): Promise<unknown> {
     const ch = this.channels.get(name);
     if (!ch) {
       throw new HomeAgentError({
@@ -111,7 +117,7 @@ export class OutputChannels extends OwnedChannels<OutputChannel> implements Outp
       });
     }
     try {
-      const out = await withinTime(
+      return await withinTime(
         Promise.resolve().then(() => ch.handler(msg)),
         DELIVERY_TIMEOUT_MS,
         () =>
@@ -120,12 +126,11 @@ export class OutputChannels extends OwnedChannels<OutputChannel> implements Outp
             message: `output channel "${name}" did not deliver within ${DELIVERY_TIMEOUT_MS / 1000} s`,
           }),
       );
-      return { delivered: true, detail: out === undefined || out === null ? `sent to ${name}` : String(out) };
     } catch (err) {
       if (!this.inbox || (err as { code?: unknown })?.code !== "no_client") throw err;
       const kind = typeof msg.meta.kind === "string" ? msg.meta.kind : msg.reply ? "reply" : "message";
       this.inbox.put(name, kind, msg.payload);
-      return { delivered: false, kept: true };
+      return KEPT;
     }
   }
 

@@ -297,6 +297,8 @@ export const en = {
   unit_requests: "requests",
   unit_rounds: "rounds",
   unit_calls: "calls",
+  unit_days: "days",
+  unit_timers: "timers",
   unit_messages: "messages",
   unit_texts: "texts",
   unit_h: "hours",

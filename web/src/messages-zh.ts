@@ -291,6 +291,8 @@ export const zh: Messages = {
   unit_requests: "个请求",
   unit_rounds: "轮",
   unit_calls: "次调用",
+  unit_days: "天",
+  unit_timers: "个",
   unit_messages: "条消息",
   unit_texts: "段文本",
   unit_h: "小时",

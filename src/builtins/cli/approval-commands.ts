@@ -4,7 +4,7 @@
  */
 import type { FinalFrame } from "@homeagent/cli-protocol";
 import type { PluginSDK } from "@homeagent/sdk";
-import { CLI_CHANNEL } from "./interactive.js";
+import { CLI_CHANNEL } from "./cli-channel.js";
 
 export const APPROVALS_HELP = [
   '/approvals                    approvals waiting, "always" answers standing, the last ones asked',

@@ -159,6 +159,8 @@ export class CliConnection {
   private readonly onEnd = (): void => {
     if (this.closed || this.stopping) return;
     this.inputEnded = true;
+    // A client that sends no more lines can answer no approval: it is no longer asked.
+    this.hooks.closed(this);
     this.splitter.push(NEWLINE);
     this.checkPeer();
     this.peerCheck = setInterval(this.checkPeer, this.limits.peerCheckMs);

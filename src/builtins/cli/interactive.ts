@@ -6,9 +6,8 @@
  */
 import { APPROVE_LINE, type FinalFrame, INTERACTIVE_LINE, type PushFrame } from "@homeagent/cli-protocol";
 import { type AgentEvent, type ApprovalChoice, type OutputMessage, type PluginSDK, SdkError } from "@homeagent/sdk";
+import { CLI_CHANNEL } from "./cli-channel.js";
 import type { CliConnection, ConnectionHooks } from "./connection.js";
-
-export const CLI_CHANNEL = "cli";
 
 export class InteractiveClients implements ConnectionHooks {
   private readonly clients = new Set<CliConnection>();
@@ -88,6 +87,7 @@ export class InteractiveClients implements ConnectionHooks {
   }
 
   closed(connection: CliConnection): void {
+    connection.interactive = false;
     if (this.clients.delete(connection)) this.counted();
   }
 

@@ -6,10 +6,11 @@ import { rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { cliSocketPath } from "@homeagent/cli-protocol";
 import { definePlugin, type Plugin, type PluginSDK } from "@homeagent/sdk";
+import { CLI_CHANNEL } from "./cli-channel.js";
 import { closeWithFrame } from "./closing.js";
 import { CliConnection, type ConnectionStats } from "./connection.js";
 import { RequestEvents } from "./events.js";
-import { CLI_CHANNEL, InteractiveClients } from "./interactive.js";
+import { InteractiveClients } from "./interactive.js";
 import { type CliLimits, DEFAULT_LIMITS, idleEvictedText, tooManyConnectionsText } from "./limits.js";
 import { listenPrivate } from "./socket.js";
 

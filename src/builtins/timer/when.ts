@@ -4,9 +4,15 @@
  * stays 09:00 across DST changes and follows a change of core.agent.timezone). Every refusal says what to
  * write instead.
  */
+import { SdkError } from "@homeagent/sdk";
 import { Cron } from "croner";
 
-export class WhenError extends Error {}
+/** A time the user (or the model) wrote that cannot be read; the message says what to write instead. */
+export class WhenError extends SdkError {
+  constructor(message: string) {
+    super({ code: "invalid_argument", message });
+  }
+}
 
 const UNIT_MS: Readonly<Record<string, number>> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
 const IN_PATTERN = /^(?:(\d{1,4})d)?(?:(\d{1,5})h)?(?:(\d{1,6})m)?(?:(\d{1,7})s)?$/;

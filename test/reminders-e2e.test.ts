@@ -1,0 +1,156 @@
+/**
+ * Approvals, the inbox and reminders end to end: a real `homed` with the fake LLM, the client code an
+ * interactive `waiter` runs (WaiterClient + ApprovalPrompts) over the cli socket, and real `waiter`
+ * subprocesses. "Remind me in 2 seconds to stretch" is printed by an interactive waiter 2 s later; with no
+ * waiter connected it waits in the inbox for `waiter --inbox`; an approval a plugin's tool asks is answered
+ * in the waiter; `-c` without a terminal refuses at once; a timer survives `kill -9` and fires once.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { after, before, test } from "node:test";
+import { INTERACTIVE_LINE } from "@homeagent/cli-protocol";
+import { ApprovalPrompts } from "../src/bin/waiter-approvals.js";
+import { WaiterClient } from "../src/bin/waiter-client.js";
+import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
+import { CliLines, type HomedProcess, startHomedOn } from "./fixtures/homed-process.js";
+import { nodeArgs } from "./fixtures/node-entry.js";
+import { installFixturePlugin } from "./fixtures/plugins.js";
+import { tempDir } from "./fixtures/temp-dir.js";
+import { waitFor } from "./fixtures/wait.js";
+
+let fake: FakeLLM;
+let homed: HomedProcess;
+let dir: string;
+const env = () => ({ HOMEAGENT_LLM_BASE_URL: fake.url, HOMEAGENT_LLM_MODEL: "fake-model" });
+
+before(async () => {
+  dir = tempDir("ha-reminders-");
+  installFixturePlugin(dir, "asker");
+  fake = await startFakeLLM();
+  homed = await startHomedOn(dir, env());
+});
+
+after(async () => {
+  await homed?.stop();
+  await fake?.close();
+});
+
+/** A connection as an interactive waiter holds it: what it printed, and its approval prompts. */
+async function interactiveWaiter() {
+  const client = await WaiterClient.connect(homed.socket);
+  const printed: string[] = [];
+  const prompts = new ApprovalPrompts({
+    print: (text) => printed.push(text),
+    prompt: () => {},
+    send: (line) => client.sendImmediate(line),
+  });
+  client.onPush = prompts.onPush;
+  await client.request(INTERACTIVE_LINE);
+  return { client, printed, prompts };
+}
+
+function waiter(args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const proc = spawn(process.execPath, nodeArgs("src/bin/waiter.ts", "--socket", homed.socket, ...args), {
+      env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_SOCKET: "" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    proc.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    proc.stdin.end();
+    proc.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The result the model was given for its tool call in the last turn. */
+function lastToolResult(): string {
+  const chats = fake.requests.filter((r) => r.method === "POST");
+  const messages = (chats.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> }).messages;
+  return String(messages.filter((m) => m.role === "tool").at(-1)?.content);
+}
+
+test("'remind me in 2 seconds to stretch': an interactive waiter prints the reminder 2 s later", async () => {
+  const w = await interactiveWaiter();
+  fake.enqueue(
+    { toolCalls: [{ name: "timer_set", arguments: { in: "2s", message: "stretch" } }] },
+    { text: "Will do." },
+  );
+  const asked = Date.now();
+  try {
+    const reply = await w.client.request("remind me in 2 seconds to stretch");
+    assert.equal(reply.type === "response" && reply.content, "Will do.");
+    assert.match(lastToolResult(), /^timer \d+ set for .*, in 2 s: "stretch"$/);
+    await waitFor(() => w.printed.includes("⏰ stretch"), "the reminder in the waiter", { timeoutMs: 10_000 });
+    assert.ok(Date.now() - asked >= 1_900, "not before its time");
+  } finally {
+    w.client.close();
+  }
+});
+
+test("with no waiter connected the reminder waits in the inbox: waiter --inbox prints it once", async () => {
+  const cli = await CliLines.open(homed.socket);
+  fake.enqueue(
+    { toolCalls: [{ name: "timer_set", arguments: { in: "1s", message: "drink water" } }] },
+    { text: "OK." },
+  );
+  assert.equal(await cli.text("remind me in a second to drink water"), "OK.");
+  cli.close();
+  await waitFor(() => /timer \d+ fired on cli: kept in the inbox/.test(homed.stderr()), "the reminder kept", {
+    timeoutMs: 10_000,
+  });
+  const first = await waiter(["--inbox"]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /^\[.+\] ⏰ drink water\n$/);
+  assert.equal((await waiter(["--inbox"])).stdout, "the inbox is empty\n", "read = removed");
+});
+
+test("an approval a plugin's tool asks is shown escaped in the waiter and answered there", async () => {
+  const w = await interactiveWaiter();
+  fake.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "wipe\u001b[2K\rthe disk" } }] }, { text: "done" });
+  try {
+    const reply = w.client.request("wipe the disk");
+    await waitFor(() => w.prompts.waiting, "the approval prompt", { timeoutMs: 10_000 });
+    assert.equal(w.printed.at(-1), "[approve] asker: may I wipe\\e[2K\\rthe disk?");
+    assert.equal(w.prompts.answer("maybe"), true, "a line that is no choice is asked again");
+    assert.match(String(w.printed.at(-1)), /^type o, a, d/);
+    w.prompts.answer("o");
+    const done = await reply;
+    assert.equal(done.type === "response" && done.content, "done");
+    assert.equal(lastToolResult(), "did wipe\u001b[2K\rthe disk (once)");
+    const approvals = await w.client.request("/approvals");
+    assert.match(approvals.type === "response" ? approvals.content : "", /once by waiter {2}asker: may I wipe\\e\[2K/);
+  } finally {
+    w.client.close();
+  }
+});
+
+test("waiter -c without a terminal cannot be asked: the approval is refused at once", async () => {
+  fake.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "reboot" } }] }, { text: "refused, fine" });
+  const r = await waiter(["-c", "reboot please"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "refused, fine");
+  assert.equal(lastToolResult(), "did not reboot: no_client");
+});
+
+test("a timer set before kill -9 fires once after the restart", async () => {
+  const cli = await CliLines.open(homed.socket);
+  fake.enqueue(
+    { toolCalls: [{ name: "timer_set", arguments: { in: "1s", message: "after the crash" } }] },
+    { text: "Set." },
+  );
+  assert.equal(await cli.text("remind me in a second"), "Set.");
+  cli.close();
+  await homed.kill();
+  homed = await startHomedOn(dir, env());
+  await waitFor(() => /timer \d+ fired on cli: kept in the inbox/.test(homed.stderr()), "the reminder after restart", {
+    timeoutMs: 10_000,
+  });
+  const inbox = await waiter(["--inbox"]);
+  assert.equal(inbox.stdout.match(/⏰ after the crash/g)?.length, 1, inbox.stdout);
+});
