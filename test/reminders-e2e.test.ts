@@ -71,8 +71,8 @@ function waiter(args: string[]) {
 /** The result the model was given for its tool call in the last turn. */
 function lastToolResult(): string {
   const chats = fake.requests.filter((r) => r.method === "POST");
-  const messages = (chats.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> }).messages;
-  return String(messages.filter((m) => m.role === "tool").at(-1)?.content);
+  const body = chats.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
+  return String((body?.messages ?? []).filter((m) => m.role === "tool").at(-1)?.content);
 }
 
 test("'remind me in 2 seconds to stretch': an interactive waiter prints the reminder 2 s later", async () => {
