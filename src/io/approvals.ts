@@ -39,8 +39,6 @@ export interface ApprovalBrokerDeps {
 
 interface Waiting {
   approval: PendingApproval;
-  /** The channels whose clients are asked: the turn's own when it has one connected, else every one. */
-  audience: string[];
   hash: string;
   finish: (outcome: ApprovalOutcome) => void;
 }
@@ -100,16 +98,9 @@ export class ApprovalBroker {
     return this.wait(approval, audience, hash, timeoutMs, call.signal);
   }
 
-  /** The questions waiting; `channel` given: only those its clients are asked. */
-  pending(channel?: string): PendingApproval[] {
-    return [...this.waiting.values()]
-      .filter((w) => channel === undefined || w.audience.includes(channel))
-      .map((w) => ({ ...w.approval, options: [...w.approval.options] }));
-  }
-
-  /** The audience of a waiting question (for clients deciding whether to show it). */
-  audienceOf(id: string): string[] {
-    return [...(this.waiting.get(id)?.audience ?? [])];
+  /** The questions waiting, the oldest first. */
+  pending(): PendingApproval[] {
+    return [...this.waiting.values()].map((w) => ({ ...w.approval, options: [...w.approval.options] }));
   }
 
   answer(id: string, choice: ApprovalChoice, by: string): void {
@@ -163,6 +154,7 @@ export class ApprovalBroker {
     for (const w of [...this.waiting.values()]) w.finish({ approved: false, reason: "cancelled" });
   }
 
+  /** The channels whose clients are asked: the turn's own when it has one connected, else every one. */
   private audience(channel: string): string[] {
     if (this.clients.has(channel)) return [channel];
     return [...this.clients.keys()].sort();
@@ -201,7 +193,7 @@ export class ApprovalBroker {
         });
         resolve(outcome);
       };
-      this.waiting.set(approval.id, { approval, audience, hash, finish });
+      this.waiting.set(approval.id, { approval, hash, finish });
       if (signal.aborted) {
         onAbort();
         return;
