@@ -50,6 +50,8 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "approvals.setClients": "io",
   // Only on behalf of the plugin's own running tool call (io/approvals.ts checks it).
   ask: "core",
+  // Running a tool for the user, outside any turn: built-in clients only (BUILTIN_ONLY below).
+  runTool: "io",
   "inbox.count": "core",
   "inbox.peek": "core",
   "inbox.take": "core",
@@ -128,6 +130,7 @@ export const BUILTIN_ONLY: ReadonlySet<SdkMember> = new Set<SdkMember>([
   "approvals.revoke",
   "approvals.log",
   "approvals.setClients",
+  "runTool",
 ]);
 
 /** What one plugin may do: its declared capabilities (`core` is implied) and whether it is built in. */

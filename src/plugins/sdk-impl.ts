@@ -50,6 +50,9 @@ export interface PluginManagerHost {
   restart(name: string): Promise<void>;
 }
 
+/** How long a tool run for the user (runTool) may take. */
+const USER_TOOL_TIMEOUT_MS = 30_000;
+
 /** The io layer: unprompted delivery, the inbox, approvals. */
 export interface IoHost {
   /** Unprompted delivery through the output channels (daemon/agent-parts.ts). */
@@ -103,6 +106,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
   const embedders: string[] = [];
   /** Channels this plugin reported interactive clients on: they have none once it is gone. */
   const clientChannels = new Set<string>();
+  let userCalls = 0;
   const dataDir = join(host.dataDir, "plugin_data", name);
   mkdirSync(dataDir, { recursive: true });
   const settings = config.pluginSettings(name);
@@ -227,6 +231,23 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       },
     },
     ask: async (request) => host.io.approvals.ask(name, request),
+    runTool: async (tool, args = {}) => {
+      const n = ++userCalls;
+      const outcome = await agent.tools.execute(
+        { id: `user_${n}`, name: tool, arguments: args },
+        {
+          requestId: `user_${name}_${n}`,
+          source: name,
+          channel: name,
+          signal: AbortSignal.timeout(USER_TOOL_TIMEOUT_MS),
+        },
+      );
+      if (outcome.status === "ok") return outcome.content;
+      throw new HomeAgentError({
+        code: outcome.status === "unknown_tool" ? "not_found" : "tool_failed",
+        message: outcome.content,
+      });
+    },
     inbox: {
       count: (channel) => host.io.inbox.count(ownChannel(channel)),
       peek: (channel, limit) => host.io.inbox.peek(ownChannel(channel), limit),

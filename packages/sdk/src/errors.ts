@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   "tool_name_reserved",
   "tool_name_taken",
   "tool_timeout",
+  "tool_failed",
   "stage_patch_invalid",
   "stage_patch_refused",
   "stage_timeout",

@@ -200,6 +200,12 @@ export interface PluginSDK {
   send(channel: string, text: string, opts?: SendOptions): Promise<SendResult>;
   /** Capability `io`, built-in plugins only: pending approvals, the user's answers, remembered ones. */
   approvals: ApprovalsAPI;
+  /**
+   * Capability `io`, built-in plugins only: runs a tool as the user asked for it in a client (the dashboard
+   * lists and cancels timers with timer_list and timer_cancel), outside any turn, within 30 s. Resolves with
+   * the tool's result text; a failed call rejects ("not_found" for an unknown tool, "tool_failed").
+   */
+  runTool(name: string, args?: Record<string, unknown>): Promise<string>;
 
   /**
    * Capability `core`, from inside one of this plugin's own tool calls (`request.requestId` is the tool

@@ -180,6 +180,9 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
       get channels() {
         return mock.channels;
       },
+      get tools() {
+        return mock.tools;
+      },
       get sent() {
         return mock.sent;
       },

@@ -61,6 +61,17 @@ const set = (sdk: MockSDK, args: Record<string, unknown>, channel = "cli") =>
 
 const UTC = (iso: string) => Date.parse(`${iso}Z`);
 
+/** timer_list's JSON as one line per timer: `id: next (cron "…") — message`. */
+async function listed(sdk: MockSDK): Promise<string> {
+  const timers = (await sdk.callTool("timer_list")) as Array<{
+    id: number;
+    next: string;
+    cron?: string;
+    message: string;
+  }>;
+  return timers.map((t) => `${t.id}: ${t.next}${t.cron ? ` (cron "${t.cron}")` : ""} — ${t.message}`).join("\n");
+}
+
 test("'in 2s' fires once, 2 s later, as ⏰ on the channel that set it", async () => {
   const clock = new HandClock(UTC("2026-12-04T10:00:00"));
   const { sdk } = await start(clock, tempDir("ha-timer-"));
@@ -75,7 +86,7 @@ test("'in 2s' fires once, 2 s later, as ⏰ on the channel that set it", async (
   assert.deepEqual(sdk.sent, [{ channel: "cli", text: "⏰ stretch", kind: "reminder" }]);
   clock.advance(600_000);
   assert.equal(sdk.sent.length, 1, "a one-time timer fires once");
-  assert.equal(await sdk.callTool("timer_list"), "no timers are set");
+  assert.equal(await listed(sdk), "");
 });
 
 test("a timer that came due while the daemon was down fires once at start, saying how late it is", async () => {
@@ -110,7 +121,7 @@ test("a recurring timer resumes after a restart without firing for every missed 
   const { sdk } = await start(clock, dir);
   await waitFor(() => sdk.sent.length === 1, "one late stand-up");
   assert.match(sdk.sent[0].text, /^⏰ stand-up \(due 2026-12-05 09:00, 2 days late/);
-  assert.match(String(await sdk.callTool("timer_list")), /^1: 2026-12-08 09:00 \(cron "0 9 \* \* \*"\) — stand-up$/);
+  assert.match(await listed(sdk), /^1: 2026-12-08 09:00 \(cron "0 9 \* \* \*"\) — stand-up$/);
   clock.advance(21 * 3_600_000);
   await waitFor(() => sdk.sent.length === 2, "the next stand-up");
   assert.equal(sdk.sent[1].text, "⏰ stand-up");
@@ -124,11 +135,11 @@ test("DST: a daily 02:30 in Paris fires at 03:00 on the night clocks skip 02:xx,
   assert.equal(sdk.sent.length, 0);
   clock.advance(1_000);
   await waitFor(() => sdk.sent.length === 1, "the backup on the DST night");
-  assert.match(String(await sdk.callTool("timer_list")), /2026-03-30 02:30/, "then 02:30 again");
+  assert.match(await listed(sdk), /2026-03-30 02:30/, "then 02:30 again");
   // Skipped wall time: the same time after the jump; a time shown twice (autumn): its first occurrence.
   assert.match(await set(sdk, { at: "2026-03-29 02:30", message: "x" }), /set for 2026-03-29 03:30 \(Europe\/Paris\)/);
   assert.match(await set(sdk, { at: "2026-10-25 02:30", message: "autumn" }), /2026-10-25 02:30 \(Europe\/Paris\)/);
-  const list = String(await sdk.callTool("timer_list"));
+  const list = await listed(sdk);
   assert.match(list, /autumn/);
   clock.advance(UTC("2026-10-25T00:30:00") - clock.t);
   // The check a timer runs is async and arms the next one when done: run what it armed for now.
@@ -143,9 +154,9 @@ test("a change of core.agent.timezone moves recurring timers to the new zone's w
   const { sdk } = await start(clock, tempDir("ha-timer-"), "Asia/Shanghai");
   await set(sdk, { cron: "0 9 * * *", message: "tea" });
   await set(sdk, { at: "2026-12-05 20:00", message: "fixed instant" });
-  assert.match(String(await sdk.callTool("timer_list")), /^\d+: 2026-12-04 09:00 \(cron/m);
+  assert.match(await listed(sdk), /^\d+: 2026-12-04 09:00 \(cron/m);
   sdk.config.set("core.agent.timezone", "Europe/Paris");
-  const list = String(await sdk.callTool("timer_list"));
+  const list = await listed(sdk);
   assert.match(list, /: 2026-12-04 09:00 \(cron "0 9 \* \* \*"\) — tea/, "09:00 in Paris now");
   assert.match(list, /: 2026-12-05 13:00 — fixed instant/, "a one-time timer keeps its instant");
   clock.advance(UTC("2026-12-04T08:00:00") - clock.t);
@@ -169,7 +180,7 @@ test("limits and bad input are refused with what to write instead", async () => 
   assert.match(await set(sdk, { in: "5m", message: "c" }), /2 timers are set already \(plugin.timer.max_timers\)/);
   assert.equal(await sdk.callTool("timer_cancel", { id: 1 }), "timer 1 cancelled");
   assert.match(String(await sdk.callTool("timer_cancel", { id: 1 })), /no timer 1/);
-  assert.match(String(await sdk.callTool("timer_list")), /^2: 2026-12-04 11:00 — b$/);
+  assert.match(await listed(sdk), /^2: 2026-12-04 11:00 — b$/);
 });
 
 test("forgetting removes the reminders that mention the text; follow_up starts a NoMemory turn", async () => {
@@ -182,7 +193,7 @@ test("forgetting removes the reminders that mention the text; follow_up starts a
   assert.ok(handler);
   assert.deepEqual((await handler({ terms: ["passport 4711"], confirm: false })).counts, { timers: 1 });
   assert.deepEqual((await handler({ terms: ["passport 4711"], confirm: true })).counts, { timers: 1 });
-  assert.doesNotMatch(String(await sdk.callTool("timer_list")), /passport/);
+  assert.doesNotMatch(await listed(sdk), /passport/);
   clock.advance(2_000);
   await waitFor(() => sdk.inputs.length === 1, "the follow-up turn");
   assert.equal(sdk.inputs[0].source, "timer");

@@ -169,17 +169,22 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): Plugin {
     sdk.registerTool(
       {
         name: "timer_list",
-        description: "List the timers that are set: id, when each fires next (user's time zone), message.",
+        description:
+          "List the timers that are set, as JSON: id, next (when it fires next, in the user's time zone), cron (for a recurring one), message, channel.",
         parameters: { type: "object", properties: {} },
         noMemory: true,
       },
       () => {
         refreshZone();
-        const all = timers.all();
-        if (all.length === 0) return "no timers are set";
-        return all
-          .map((t) => `${t.id}: ${formatLocal(t.due_at, zone)}${t.cron ? ` (cron "${t.cron}")` : ""} — ${t.message}`)
-          .join("\n");
+        return timers.all().map((t) => ({
+          id: t.id,
+          next: formatLocal(t.due_at, zone),
+          nextAt: t.due_at,
+          zone,
+          ...(t.cron ? { cron: t.cron } : {}),
+          message: t.message,
+          channel: t.channel,
+        }));
       },
     );
 

@@ -51,6 +51,8 @@ export interface WebLimits {
 /** The SSE hub's counters, for `/api/v1/kernel` and `/api/v1/runtime`. */
 export interface SseStats {
   clients: number;
+  /** Streams opened by a logged-in dashboard (not with an API key): who is shown reminders and approvals. */
+  dashboards: number;
   maxClients: number;
   /** Events written to clients since start. */
   sent: number;

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { definePlugin, type Plugin, type PluginSDK } from "@homeagent/sdk";
 import { createAdaptorServer } from "@hono/node-server";
 import { createApp } from "./app.js";
-import { chatRunner } from "./chat-runner.js";
+import { CHAT_CHANNEL, chatRunner } from "./chat-runner.js";
 import { ConnectionGate, type GateClock } from "./connection-gate.js";
 import type { WebDeps, WebLimits } from "./context.js";
 import { webuiForget } from "./forget.js";
@@ -56,7 +56,7 @@ export function createWebuiPlugin(opts: WebuiPluginOptions = {}): WebuiPlugin {
       const configured = opts.listenAddr ?? sdk.settings.get("listen_addr") ?? "127.0.0.1:8080";
       const address = parseListenAddress(configured);
       const limits = resolveLimits(resolveLimits(DEFAULT_LIMITS, { uploadQuotaBytes: uploadQuota(sdk) }), opts.limits);
-      const hub = new SseHub(sdk, limits);
+      const hub = new SseHub(sdk, limits, (count) => sdk.approvals.setClients(CHAT_CHANNEL, count));
       const deps: WebDeps = {
         sdk,
         limits,

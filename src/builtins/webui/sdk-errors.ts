@@ -47,6 +47,7 @@ const STATUS_BY_CODE: Record<ErrorCode, ApiStatus> = {
   tool_name_invalid: 500,
   tool_name_reserved: 500,
   tool_name_taken: 500,
+  tool_failed: 400,
   tool_timeout: 504,
   stage_patch_invalid: 500,
   stage_patch_refused: 500,

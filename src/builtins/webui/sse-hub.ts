@@ -40,11 +40,15 @@ export interface SseConnectOptions {
   stillAuthorized?: () => boolean;
   /** Given the new client's stream before the answer goes out (e.g. to end it the moment its session ends). */
   onOpen?: (stream: SseStream) => void;
+  /** Opened by a logged-in dashboard, not with an API key. */
+  dashboard?: boolean;
 }
 
 export class SseHub {
   private readonly ring: EventRing;
   private readonly clients = new Set<SseClient>();
+  /** The clients that are logged-in dashboards. */
+  private readonly dashboards = new Set<SseClient>();
   private unsubscribe: (() => void) | null = null;
   private closed = false;
   private nextId = 1;
@@ -54,9 +58,11 @@ export class SseHub {
   /** Clients already reported as not keeping up, so the log gets one line per client. */
   private readonly warned = new WeakSet<SseClient>();
 
+  /** `onDashboards`: told how many logged-in dashboards are connected, whenever that changes. */
   constructor(
     private readonly sdk: PluginSDK,
     private readonly limits: WebLimits,
+    private readonly onDashboards: (count: number) => void = () => {},
   ) {
     this.ring = new EventRing(limits.sseRing);
   }
@@ -99,6 +105,7 @@ export class SseHub {
         },
         onClosed: (c) => {
           this.clients.delete(c);
+          if (this.dashboards.delete(c)) this.onDashboards(this.dashboards.size);
         },
       },
       {
@@ -111,6 +118,10 @@ export class SseHub {
     client.preload(retryFrame(this.limits.sseRetryMs));
     if (lastId !== undefined) this.replay(client, lastId);
     this.clients.add(client);
+    if (opts.dashboard) {
+      this.dashboards.add(client);
+      this.onDashboards(this.dashboards.size);
+    }
     opts.onOpen?.(client.out);
     return new Response(client.stream, {
       status: 200,
@@ -125,6 +136,7 @@ export class SseHub {
   stats(): SseStats {
     return {
       clients: this.clients.size,
+      dashboards: this.dashboards.size,
       maxClients: this.limits.maxSseClients,
       sent: this.sent,
       dropped: this.dropped,
@@ -146,6 +158,8 @@ export class SseHub {
     this.unsubscribe = null;
     for (const client of [...this.clients]) client.end();
     this.clients.clear();
+    // Not reported: the hub closes with the plugin, whose stop takes its client count with it.
+    this.dashboards.clear();
   }
 
   private replay(client: SseClient, lastId: number): void {

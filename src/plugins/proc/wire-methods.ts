@@ -52,6 +52,7 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   "approvals.log": { unavailable: APPROVALS_BUILTIN },
   "approvals.setClients": { unavailable: APPROVALS_BUILTIN },
   ask: { args: ["object"] },
+  runTool: { unavailable: "only the built-in clients run tools for the user" },
   "inbox.count": { args: ["string"] },
   "inbox.peek": { args: ["string", "number?"] },
   "inbox.take": { args: ["string", "number?"] },

@@ -6,11 +6,12 @@
  */
 
 import { SdkError } from "../errors.js";
-import type { ApprovalOutcome, InboxMessage, OutputHandler, PluginSDK } from "../index.js";
+import type { ApprovalOutcome, InboxMessage, OutputHandler, PluginSDK, ToolHandler } from "../index.js";
 import type { MockSDKOptions, MockSent } from "./types.js";
 
 interface MockIoState {
   channels: ReadonlyMap<string, { handler: OutputHandler }>;
+  tools: ReadonlyMap<string, { handler: ToolHandler }>;
   sent: MockSent[];
   asked: Parameters<PluginSDK["ask"]>[0][];
 }
@@ -18,7 +19,7 @@ interface MockIoState {
 export function mockIo(
   opts: MockSDKOptions,
   state: MockIoState,
-): Pick<PluginSDK, "send" | "ask" | "approvals" | "inbox"> {
+): Pick<PluginSDK, "send" | "ask" | "approvals" | "inbox" | "runTool"> {
   const inbox: InboxMessage[] = [];
   let nextId = 0;
   const own = (channel: string): string => {
@@ -39,6 +40,14 @@ export function mockIo(
         inbox.push({ id: ++nextId, channel, kind, text, createdAt: Date.now() });
         return { delivered: false, kept: true };
       }
+    },
+    runTool: async (name, args = {}) => {
+      const tool = state.tools.get(name);
+      if (!tool)
+        throw new SdkError({ code: "not_found", message: `no tool "${name}" (the mock runs the plugin's own)` });
+      const signal = new AbortController().signal;
+      const out = await tool.handler(args, { requestId: "user", source: "user", channel: "user", signal });
+      return typeof out === "string" ? out : JSON.stringify(out);
     },
     ask: async (request): Promise<ApprovalOutcome> => {
       state.asked.push(request);

@@ -231,6 +231,9 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       setClients: builtinOnly("approvals.setClients"),
     },
     ask: remote("ask"),
+    runTool: () => {
+      throw new SubprocessUnsupportedError("runTool", "only the built-in clients run tools for the user");
+    },
     inbox: {
       count: remote("inbox.count"),
       peek: remote("inbox.peek"),

@@ -47,7 +47,7 @@ async function serveOpenAI(opts: MockSDKOptions = {}, limits: Partial<WebLimits>
     sdk,
     limits: { ...LIMITS, ...limits },
     startedAt: Date.now(),
-    sseStats: () => ({ clients: 0, maxClients: 64, sent: 0, dropped: 0, replayed: 0, ring: 0 }),
+    sseStats: () => ({ clients: 0, dashboards: 0, maxClients: 64, sent: 0, dropped: 0, replayed: 0, ring: 0 }),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));

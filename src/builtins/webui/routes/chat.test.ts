@@ -21,9 +21,11 @@ async function start(
   respond?: MockResponder,
   limits: Partial<WebLimits> = {},
   extra: Parameters<typeof createMockSDK>[0] = {},
+  dashboards = 0,
 ): Promise<{ sdk: MockSDK; url: string }> {
   const sdk = createMockSDK({ pluginName: "webui", respond, ...extra });
-  server = await serveRoutes([chatRoutes], sdk, { ...TEST_LIMITS, ...limits });
+  const stats = { clients: dashboards, dashboards, maxClients: 8, sent: 0, dropped: 0, replayed: 0, ring: 0 };
+  server = await serveRoutes([chatRoutes], sdk, { ...TEST_LIMITS, ...limits }, () => stats);
   return { sdk, url: server.url };
 }
 
@@ -241,22 +243,45 @@ describe("GET /api/v1/chat/history", () => {
 });
 
 describe("the webui output channel", () => {
-  it("publishes what the agent sends as agent_output with sent: true", async () => {
-    const { sdk } = await start();
+  it("publishes what the agent sends as agent_output with sent: true and its kind", async () => {
+    const { sdk } = await start(undefined, {}, {}, 1);
     const channel = sdk.channels.get("webui");
     assert.ok(channel);
-    const result = await channel.handler({ payload: "提醒：喝水", meta: {}, type: "text", requestId: "req-9" });
+    const msg = { payload: "提醒：喝水", meta: { kind: "reminder" }, type: "text", requestId: "req-9" };
+    assert.equal(await channel.handler(msg), "shown in 1 open web dashboard");
     assert.deepEqual(sdk.published, [
       {
         type: "agent_output",
-        payload: { requestId: "req-9", source: "webui", channel: "webui", content: "提醒：喝水", sent: true },
+        payload: {
+          requestId: "req-9",
+          source: "webui",
+          channel: "webui",
+          content: "提醒：喝水",
+          sent: true,
+          kind: "reminder",
+        },
       },
     ]);
-    assert.match(String(result), /no web dashboard is open/);
+  });
+
+  it("with no dashboard open it reports no_client, so the message waits in the inbox", async () => {
+    const { sdk } = await start();
+    const channel = sdk.channels.get("webui");
+    assert.ok(channel);
+    await assert.rejects(
+      async () => channel.handler({ payload: "x", meta: {}, type: "text", requestId: "" }),
+      (err: unknown) => (err as { code?: string }).code === "no_client",
+    );
+    assert.deepEqual(await sdk.send("webui", "⏰ later", { kind: "reminder" }), { delivered: false, kept: true });
+    assert.deepEqual(
+      sdk.inbox.take("webui").map((m) => m.text),
+      ["⏰ later"],
+    );
+    assert.deepEqual(sdk.published, []);
   });
 
   it("does not publish a turn's own reply again: the kernel's agent_output carries it", async () => {
-    const { sdk } = await start();
+    const { sdk } = await start(undefined, {}, {}, 1);
     const channel = sdk.channels.get("webui");
     assert.ok(channel);
     await channel.handler({ payload: "done", meta: {}, type: "text", requestId: "req-10", reply: true });

@@ -2,9 +2,10 @@
  * The chat routes: a synchronous message (POST /api/v1/chat), the conversation so far as memory holds it
  * (GET chat/history), and interrupting the agent (POST chat/interrupt). Also the "webui" output channel,
  * through which the agent can speak to the browser on its own: what it sends there is published as an
- * `agent_output` event with `sent: true`, which the SSE stream carries to every open dashboard.
+ * `agent_output` event with `sent: true` (and its `kind`, e.g. "reminder"), which the SSE stream carries to
+ * every open dashboard; with no dashboard open it reports "no_client", so the message waits in the inbox.
  */
-import type { PluginSDK } from "@homeagent/sdk";
+import { type PluginSDK, SdkError } from "@homeagent/sdk";
 import type { Context } from "hono";
 import { readJson } from "../body.js";
 import {
@@ -88,19 +89,20 @@ function registerOutputChannel(deps: WebDeps): void {
     ["text"],
     "the user's web dashboard (browser): the message is shown in its chat",
     (msg) => {
+      const open = deps.sseStats().dashboards;
+      if (open === 0) throw new SdkError({ code: "no_client", message: "no web dashboard is open" });
       // A turn's reply is on the bus already (the kernel's agent_output): publishing it again would show it twice.
-      if (msg.reply) return "shown in the web dashboard";
-      sdk.publish("agent_output", {
-        requestId: msg.requestId,
-        source: CHAT_CHANNEL,
-        channel: CHAT_CHANNEL,
-        content: msg.payload,
-        sent: true,
-      });
-      const open = deps.sseStats().clients;
-      return open > 0
-        ? `shown in ${open} open web dashboard${open === 1 ? "" : "s"}`
-        : "no web dashboard is open right now; it will see the message among the recent events when it connects";
+      if (!msg.reply) {
+        sdk.publish("agent_output", {
+          requestId: msg.requestId,
+          source: CHAT_CHANNEL,
+          channel: CHAT_CHANNEL,
+          content: msg.payload,
+          sent: true,
+          ...(typeof msg.meta.kind === "string" ? { kind: msg.meta.kind } : {}),
+        });
+      }
+      return `shown in ${open} open web dashboard${open === 1 ? "" : "s"}`;
     },
     { types: ["text"] },
   );

@@ -17,6 +17,7 @@ export function eventsRoutes(hub: SseHub): RouteGroup {
         socket: (c.env as Partial<HttpBindings> | undefined)?.outgoing,
         stillAuthorized: tie.stillAuthorized,
         onOpen: tie.hold,
+        dashboard: c.get("authKind") === "session",
       });
     });
     return () => hub.close();
