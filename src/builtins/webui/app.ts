@@ -12,6 +12,7 @@ import { hostGuard } from "./host-guard.js";
 import { openaiRoutes } from "./openai/routes.js";
 import { requestLog } from "./request-log.js";
 import { adaptersRoutes } from "./routes/adapters.js";
+import { approvalsRoutes } from "./routes/approvals.js";
 import { chatRoutes } from "./routes/chat.js";
 import { chatFileRoutes } from "./routes/chat-file.js";
 import { eventsRoutes } from "./routes/events.js";
@@ -58,6 +59,7 @@ function routeGroups(hub: SseHub, webRoot: string | undefined): RouteGroup[] {
     kernelRoutes,
     chatRoutes,
     chatFileRoutes,
+    approvalsRoutes,
     uploadsRoutes,
     memoryRoutes,
     eventsRoutes(hub),
