@@ -7,6 +7,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, loadSession, loginInfo, logout, type Session, setUnauthorizedHandler } from "./api";
+import { ApprovalDialog } from "./components/approval-dialog";
 import { LoginView } from "./components/login";
 import { ErrorLine, Loading } from "./components/status";
 import { TabList } from "./components/tab-list";
@@ -15,15 +16,17 @@ import { useMedia } from "./components/use-media";
 import { errorText } from "./error-text";
 import { events } from "./events";
 import { applyLang, I18n, initialLang, type Lang, MESSAGES, useT } from "./i18n";
+import { loadInbox } from "./reminders-api";
 import { ChatTab } from "./tabs/chat";
 import { OverviewTab } from "./tabs/overview";
 import { applyTheme, initialTheme, type Theme } from "./theme";
 
-const TAB_KEYS = ["overview", "chat", "plugins", "memory", "knowledge", "settings", "kernel"] as const;
+const TAB_KEYS = ["overview", "chat", "reminders", "plugins", "memory", "knowledge", "settings", "kernel"] as const;
 type TabKey = (typeof TAB_KEYS)[number];
 const LABELS = {
   overview: "tabOverview",
   chat: "tabChat",
+  reminders: "tabReminders",
   plugins: "tabPlugins",
   memory: "tabMemory",
   knowledge: "tabKnowledge",
@@ -48,6 +51,8 @@ export function App() {
   const [tab, setTab] = useState<TabKey>(tabFromHash);
   const narrow = useMedia(NARROW);
   const [menuOpen, setMenuOpen] = useState(false);
+  /** Messages the inbox kept while no dashboard was open: the Reminders section's badge until it is opened. */
+  const [unread, setUnread] = useState(0);
   const t = MESSAGES[lang];
 
   useEffect(() => applyLang(lang, false), [lang]);
@@ -75,6 +80,22 @@ export function App() {
   useEffect(() => {
     // The login URL is only a way in: once logged in, the address bar shows the dashboard's own.
     if (state.kind === "in" && location.pathname !== "/") history.replaceState(null, "", `/${location.hash}`);
+    if (state.kind !== "in") return;
+    // Counted at login, and again whenever the page may have been away (a reconnect) or is told a message
+    // went to the inbox because no dashboard was connected at that moment.
+    const count = () =>
+      void loadInbox()
+        .then(({ messages }) => setUnread(messages.length))
+        .catch(() => undefined);
+    count();
+    const offMissed = events.onMissed(count);
+    const offKept = events.on("agent_output", (e) => {
+      if (e.payload.kept === true) count();
+    });
+    return () => {
+      offMissed();
+      offKept();
+    };
   }, [state.kind]);
 
   const pickLang = (next: Lang) => {
@@ -156,7 +177,13 @@ export function App() {
         <div class="shell">
           <nav id="sections" class="sections" aria-label={t.sections} hidden={narrow && !menuOpen}>
             <TabList
-              tabs={TAB_KEYS.map((key) => ({ key, label: t[LABELS[key]] }))}
+              tabs={TAB_KEYS.map((key) => ({
+                key,
+                label: t[LABELS[key]],
+                ...(key === "reminders"
+                  ? { badge: { count: unread, label: t.unreadCount.replace("{n}", String(unread)) } }
+                  : {}),
+              }))}
               selected={tab}
               label={t.sections}
               onSelect={selectTab}
@@ -168,16 +195,18 @@ export function App() {
           {/* Under the open phone menu the page is out of reach, for Tab and screen readers alike. */}
           <main id="main" tabIndex={-1} inert={narrow && menuOpen}>
             <section id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} class="panel">
-              <Panel tab={tab} />
+              <Panel tab={tab} onRead={() => setUnread(0)} />
             </section>
           </main>
+          <ApprovalDialog />
         </div>
       )}
     </I18n.Provider>
   );
 }
 
-type View = () => preact.JSX.Element;
+/** `onRead`: the section showed the kept messages (Reminders), so the badge clears. */
+type View = (props: { onRead?: () => void }) => preact.JSX.Element;
 
 /** In the first view's bundle: the section a visit opens on, and the one most used next. */
 const EAGER: Partial<Record<TabKey, View>> = { overview: OverviewTab, chat: ChatTab };
@@ -188,9 +217,10 @@ const LAZY: Partial<Record<TabKey, () => Promise<View>>> = {
   knowledge: () => import("./tabs/knowledge").then((m) => m.KnowledgeTab),
   settings: () => import("./tabs/settings").then((m) => m.SettingsTab),
   kernel: () => import("./tabs/kernel").then((m) => m.KernelTab),
+  reminders: () => import("./tabs/reminders").then((m) => m.RemindersTab),
 };
 
-function Panel({ tab }: { tab: TabKey }) {
+function Panel({ tab, onRead }: { tab: TabKey; onRead: () => void }) {
   const t = useT();
   const eager = EAGER[tab];
   const [loaded, setLoaded] = useState<{ tab: TabKey; View?: View; error?: string } | null>(null);
@@ -207,12 +237,12 @@ function Panel({ tab }: { tab: TabKey }) {
   }, [tab, t]);
   if (eager) {
     const View = eager;
-    return <View />;
+    return <View onRead={onRead} />;
   }
   if (loaded?.tab !== tab) return <Loading />;
   if (loaded.View) {
     const View = loaded.View;
-    return <View />;
+    return <View onRead={onRead} />;
   }
   return <ErrorLine message={loaded.error ?? null} />;
 }

@@ -8,6 +8,8 @@ import { useRef } from "preact/hooks";
 export interface TabDef<K extends string> {
   key: K;
   label: string;
+  /** A count shown beside the label (unread messages), with its words for screen readers. */
+  badge?: { count: number; label: string };
 }
 
 interface Props<K extends string> {
@@ -60,6 +62,14 @@ export function TabList<K extends string>({ tabs, selected, label, onSelect, onA
           onKeyDown={(event) => onKeyDown(event, index)}
         >
           {tab.label}
+          {tab.badge && tab.badge.count > 0 && (
+            <>
+              <span class="badge badge-warn tab-badge" aria-hidden="true">
+                {tab.badge.count}
+              </span>
+              <span class="visually-hidden"> ({tab.badge.label})</span>
+            </>
+          )}
         </button>
       ))}
     </div>

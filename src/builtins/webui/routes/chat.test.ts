@@ -277,7 +277,11 @@ describe("the webui output channel", () => {
       sdk.inbox.take("webui").map((m) => m.text),
       ["⏰ later"],
     );
-    assert.deepEqual(sdk.published, []);
+    assert.deepEqual(
+      sdk.published.map((e) => e.payload.kept),
+      [true, true],
+      "published for a dashboard's reconnect too, marked as kept",
+    );
   });
 
   it("does not publish a turn's own reply again: the kernel's agent_output carries it", async () => {

@@ -3,7 +3,8 @@
  * (GET chat/history), and interrupting the agent (POST chat/interrupt). Also the "webui" output channel,
  * through which the agent can speak to the browser on its own: what it sends there is published as an
  * `agent_output` event with `sent: true` (and its `kind`, e.g. "reminder"), which the SSE stream carries to
- * every open dashboard; with no dashboard open it reports "no_client", so the message waits in the inbox.
+ * every open dashboard; with no dashboard open it reports "no_client", so the message waits in the inbox
+ * (and the event, marked `kept`, is in the replay ring for a dashboard that was only cut off a moment).
  */
 import { type PluginSDK, SdkError } from "@homeagent/sdk";
 import type { Context } from "hono";
@@ -90,8 +91,8 @@ function registerOutputChannel(deps: WebDeps): void {
     "the user's web dashboard (browser): the message is shown in its chat",
     (msg) => {
       const open = deps.sseStats().dashboards;
-      if (open === 0) throw new SdkError({ code: "no_client", message: "no web dashboard is open" });
       // A turn's reply is on the bus already (the kernel's agent_output): publishing it again would show it twice.
+      // Published also with no dashboard open: one cut off for a moment gets it on reconnect (the replay ring).
       if (!msg.reply) {
         sdk.publish("agent_output", {
           requestId: msg.requestId,
@@ -100,8 +101,11 @@ function registerOutputChannel(deps: WebDeps): void {
           content: msg.payload,
           sent: true,
           ...(typeof msg.meta.kind === "string" ? { kind: msg.meta.kind } : {}),
+          ...(open === 0 ? { kept: true } : {}),
         });
       }
+      // Kept in the inbox for a dashboard opened later.
+      if (open === 0) throw new SdkError({ code: "no_client", message: "no web dashboard is open" });
       return `shown in ${open} open web dashboard${open === 1 ? "" : "s"}`;
     },
     { types: ["text"] },
