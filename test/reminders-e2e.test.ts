@@ -7,8 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { INTERACTIVE_LINE } from "@homeagent/cli-protocol";
+import Database from "better-sqlite3";
 import { ApprovalPrompts } from "../src/bin/waiter-approvals.js";
 import { WaiterClient } from "../src/bin/waiter-client.js";
 import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
@@ -110,6 +112,46 @@ test("with no waiter connected the reminder waits in the inbox: waiter --inbox p
   assert.equal((await waiter(["--inbox"])).stdout, "the inbox is empty\n", "read = removed");
 });
 
+test("an interactive waiter started later prints what was kept before its first prompt", async () => {
+  const cli = await CliLines.open(homed.socket);
+  fake.enqueue(
+    { toolCalls: [{ name: "timer_set", arguments: { in: "1s", message: "take a break" } }] },
+    { text: "OK." },
+  );
+  await cli.text("remind me to take a break");
+  cli.close();
+  await waitFor(() => (homed.stderr().match(/fired on cli: kept in the inbox/g) ?? []).length === 2, "kept", {
+    timeoutMs: 10_000,
+  });
+  const w = await interactiveWaiter();
+  try {
+    assert.deepEqual(w.printed, ["⏰ take a break"], "printed as /interactive was answered");
+  } finally {
+    w.client.close();
+  }
+});
+
+test("/stop at the waiter cancels the approval the running message waits for, and keeps the session", async () => {
+  const w = await interactiveWaiter();
+  try {
+    // No second step: the turn is stopped before it would ask the model again.
+    fake.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "shut down" } }] });
+    const reply = w.client.request("shut down");
+    await waitFor(() => w.prompts.waiting, "the approval prompt", { timeoutMs: 10_000 });
+    w.client.sendImmediate("/stop");
+    const stopped = await reply;
+    assert.equal(stopped.type, "error");
+    assert.match(stopped.type === "error" ? stopped.error : "", /stopped with \/stop/);
+    await waitFor(() => w.printed.includes("(approval cancelled)"), "the prompt withdrawn");
+    const approvals = await w.client.request("/approvals");
+    assert.match(approvals.type === "response" ? approvals.content : "", /cancelled {2}asker: may I shut down\?/);
+    const nothing = await w.client.request("/stop");
+    assert.equal(nothing.type === "error" && /out of turn|interactive prompt/.test(nothing.error), true);
+  } finally {
+    w.client.close();
+  }
+});
+
 test("an approval a plugin's tool asks is shown escaped in the waiter and answered there", async () => {
   const w = await interactiveWaiter();
   fake.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "wipe\u001b[2K\rthe disk" } }] }, { text: "done" });
@@ -138,6 +180,70 @@ test("waiter -c without a terminal cannot be asked: the approval is refused at o
   assert.equal(lastToolResult(), "did not reboot: no_client");
 });
 
+/**
+ * The real `waiter` at its interactive prompt, on a pseudo-terminal (python3's pty module: the test's pipe
+ * becomes the waiter's terminal). Returns what it printed so far and a way to type a line.
+ */
+function interactiveWaiterProcess() {
+  const proc = spawn(
+    "python3",
+    [
+      "-c",
+      "import pty, sys; pty.spawn(sys.argv[1:])",
+      process.execPath,
+      ...nodeArgs("src/bin/waiter.ts", "--socket", homed.socket),
+    ],
+    {
+      env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_SOCKET: "", NO_COLOR: "1", TERM: "dumb" },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  proc.stdout.on("data", (d) => {
+    out += d;
+  });
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  return {
+    output: () => out,
+    type: (line: string) => proc.stdin.write(`${line}\r`),
+    close: async () => {
+      proc.stdin.end();
+      proc.kill();
+      await exited;
+    },
+  };
+}
+
+test("the real interactive waiter on a terminal prints a reminder and answers an approval", async () => {
+  const w = interactiveWaiterProcess();
+  try {
+    // The first prompt comes once the waiter has been answered /interactive (it is then asked approvals).
+    await waitFor(() => /connected to homed[^\n]*\r?\n[^]*> /.test(w.output()), "the prompt", { timeoutMs: 15_000 });
+    const cli = await CliLines.open(homed.socket);
+    fake.enqueue(
+      { toolCalls: [{ name: "timer_set", arguments: { in: "1s", message: "look away" } }] },
+      { text: "OK." },
+    );
+    assert.equal(await cli.text("remind me to look away"), "OK.");
+    await waitFor(() => w.output().includes("⏰ look away"), "the reminder on the terminal", { timeoutMs: 10_000 });
+    fake.enqueue(
+      { toolCalls: [{ name: "risky_op", arguments: { what: "empty\u001b[31m the bin" } }] },
+      { text: "emptied" },
+    );
+    const reply = cli.text("empty the bin", 20_000);
+    await waitFor(() => w.output().includes("[o]nce / [a]lways / [d]eny?"), "the approval prompt", {
+      timeoutMs: 10_000,
+    });
+    assert.match(w.output(), /\[approve\] asker: may I empty\\e\[31m the bin\?/);
+    w.type("a");
+    assert.equal(await reply, "emptied");
+    assert.equal(lastToolResult(), "did empty\u001b[31m the bin (always)");
+    cli.close();
+  } finally {
+    await w.close();
+  }
+});
+
 test("a timer set before kill -9 fires once after the restart", async () => {
   const cli = await CliLines.open(homed.socket);
   fake.enqueue(
@@ -147,10 +253,18 @@ test("a timer set before kill -9 fires once after the restart", async () => {
   assert.equal(await cli.text("remind me in a second"), "Set.");
   cli.close();
   await homed.kill();
+  // As if homed had stayed down for an hour after the crash.
+  const db = new Database(join(dir, "plugin_data", "timer", "timers.db"));
+  db.prepare("UPDATE timers SET due_at = due_at - 3600000").run();
+  db.close();
   homed = await startHomedOn(dir, env());
   await waitFor(() => /timer \d+ fired on cli: kept in the inbox/.test(homed.stderr()), "the reminder after restart", {
     timeoutMs: 10_000,
   });
   const inbox = await waiter(["--inbox"]);
   assert.equal(inbox.stdout.match(/⏰ after the crash/g)?.length, 1, inbox.stdout);
+  assert.match(
+    inbox.stdout,
+    /⏰ after the crash \(due \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?, 1 h late: homed was not running/,
+  );
 });

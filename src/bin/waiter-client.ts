@@ -1,6 +1,7 @@
 /** The client side of the cli socket: one connection, requests answered in order. */
 import { connect, type Socket } from "node:net";
 import {
+  APPROVE_LINE,
   type FinalFrame,
   isFinalFrame,
   isPushFrame,
@@ -8,8 +9,11 @@ import {
   type ProgressFrame,
   type PushFrame,
   type ServerFrame,
+  STOP_LINE,
 } from "@homeagent/cli-protocol";
 import { HomeAgentError } from "../util/errors.js";
+
+const OUT_OF_TURN = "/stop and /approve act on a message while it runs: type them at the interactive prompt";
 
 /** Replies are not capped by the server, so the client allows far more than the 1 MiB request cap. */
 const MAX_REPLY_BYTES = 256 * 1024 * 1024;
@@ -123,6 +127,10 @@ export class WaiterClient {
   /** Sends one line and resolves with its final frame; progress frames go to `onProgress` meanwhile. */
   request(line: string, onProgress: (frame: ProgressFrame) => void = () => {}): Promise<FinalFrame> {
     if (this.failure) return Promise.reject(this.failure);
+    // Lines answered out of turn get no final frame: waiting for one would wait forever.
+    if (line.trim() === STOP_LINE || APPROVE_LINE.test(line.trim())) {
+      return Promise.resolve({ type: "error", error: OUT_OF_TURN });
+    }
     return new Promise((resolve, reject) => {
       this.pending.push({ onProgress, resolve, reject });
       // The protocol has no escaping: a newline would make the daemon see two messages and answer twice.

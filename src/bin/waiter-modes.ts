@@ -1,6 +1,6 @@
 /** The three ways `waiter` talks: one message (-c), piped lines, an interactive prompt. Each returns an exit code. */
 import { clearLine, createInterface, cursorTo, type Interface } from "node:readline";
-import { INTERACTIVE_LINE } from "@homeagent/cli-protocol";
+import { INTERACTIVE_LINE, STOP_LINE } from "@homeagent/cli-protocol";
 import { appendHistoryLine, HISTORY_MAX } from "../daemon/input-history.js";
 import { errorMessage } from "../util/errors.js";
 import { ApprovalPrompts } from "./waiter-approvals.js";
@@ -40,6 +40,13 @@ export async function runOnce(
 export async function runInbox(client: WaiterClient): Promise<number> {
   const printer = new ReplyPrinter(process.stdout, process.stderr, false, false);
   return printer.final(await client.request("/inbox")) ? 0 : 1;
+}
+
+/** `/stop` goes out at once (it would otherwise wait behind the very message it stops); true if it was one. */
+function stopLine(client: WaiterClient, raw: string): boolean {
+  if (raw.trim() !== STOP_LINE) return false;
+  client.sendImmediate(STOP_LINE);
+  return true;
 }
 
 /** Notices and approvals shown on `rl`'s terminal, above the line being typed. */
@@ -155,7 +162,7 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
   // listener (called before the loop's iterator) takes it, and the loop skips it.
   const prompts = interactivePrompts(client, rl);
   const answered: boolean[] = [];
-  rl.on("line", (raw) => answered.push(prompts.answer(raw)));
+  rl.on("line", (raw) => answered.push(prompts.answer(raw) || stopLine(client, raw)));
   process.stdout.write("connected to homed; /help lists commands, /quit leaves\n");
   try {
     // What was kept while no waiter was connected is printed before the first prompt.

@@ -67,6 +67,11 @@ export function isPushFrame(frame: ServerFrame): frame is PushFrame {
 
 /** The line that declares a connection interactive: it is then sent notices and approvals. */
 export const INTERACTIVE_LINE = "/interactive";
+/**
+ * The line that stops the message being answered on this connection (its tools and an approval it waits
+ * for), handled at once; its answer is that message's own final frame. Nothing running: a `notice` says so.
+ */
+export const STOP_LINE = "/stop";
 /** The line that answers an approval: `/approve <id> once|always|deny`. */
 export const APPROVE_LINE = /^\/approve\s+(\S+)\s+(once|always|deny)\s*$/;
 

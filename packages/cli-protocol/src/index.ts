@@ -15,6 +15,7 @@ export {
   type ServerFrame,
   type SettingFrameEntry,
   SHUTTING_DOWN,
+  STOP_LINE,
   UNAUTHORIZED,
 } from "./frames.js";
 export { LineSplitter } from "./line-splitter.js";

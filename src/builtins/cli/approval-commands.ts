@@ -10,6 +10,7 @@ export const APPROVALS_HELP = [
   '/approvals                    approvals waiting, "always" answers standing, the last ones asked',
   '/approvals revoke <id>        forget an "always" answer: that request is asked again',
   "/inbox                        print and remove the messages kept while no waiter was connected",
+  "/stop                         stop the message being answered (its tools, an approval it waits for)",
 ];
 
 const RECENT = 20;

@@ -80,6 +80,8 @@ export class CliConnection {
   private readonly authTimer: NodeJS.Timeout | undefined;
   /** A client that goes away cancels what it asked for: queued messages are dropped, a running one stops. */
   private readonly gone = new AbortController();
+  /** The message being answered, which `/stop` ends. */
+  private current: AbortController | undefined;
   private readonly splitter: LineSplitter;
   private readonly closedPromise: Promise<void>;
 
@@ -218,14 +220,29 @@ export class CliConnection {
   }
 
   private async answer(line: string): Promise<FinalFrame> {
+    // Its own signal, so `/stop` can end this message and leave the connection open; the client going
+    // away ends it too.
+    const current = new AbortController();
+    const onGone = () => current.abort(this.gone.signal.reason);
+    this.gone.signal.addEventListener("abort", onGone, { once: true });
+    this.current = current;
     try {
-      return await answer(this.sdk, line, this.gone.signal, (requestId) => {
+      return await answer(this.sdk, line, current.signal, (requestId) => {
         this.unwatch = this.events.watch(requestId, this.sendProgress);
       });
     } finally {
+      this.gone.signal.removeEventListener("abort", onGone);
+      this.current = undefined;
       this.unwatch();
       this.unwatch = () => {};
     }
+  }
+
+  /** `/stop`: ends the message being answered (its LLM call, its tools, an approval it waits for). */
+  stopRunning(): boolean {
+    if (!this.current) return false;
+    this.current.abort(new SdkError({ code: "cancelled", message: "stopped with /stop" }));
+    return true;
   }
 
   private readonly sendProgress = (frame: ProgressFrame): void => this.send(frame);

@@ -4,7 +4,7 @@
  * the approvals a tool asks, and they answer those approvals. With none connected, the output channel
  * reports "no_client", so what it was sent waits in the inbox, and an approval is not waited for.
  */
-import { APPROVE_LINE, type FinalFrame, INTERACTIVE_LINE, type PushFrame } from "@homeagent/cli-protocol";
+import { APPROVE_LINE, type FinalFrame, INTERACTIVE_LINE, type PushFrame, STOP_LINE } from "@homeagent/cli-protocol";
 import { type AgentEvent, type ApprovalChoice, type OutputMessage, type PluginSDK, SdkError } from "@homeagent/sdk";
 import { CLI_CHANNEL } from "./cli-channel.js";
 import type { CliConnection, ConnectionHooks } from "./connection.js";
@@ -50,6 +50,13 @@ export class InteractiveClients implements ConnectionHooks {
   };
 
   immediate(connection: CliConnection, line: string): boolean {
+    if (line.trim() === STOP_LINE) {
+      // Answered at once, not after the message it is meant to stop.
+      if (!connection.stopRunning()) {
+        connection.push({ type: "notice", kind: "error", text: "nothing is running to stop", at: Date.now() });
+      }
+      return true;
+    }
     const approve = APPROVE_LINE.exec(line.trim());
     if (!approve) return false;
     try {
