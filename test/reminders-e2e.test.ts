@@ -218,7 +218,7 @@ test("the real interactive waiter on a terminal prints a reminder and answers an
   const w = interactiveWaiterProcess();
   try {
     // The first prompt comes once the waiter has been answered /interactive (it is then asked approvals).
-    await waitFor(() => /connected to homed[^\n]*\r?\n[^]*> /.test(w.output()), "the prompt", { timeoutMs: 15_000 });
+    await waitFor(() => /connected to homed[^\n]*\r?\n[\s\S]*> /.test(w.output()), "the prompt", { timeoutMs: 15_000 });
     const cli = await CliLines.open(homed.socket);
     fake.enqueue(
       { toolCalls: [{ name: "timer_set", arguments: { in: "1s", message: "look away" } }] },
