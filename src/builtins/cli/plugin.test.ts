@@ -125,11 +125,18 @@ describe("cli plugin", () => {
     assert.equal(existsSync(sockPath), false);
   });
 
-  it("a client that disconnects cancels the messages it sent", async () => {
+  it("a client that disconnects cancels the message it is being answered", async () => {
+    // A kernel that answers only when the message is cancelled.
+    sdk = createMockSDK({
+      pluginName: "cli",
+      daemonDataDir: dir,
+      respond: (input) =>
+        new Promise((resolve) => input.opts?.signal?.addEventListener("abort", () => resolve("cancelled"))),
+    });
     await plugin.start(sdk);
     const c = await open();
     c.send("hello\n");
-    await c.waitForFinals(1);
+    await waitFor(() => sdk.inputs.length === 1, "the message to run");
     const signal = sdk.inputs[0].opts?.signal;
     assert.equal(signal?.aborted, false);
     c.socket.destroy();
