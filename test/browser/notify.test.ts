@@ -8,7 +8,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
+import { askerPlugin } from "../fixtures/asker.js";
 import { dashboardSkip, newPage, openDashboard, sendChat } from "../fixtures/browser.js";
+import { waitFor } from "../fixtures/wait.js";
 import { webDaemonForSuite } from "../fixtures/webui.js";
 
 const RECORD = `(() => {
@@ -36,7 +38,7 @@ interface Shown {
 const shown = (page: Page) => page.evaluate<Shown[]>("window.__shown");
 
 describe("browser notifications", { skip: dashboardSkip }, () => {
-  const suite = webDaemonForSuite();
+  const suite = webDaemonForSuite({ plugins: [askerPlugin] });
 
   test("a reply that finishes while the tab is hidden shows one, once turned on; none in view or when off", async (t) => {
     const page = await newPage(t, { permissions: ["notifications"] });
@@ -62,5 +64,25 @@ describe("browser notifications", { skip: dashboardSkip }, () => {
     assert.equal(more.length, 0);
     assert.equal(one?.title, "HomeAgent replied");
     assert.equal(one?.body, "The answer arrived while you were away.");
+  });
+
+  test("an approval asked while the tab is hidden shows a notification naming the plugin and the question", async (t) => {
+    const page = await newPage(t, { permissions: ["notifications"] });
+    await page.addInitScript(RECORD);
+    await openDashboard(page, suite.web.base, suite.cookie);
+    await page.getByRole("button", { name: "Notify me", exact: true }).click();
+    await page.getByRole("button", { name: "Notifications on", exact: true }).waitFor();
+    await page.evaluate("window.__hidden = true");
+    suite.web.llm.enqueue(
+      { toolCalls: [{ name: "risky_op", arguments: { what: "restart the router" } }] },
+      { text: "ok" },
+    );
+    const chat = suite.web.json("POST", "/api/v1/chat", { message: "restart the router" });
+    await waitFor(async () => (await shown(page)).length === 1, "the notification");
+    const [one] = await shown(page);
+    assert.equal(one.title, "HomeAgent asks for approval");
+    assert.equal(one.body, "asker: may I restart the router?");
+    await page.getByRole("dialog").getByRole("button", { name: "Deny", exact: true }).click();
+    assert.equal((await chat).body.response, "ok");
   });
 });

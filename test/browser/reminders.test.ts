@@ -6,36 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { definePlugin } from "@homeagent/sdk";
+import { askerPlugin } from "../fixtures/asker.js";
 import { dashboardSkip, newPage, openDashboard, openTab, screenshot } from "../fixtures/browser.js";
 import { waitFor } from "../fixtures/wait.js";
 import { webDaemonForSuite } from "../fixtures/webui.js";
 
-const asker = {
-  name: "asker",
-  capabilities: [],
-  create: () =>
-    definePlugin({
-      name: "asker",
-      start(sdk) {
-        sdk.registerTool(
-          {
-            name: "risky_op",
-            description: "asks first",
-            parameters: { type: "object", properties: { what: { type: "string" } } },
-          },
-          async (args, ctx) => {
-            const what = String(args.what);
-            const outcome = await sdk.ask({ requestId: ctx.requestId, question: `may I ${what}?`, subject: what });
-            return outcome.approved ? `did ${what} (${outcome.how})` : `did not ${what}: ${outcome.reason}`;
-          },
-        );
-      },
-    }),
-};
-
 describe("reminders and approvals in a real browser", { skip: dashboardSkip }, () => {
-  const suite = webDaemonForSuite({ plugins: [asker] });
+  const suite = webDaemonForSuite({ plugins: [askerPlugin] });
   const dashboards = async () => (await suite.web.json("GET", "/api/v1/runtime")).body.sse.dashboards as number;
 
   test("a reminder that fired with no dashboard open is a badge, then listed once in Reminders", async (t) => {

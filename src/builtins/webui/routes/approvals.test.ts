@@ -6,37 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { definePlugin } from "@homeagent/sdk";
+import { askerPlugin } from "../../../../test/fixtures/asker.js";
 import { waitFor } from "../../../../test/fixtures/wait.js";
 import { startWebDaemon, type WebDaemon } from "../../../../test/fixtures/webui.js";
-
-const asker = {
-  name: "asker",
-  capabilities: [],
-  create: () =>
-    definePlugin({
-      name: "asker",
-      start(sdk) {
-        sdk.registerTool(
-          {
-            name: "risky_op",
-            description: "asks first",
-            parameters: { type: "object", properties: { what: { type: "string" } } },
-          },
-          async (args, ctx) => {
-            const what = String(args.what);
-            const outcome = await sdk.ask({ requestId: ctx.requestId, question: `may I ${what}?`, subject: what });
-            return outcome.approved ? `did ${what} (${outcome.how})` : `did not ${what}: ${outcome.reason}`;
-          },
-        );
-      },
-    }),
-};
 
 let w: WebDaemon;
 let session: { cookie: string; csrf: string };
 before(async () => {
-  w = await startWebDaemon({ plugins: [asker] });
+  w = await startWebDaemon({ plugins: [askerPlugin] });
   session = await w.login();
 });
 after(() => w.stop());
