@@ -1,6 +1,6 @@
 /**
- * Browser notifications for what happens while the dashboard's tab is hidden: a reply that finished (the
- * approvals and reminders to come use the same path). Only after the user turned them on here and the
+ * Browser notifications for what happens while the dashboard's tab is hidden: a reply that finished, an
+ * approval a tool asks (approval-dialog.tsx). Only after the user turned them on here and the
  * browser allowed them, and never for a tab in view. A click brings the tab back on the section named.
  */
 import { readStorage, writeStorage } from "./i18n";
