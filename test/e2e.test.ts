@@ -13,30 +13,14 @@ import { type HomedProcess, startHomedOn } from "./fixtures/homed-process.js";
 import { nodeArgs } from "./fixtures/node-entry.js";
 import { tempDir } from "./fixtures/temp-dir.js";
 import { waitFor } from "./fixtures/wait.js";
+import { runWaiter } from "./fixtures/waiter-process.js";
 
 /** A fresh data dir each time: these tests never reuse one. */
 function startHomed(env: Record<string, string>): Promise<HomedProcess> {
   return startHomedOn(tempDir("ha-e2e-"), env, { timeoutMs: 20_000 });
 }
 
-function waiter(args: string[], env: Record<string, string> = {}, input?: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const proc = spawn(process.execPath, nodeArgs("src/bin/waiter.ts", ...args), {
-      env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_SOCKET: "", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    proc.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    proc.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    proc.stdin.end(input ?? "");
-    proc.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const waiter = runWaiter;
 
 describe("homed + waiter + fake LLM", () => {
   let fake: FakeLLM;

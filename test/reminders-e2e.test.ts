@@ -19,6 +19,7 @@ import { nodeArgs } from "./fixtures/node-entry.js";
 import { installFixturePlugin } from "./fixtures/plugins.js";
 import { tempDir } from "./fixtures/temp-dir.js";
 import { waitFor } from "./fixtures/wait.js";
+import { runWaiter } from "./fixtures/waiter-process.js";
 
 let fake: FakeLLM;
 let homed: HomedProcess;
@@ -51,24 +52,8 @@ async function interactiveWaiter() {
   return { client, printed, prompts };
 }
 
-function waiter(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const proc = spawn(process.execPath, nodeArgs("src/bin/waiter.ts", "--socket", homed.socket, ...args), {
-      env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_SOCKET: "" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    proc.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    proc.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    proc.stdin.end();
-    proc.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** A real `waiter` on this test's daemon. */
+const waiter = (args: string[]) => runWaiter(["--socket", homed.socket, ...args]);
 
 /** The result the model was given for its tool call in the last turn. */
 function lastToolResult(): string {

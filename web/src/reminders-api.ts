@@ -2,52 +2,19 @@
  * What the dashboard reads and answers of the agent's own initiative: approvals waiting (answered here),
  * standing "always" answers, the inbox of messages sent while no dashboard was open, and the timers.
  */
+import type { ApprovalChoice, ApprovalRecord, InboxMessage, PendingApproval, RememberedApproval } from "@homeagent/sdk";
 import { api, get, post } from "./api";
 
-export type ApprovalChoice = "once" | "always" | "deny";
+export type { ApprovalChoice, InboxMessage, PendingApproval };
 
-export interface PendingApproval {
-  id: string;
-  plugin: string;
-  channel: string;
-  /** Already escaped by the daemon: control characters and bidi marks are shown as \u{…}. */
-  question: string;
-  options: ApprovalChoice[];
-  askedAt: number;
-  expiresAt: number;
-}
-
-export interface RememberedApproval {
-  id: string;
-  plugin: string;
-  question: string;
-  createdAt: number;
-  lastUsedAt: number;
-  uses: number;
-}
-
-export interface ApprovalRecord {
-  id: string;
-  plugin: string;
-  question: string;
-  askedAt: number;
-  outcome: string;
-  by?: string;
-}
-
+/** GET /api/v1/approvals. */
 export interface Approvals {
   pending: PendingApproval[];
   remembered: RememberedApproval[];
   recent: ApprovalRecord[];
 }
 
-export interface InboxMessage {
-  id: number;
-  kind: string;
-  text: string;
-  createdAt: number;
-}
-
+/** One of GET /api/v1/timers (the timer plugin's timer_list). */
 export interface Timer {
   id: number;
   next: string;
