@@ -73,7 +73,7 @@ test("'remind me in 2 seconds to stretch': an interactive waiter prints the remi
     const reply = await w.client.request("remind me in 2 seconds to stretch");
     assert.equal(reply.type === "response" && reply.content, "Will do.");
     assert.match(lastToolResult(), /^timer \d+ set for .*, in 2 s: "stretch"$/);
-    await waitFor(() => w.printed.includes("⏰ stretch"), "the reminder in the waiter", { timeoutMs: 10_000 });
+    await waitFor(() => w.printed.includes("» ⏰ stretch"), "the reminder in the waiter", { timeoutMs: 10_000 });
     assert.ok(Date.now() - asked >= 1_900, "not before its time");
   } finally {
     w.client.close();
@@ -110,7 +110,7 @@ test("an interactive waiter started later prints what was kept before its first 
   });
   const w = await interactiveWaiter();
   try {
-    assert.deepEqual(w.printed, ["⏰ take a break"], "printed as /interactive was answered");
+    assert.deepEqual(w.printed, ["» ⏰ take a break"], "printed as /interactive was answered");
   } finally {
     w.client.close();
   }
@@ -216,7 +216,7 @@ test("the real interactive waiter on a terminal prints a reminder and answers an
       { text: "emptied" },
     );
     const reply = cli.text("empty the bin", 20_000);
-    await waitFor(() => w.output().includes("[o]nce / [a]lways / [d]eny?"), "the approval prompt", {
+    await waitFor(() => /\[o\]nce \/ \[a\]lways \/ \[d\]eny \(…\S{4}\)\? /.test(w.output()), "the approval prompt", {
       timeoutMs: 10_000,
     });
     assert.match(w.output(), /\[approve\] asker: may I empty\\e\[31m the bin\?/);

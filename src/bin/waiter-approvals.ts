@@ -1,9 +1,13 @@
 /**
  * What an interactive waiter shows of the frames that answer no line: notices (reminders, results, what the
- * inbox kept) printed as they come, and approvals asked one at a time — `[approve] …  [o]nce / [a]lways /
- * [d]eny` — whose answer is the next line the user types, sent out of turn while the turn waits for it.
- * Everything printed is made visible first (control characters, ANSI escapes, bidi marks), whatever the
- * daemon already did: the terminal is the last place a crafted text could hide what is approved.
+ * inbox kept) printed as they come, each line behind "» ", and approvals asked one at a time — `[approve] …`
+ * then `[o]nce / [a]lways / [d]eny (…id)?` — whose answer is the next line the user types, sent out of turn
+ * while the turn waits for it. Everything printed is made visible first (control characters, ANSI escapes,
+ * bidi marks), whatever the daemon already did: the terminal is the last place a crafted text could hide
+ * what is approved. So that a reminder cannot pass for a question, notices never start a line as a question
+ * does, and a question is asked again below any notice printed while it waits; so that an answer meant for
+ * one question cannot approve the next, a line typed within a second of the question changing under the
+ * user (answered elsewhere) is not taken.
  */
 import type { PushFrame } from "@homeagent/cli-protocol";
 import { visibleText } from "../util/visible-text.js";
@@ -22,6 +26,9 @@ const CHOICES: Readonly<Record<string, string>> = {
 };
 const MAX_NOTICE_CHARS = 16_000;
 
+/** A question that took the place of another less than this ago is not answered by the next line yet. */
+export const SETTLE_MS = 1_000;
+
 export interface PromptIo {
   /** Prints a block of text on its own lines, keeping what the user is typing. */
   print(text: string): void;
@@ -29,12 +36,20 @@ export interface PromptIo {
   prompt(prompt?: string): void;
   /** Sends the out-of-turn answer line. */
   send(line: string): void;
+  /** Milliseconds, for the settle rule; default Date.now. */
+  now?: () => number;
 }
 
 export class ApprovalPrompts {
   private readonly queue: Approval[] = [];
+  /** When the question asked changed without the user answering it here; 0 when it did not. */
+  private swappedAt = 0;
 
   constructor(private readonly io: PromptIo) {}
+
+  private now(): number {
+    return (this.io.now ?? Date.now)();
+  }
 
   /** Whether the next line the user types answers an approval. */
   get waiting(): boolean {
@@ -42,8 +57,10 @@ export class ApprovalPrompts {
   }
 
   readonly onPush = (frame: PushFrame): void => {
-    if (frame.type === "notice") this.io.print(noticeText(frame));
-    else if (frame.type === "approval") {
+    if (frame.type === "notice") {
+      this.io.print(noticeText(frame));
+      if (this.queue.length > 0) this.ask();
+    } else if (frame.type === "approval") {
       if (this.queue.some((a) => a.id === frame.id)) return;
       this.queue.push(frame);
       if (this.queue.length === 1) this.ask();
@@ -52,7 +69,10 @@ export class ApprovalPrompts {
       if (at === -1) return;
       this.queue.splice(at, 1);
       this.io.print(`(approval ${frame.outcome}${frame.by ? ` in ${frame.by}` : ""})`);
-      if (at === 0) this.next();
+      if (at === 0) {
+        this.swappedAt = this.queue.length > 0 ? this.now() : 0;
+        this.next();
+      }
     }
   };
 
@@ -60,6 +80,13 @@ export class ApprovalPrompts {
   answer(line: string): boolean {
     const head = this.queue[0];
     if (!head) return false;
+    if (this.swappedAt > 0 && this.now() - this.swappedAt < SETTLE_MS) {
+      this.io.print("the question changed just now: read it, then answer");
+      this.swappedAt = 0;
+      this.ask();
+      return true;
+    }
+    this.swappedAt = 0;
     const choice = CHOICES[line.trim().toLowerCase()];
     if (!choice || !head.options.includes(choice)) {
       this.io.print(`type ${head.options.map((o) => o[0]).join(", ")} (${head.options.join(" / ")})`);
@@ -84,9 +111,10 @@ export class ApprovalPrompts {
   }
 }
 
+/** The choices and the question's id (its end), so an answer names which question it is for. */
 function promptFor(a: Approval): string {
   const labels = a.options.map((o) => `[${o[0]}]${o.slice(1)}`);
-  return `${labels.join(" / ")}? `;
+  return `${labels.join(" / ")} (…${visibleText(a.id.slice(-4), 4)})? `;
 }
 
 export function noticeText(frame: Extract<PushFrame, { type: "notice" }>): string {
@@ -94,7 +122,7 @@ export function noticeText(frame: Extract<PushFrame, { type: "notice" }>): strin
   const text = frame.text
     .slice(0, MAX_NOTICE_CHARS)
     .split("\n")
-    .map((line) => visibleText(line, MAX_NOTICE_CHARS))
+    .map((line) => `» ${visibleText(line, MAX_NOTICE_CHARS)}`)
     .join("\n");
-  return frame.kind === "error" ? `error: ${text}` : text;
+  return frame.kind === "error" ? `error: ${text.slice(2)}` : text;
 }

@@ -164,11 +164,14 @@ export async function runInteractive(client: WaiterClient, historyFile: string):
   const answered: boolean[] = [];
   rl.on("line", (raw) => answered.push(prompts.answer(raw) || stopLine(client, raw)));
   process.stdout.write("connected to homed; /help lists commands, /quit leaves\n");
+  // Made before the first await: a line typed meanwhile would otherwise reach the listener above but not
+  // the loop, and every later line would be taken for the one before it.
+  const lines = rl[Symbol.asyncIterator]();
   try {
     // What was kept while no waiter was connected is printed before the first prompt.
     await client.request(INTERACTIVE_LINE);
     rl.prompt();
-    for await (const raw of rl) {
+    for await (const raw of lines) {
       if (answered.shift()) continue;
       const line = raw.trim();
       if (line === "/quit" || line === "/exit") break;

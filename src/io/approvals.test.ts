@@ -203,3 +203,25 @@ test("forgetting removes the records and remembered answers that mention the tex
   assert.deepEqual(client.approvals.remembered(), []);
   assert.deepEqual(client.approvals.log(), []);
 });
+
+test("a question ends with the tool call that asked it, and a turn asks one question at a time", async () => {
+  const { client, guard } = setUp();
+  client.approvals.setClients("cli", 1);
+  let second = "";
+  guard.registerTool(
+    { name: "hasty", description: "asks and returns", parameters: { type: "object", properties: {} } },
+    async (_args, ctx) => {
+      const first = guard.ask({ requestId: ctx.requestId, question: "first?" });
+      await guard.ask({ requestId: ctx.requestId, question: "second?" }).catch((err: Error) => {
+        second = err.message;
+      });
+      void first;
+      return "returned without waiting";
+    },
+  );
+  t.harness.llm.enqueue({ toolCalls: [{ name: "hasty" }] }, { text: "done" });
+  await t.harness.agent.injectInputSync("cli", "cli", "go");
+  assert.match(second, /this turn already waits for an answer to another question/);
+  assert.deepEqual(client.approvals.pending(), [], "nothing waits for a call that has returned");
+  assert.equal(client.approvals.log()[0].outcome, "cancelled");
+});

@@ -21,9 +21,12 @@ import { currentToolCall } from "../util/tool-scope.js";
 import { visibleText } from "../util/visible-text.js";
 import { type ApprovalStore, newApprovalId, subjectHash } from "./approval-store.js";
 
-/** Questions waiting at once, over all turns (one turn asks one at a time; a few plugins may overlap). */
+/** Questions waiting at once: over all turns, and of one plugin (a turn asks one at a time). */
 export const MAX_PENDING_APPROVALS = 16;
+const MAX_PENDING_PER_PLUGIN = 4;
 const MAX_SUBJECT_CHARS = 64 * 1024;
+/** A question is read by a person: longer is refused before any work is spent on it. */
+const MAX_QUESTION_CHARS = 8_000;
 const MAX_CLIENT_NAME = 40;
 
 export interface ApprovalBrokerDeps {
@@ -76,7 +79,8 @@ export class ApprovalBroker {
     const shown = visibleText(question);
     const hash = subjectHash(plugin, subject ?? question);
     const base = { id: newApprovalId(), plugin, channel: call.channel, question: shown, askedAt: this.now() };
-    const remembered = this.deps.store.useRemembered(hash);
+    // A standing "always" counts only where the asker offers "always" for this request.
+    const remembered = options.includes("always") ? this.deps.store.useRemembered(hash) : undefined;
     if (remembered) {
       this.deps.store.record({ ...base, outcome: "remembered" });
       return { approved: true, how: "remembered", by: "always" };
@@ -86,12 +90,7 @@ export class ApprovalBroker {
       this.deps.store.record({ ...base, outcome: "no_client" });
       return { approved: false, reason: "no_client" };
     }
-    if (this.waiting.size >= MAX_PENDING_APPROVALS) {
-      throw new HomeAgentError({
-        code: "queue_full",
-        message: `${MAX_PENDING_APPROVALS} approvals are already waiting for the user; answer them first`,
-      });
-    }
+    this.checkRoom(plugin, requestId);
     const limit = this.deps.timeoutMs();
     const timeoutMs = req.timeoutMs === undefined ? limit : Math.min(Math.max(req.timeoutMs, 1), limit);
     const approval: PendingApproval = { ...base, requestId, options, expiresAt: base.askedAt + timeoutMs };
@@ -154,6 +153,21 @@ export class ApprovalBroker {
     for (const w of [...this.waiting.values()]) w.finish({ approved: false, reason: "cancelled" });
   }
 
+  /** One question at a time per turn, a few per plugin, a bound over all: no asker can crowd out the others. */
+  private checkRoom(plugin: string, requestId: string): void {
+    const waiting = [...this.waiting.values()].map((w) => w.approval);
+    const why = waiting.some((a) => a.requestId === requestId)
+      ? "this turn already waits for an answer to another question"
+      : waiting.filter((a) => a.plugin === plugin).length >= MAX_PENDING_PER_PLUGIN
+        ? `plugin "${plugin}" already has ${MAX_PENDING_PER_PLUGIN} questions waiting`
+        : waiting.length >= MAX_PENDING_APPROVALS
+          ? `${MAX_PENDING_APPROVALS} questions are already waiting`
+          : undefined;
+    if (why) {
+      throw new HomeAgentError({ code: "queue_full", message: `${why}; ask again once the user has answered` });
+    }
+  }
+
   /** The channels whose clients are asked: the turn's own when it has one connected, else every one. */
   private audience(channel: string): string[] {
     if (this.clients.has(channel)) return [channel];
@@ -212,6 +226,9 @@ function checkRequest(req: ApprovalRequest): Required<Pick<ApprovalRequest, "req
   const { requestId, question, subject, options, timeoutMs } = req;
   if (typeof requestId !== "string" || !requestId) throw invalid("ask needs the tool context's requestId");
   if (typeof question !== "string" || !question.trim()) throw invalid("ask needs a question to show the user");
+  if (question.length > MAX_QUESTION_CHARS) {
+    throw invalid(`a question is at most ${MAX_QUESTION_CHARS} characters (this one has ${question.length})`);
+  }
   if (subject !== undefined && (typeof subject !== "string" || subject.length > MAX_SUBJECT_CHARS)) {
     throw invalid(`an approval's subject is a string of at most ${MAX_SUBJECT_CHARS} characters`);
   }

@@ -33,10 +33,29 @@ test("bounded to the newest 500 per channel and 30 days; take removes what it re
   now += 30 * DAY + 1;
   assert.equal(inbox.count("cli"), 0, "older than 30 days is gone");
   assert.equal(inbox.count("webui"), 0);
+  inbox.put("cli", "reply", "y".repeat(16_005));
+  assert.equal(inbox.peek("cli")[0].text, `${"y".repeat(16_000)}… [5 more characters not kept]`, "cut, not lost");
   assert.throws(
-    () => inbox.put("cli", "x", "y".repeat(16_001)),
-    (err: unknown) => err instanceof HomeAgentError && err.code === "too_large",
+    () =>
+      inbox.remove(
+        "cli",
+        Array.from({ length: 501 }, (_, i) => i),
+      ),
+    (err: unknown) => err instanceof HomeAgentError && err.code === "invalid_argument",
   );
+  db.close();
+});
+
+test("5,000 messages at most over every channel, and what is 30 days old goes as new ones come", () => {
+  const db = new Database(":memory:");
+  let now = 1_000 * DAY;
+  const inbox = new Inbox(db, () => now);
+  inbox.put("old", "x", "from a plugin long gone");
+  now += 30 * DAY + 1;
+  inbox.put("cli", "x", "new");
+  assert.equal((db.prepare("SELECT count(*) AS n FROM inbox").get() as { n: number }).n, 1, "expired on put");
+  for (let i = 0; i < 11; i++) for (let j = 0; j < 500; j++) inbox.put(`channel-${i}`, "x", `${i}/${j}`);
+  assert.equal((db.prepare("SELECT count(*) AS n FROM inbox").get() as { n: number }).n, 5_000);
   db.close();
 });
 

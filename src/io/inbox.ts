@@ -13,6 +13,8 @@ import { cachedStatement } from "../util/statements.js";
 import { DAY } from "../util/time-units.js";
 
 export const INBOX_MAX_PER_CHANNEL = 500;
+/** Over every channel, those of plugins long gone included. */
+export const INBOX_MAX_TOTAL = 5_000;
 export const INBOX_MAX_AGE_MS = 30 * DAY;
 /** One message: a reminder or a command's result, not a document. */
 export const INBOX_MAX_TEXT_CHARS = 16_000;
@@ -41,22 +43,28 @@ export class Inbox {
     CREATE INDEX IF NOT EXISTS inbox_channel ON inbox (channel, id);`);
   }
 
-  /** Keeps a message; the oldest of the channel beyond the cap make room. Returns its id. */
+  /**
+   * Keeps a message (a longer one is cut, and says so: a reply to a channel nobody is on is not lost for
+   * its length); the oldest beyond the caps, and what is older than 30 days, make room. Returns its id.
+   */
   put(channel: string, kind: string, text: string): number {
-    if (text.length > INBOX_MAX_TEXT_CHARS) {
-      throw new HomeAgentError({
-        code: "too_large",
-        message: `a message for the inbox is at most ${INBOX_MAX_TEXT_CHARS} characters (this one has ${text.length}); send a shorter one or a file`,
-      });
-    }
+    const kept =
+      text.length > INBOX_MAX_TEXT_CHARS
+        ? `${text.slice(0, INBOX_MAX_TEXT_CHARS)}… [${text.length - INBOX_MAX_TEXT_CHARS} more characters not kept]`
+        : text;
+    this.expire();
     const info = cachedStatement(
       this.db,
       "INSERT INTO inbox (channel, kind, text, created_at) VALUES (?, ?, ?, ?)",
-    ).run(channel, kind.slice(0, MAX_KIND_CHARS), text, this.now());
+    ).run(channel, kind.slice(0, MAX_KIND_CHARS), kept, this.now());
     cachedStatement(
       this.db,
       "DELETE FROM inbox WHERE channel = ? AND id <= (SELECT id FROM inbox WHERE channel = ? ORDER BY id DESC LIMIT 1 OFFSET ?)",
     ).run(channel, channel, INBOX_MAX_PER_CHANNEL);
+    cachedStatement(
+      this.db,
+      "DELETE FROM inbox WHERE id <= (SELECT id FROM inbox ORDER BY id DESC LIMIT 1 OFFSET ?)",
+    ).run(INBOX_MAX_TOTAL);
     return Number(info.lastInsertRowid);
   }
 
@@ -87,6 +95,12 @@ export class Inbox {
   }
 
   remove(channel: string, ids: readonly number[]): number {
+    if (ids.length > INBOX_MAX_PER_CHANNEL) {
+      throw new HomeAgentError({
+        code: "invalid_argument",
+        message: `at most ${INBOX_MAX_PER_CHANNEL} messages are removed at once (a channel keeps no more)`,
+      });
+    }
     const del = cachedStatement(this.db, "DELETE FROM inbox WHERE channel = ? AND id = ?");
     return this.db.transaction(() => ids.reduce((n, id) => n + del.run(channel, id).changes, 0))();
   }

@@ -12,7 +12,7 @@ import { untilAborted } from "../util/abort.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { deleteOwned, isObject } from "../util/object.js";
 import { runAsToolCall } from "../util/tool-scope.js";
-import { stopMessage } from "./cancel.js";
+import { linkAbort, stopMessage } from "./cancel.js";
 import { validateArguments } from "./tool-args.js";
 
 /** Owner of the kernel's own tools (tool_search, the output channel tools). */
@@ -148,7 +148,11 @@ export class ToolRegistry {
     }
     const invalid = validateArguments(tool.def.parameters, call.arguments);
     if (invalid) return { status: "error", content: `error: invalid arguments for ${call.name}: ${invalid}` };
-    const entry = { owner: tool.owner, call: { signal: ctx.signal, channel: ctx.channel } };
+    // Its own signal, ended with the call: what the call started on its behalf (a question to the user)
+    // ends when it returns, not only when the turn is stopped.
+    const ended = new AbortController();
+    const unlink = linkAbort(ended, [ctx.signal]);
+    const entry = { owner: tool.owner, call: { signal: ended.signal, channel: ctx.channel } };
     const calls = this.running.get(ctx.requestId) ?? [];
     calls.push(entry);
     this.running.set(ctx.requestId, calls);
@@ -163,6 +167,8 @@ export class ToolRegistry {
     } catch (err) {
       return { status: "error", content: `error: tool ${call.name} failed: ${errorMessage(err)}` };
     } finally {
+      unlink();
+      ended.abort(new HomeAgentError({ code: "cancelled", message: `the call of ${call.name} has ended` }));
       calls.splice(calls.indexOf(entry), 1);
       if (calls.length === 0) this.running.delete(ctx.requestId);
     }

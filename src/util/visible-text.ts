@@ -15,11 +15,22 @@ const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t"
 const INVISIBLE: ReadonlyArray<readonly [number, number]> = [
   [0x00, 0x1f],
   [0x7f, 0x9f],
+  // Soft hyphen, combining grapheme joiner, Arabic letter mark, Hangul fillers, Mongolian vowel separator.
+  [0xad, 0xad],
+  [0x34f, 0x34f],
   [0x61c, 0x61c],
+  [0x115f, 0x1160],
+  [0x180e, 0x180e],
   [0x200b, 0x200f],
   [0x2028, 0x202e],
-  [0x2060, 0x2069],
+  [0x2060, 0x206f],
+  [0x3164, 0x3164],
+  // Variation selectors, the BOM, halfwidth Hangul filler, interlinear annotation marks, tag characters.
+  [0xfe00, 0xfe0f],
   [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+  [0xfff9, 0xfffb],
+  [0xe0000, 0xe007f],
 ];
 
 export const MAX_QUESTION_CHARS = 2_000;
@@ -36,9 +47,16 @@ function shown(c: string): string {
 
 export function visibleText(text: string, max = MAX_QUESTION_CHARS): string {
   let out = "";
-  for (const c of text) out += shown(c);
-  if (out.length <= max) return out;
-  return `${out.slice(0, max)}… [${out.length - max} more characters not shown]`;
+  let read = 0;
+  for (const c of text) {
+    if (out.length >= max) break;
+    out += shown(c);
+    read += c.length;
+  }
+  // An escape may take the last few characters past `max`: all of the text is shown, so nothing is cut.
+  if (read === text.length) return out;
+  // What is cut is counted in characters of the text, not escaped: no work is spent on what is not shown.
+  return `${out.slice(0, max)}… [${text.length - read} more characters not shown]`;
 }
 
 /** Whether `text` holds a character visibleText would escape. */

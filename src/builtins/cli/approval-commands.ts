@@ -4,7 +4,7 @@
  */
 import type { FinalFrame } from "@homeagent/cli-protocol";
 import type { PluginSDK } from "@homeagent/sdk";
-import { CLI_CHANNEL } from "./cli-channel.js";
+import { CLI_CHANNEL, INBOX_BATCH } from "./cli-channel.js";
 
 export const APPROVALS_HELP = [
   '/approvals                    approvals waiting, "always" answers standing, the last ones asked',
@@ -43,8 +43,10 @@ export function approvalsCommand(sdk: PluginSDK, args: string): FinalFrame {
 }
 
 export function inboxCommand(sdk: PluginSDK): FinalFrame {
-  const kept = sdk.inbox.take(CLI_CHANNEL);
+  const kept = sdk.inbox.take(CLI_CHANNEL, INBOX_BATCH);
   if (kept.length === 0) return { type: "response", content: "the inbox is empty" };
   const lines = kept.map((m) => `[${new Date(m.createdAt).toLocaleString()}] ${m.text}`);
+  const more = sdk.inbox.count(CLI_CHANNEL);
+  if (more > 0) lines.push(`(${more} more: /inbox again)`);
   return { type: "response", content: lines.join("\n") };
 }

@@ -6,7 +6,7 @@
  */
 import { APPROVE_LINE, type FinalFrame, INTERACTIVE_LINE, type PushFrame, STOP_LINE } from "@homeagent/cli-protocol";
 import { type AgentEvent, type ApprovalChoice, type OutputMessage, type PluginSDK, SdkError } from "@homeagent/sdk";
-import { CLI_CHANNEL } from "./cli-channel.js";
+import { CLI_CHANNEL, INBOX_BATCH } from "./cli-channel.js";
 import type { CliConnection, ConnectionHooks } from "./connection.js";
 
 export class InteractiveClients implements ConnectionHooks {
@@ -87,8 +87,12 @@ export class InteractiveClients implements ConnectionHooks {
     }
     // What was kept while no waiter was connected, then every question waiting (a user who connects now may
     // answer one asked before): all before the prompt.
-    const kept = this.sdk.inbox.take(CLI_CHANNEL);
+    const kept = this.sdk.inbox.take(CLI_CHANNEL, INBOX_BATCH);
     for (const m of kept) connection.push({ type: "notice", kind: m.kind, text: m.text, at: m.createdAt });
+    const more = this.sdk.inbox.count(CLI_CHANNEL);
+    if (more > 0) {
+      connection.push({ type: "notice", kind: "notice", text: `${more} more kept messages: /inbox`, at: Date.now() });
+    }
     for (const a of this.sdk.approvals.pending()) connection.push(approvalFrame(a));
     return { type: "response", content: `interactive; ${kept.length} kept message${kept.length === 1 ? "" : "s"}` };
   }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import type { Plugin } from "@homeagent/sdk";
+import { type Plugin, SdkError } from "@homeagent/sdk";
 import { createMockSDK, type MockSDK } from "@homeagent/sdk/test";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
@@ -200,4 +200,45 @@ test("forgetting removes the reminders that mention the text; follow_up starts a
   assert.equal(sdk.inputs[0].opts?.noMemory, true);
   assert.equal(sdk.inputs[0].opts?.outputChannel, "cli");
   assert.match(sdk.inputs[0].text, /A timer you set fired: "stretch"/);
+});
+
+test("a timer set while others are being delivered fires each of them once", async () => {
+  const clock = new HandClock(UTC("2026-12-04T10:00:00"));
+  const { sdk } = await start(clock, tempDir("ha-timer-"));
+  let release = (): void => {};
+  const slow = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const shown: string[] = [];
+  sdk.registerOutputChannel("slow", ["text"], "a channel that takes its time", async (msg) => {
+    await slow;
+    shown.push(msg.payload);
+    return "shown";
+  });
+  for (const m of ["A", "B", "C"]) await set(sdk, { in: "1s", message: m }, "slow");
+  clock.advance(1_000);
+  await waitFor(() => sdk.sent.length === 1, "the first delivery to start");
+  // The model sets another timer while the first is still being delivered: that re-arms the check.
+  await set(sdk, { in: "1h", message: "later" }, "slow");
+  clock.advance(0);
+  release();
+  await waitFor(() => shown.length === 3, "all three");
+  clock.advance(0);
+  assert.deepEqual(shown, ["⏰ A", "⏰ B", "⏰ C"]);
+  assert.equal(sdk.sent.length, 3);
+});
+
+test("a reminder for a channel that is gone goes to the dashboard's instead of being lost", async () => {
+  const clock = new HandClock(UTC("2026-12-04T10:00:00"));
+  const { sdk } = await start(clock, tempDir("ha-timer-"));
+  sdk.registerOutputChannel("gone", ["text"], "a channel whose plugin stopped", () => {
+    throw new SdkError({ code: "channel_not_found", message: 'no output channel "gone"' });
+  });
+  await set(sdk, { in: "1s", message: "still here" }, "gone");
+  clock.advance(1_000);
+  await waitFor(() => sdk.sent.length === 2, "the fallback");
+  assert.deepEqual(
+    sdk.sent.map((s) => s.channel),
+    ["gone", "webui"],
+  );
 });

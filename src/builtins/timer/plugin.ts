@@ -29,7 +29,10 @@ const systemClock: TimerClock = {
 const MAX_WAIT_MS = 60_000;
 /** Later than this is worth saying ("3 min late: homed was not running"). */
 const LATE_MS = 60_000;
-const MAX_MESSAGE_CHARS = 1_000;
+/** 100 timers of this length list well within a tool result's 100,000 characters. */
+const MAX_MESSAGE_CHARS = 500;
+/** Where a reminder goes when the channel that set it is gone. */
+const FALLBACK_CHANNELS = ["webui", "cli"];
 const DAY_MS = 86_400_000;
 
 export interface TimerPluginOptions {
@@ -38,17 +41,17 @@ export interface TimerPluginOptions {
 
 export function createTimerPlugin(opts: TimerPluginOptions = {}): Plugin {
   const clock = opts.clock ?? systemClock;
-  let store: TimerStore | null = null;
-  let handle: unknown;
-  let zone = "";
-  let stopped = false;
+  /** What one start holds, so a check still running from an earlier start can touch nothing of this one. */
+  let run: { timers: TimerStore; stopped: boolean; handle: unknown } | null = null;
 
   const start = (sdk: PluginSDK): void => {
-    stopped = false;
     sdk.settings.define(TIMER_SETTINGS);
     const timers = new TimerStore(join(sdk.dataDir, "timers.db"));
-    store = timers;
-    zone = userZone(sdk);
+    const state = { timers, stopped: false, handle: undefined as unknown };
+    run = state;
+    let zone = userZone(sdk);
+    /** A check is running: it arms the next one when done (two at once would fire a timer twice). */
+    let checking = false;
     const setting = (key: string) => Number(sdk.settings.get(key));
 
     /** Re-reads the zone: recurring timers follow a change of core.agent.timezone. */
@@ -70,38 +73,54 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): Plugin {
         late > LATE_MS
           ? ` (due ${formatLocal(t.due_at, zone)}, ${lateText(late)} late: homed was not running or was busy)`
           : "";
-      const text = `⏰ ${t.message}${lateNote}`;
-      try {
-        const sent = await sdk.send(t.channel, text, { kind: "reminder" });
-        sdk.log.info(`timer ${t.id} fired on ${t.channel}: ${sent.delivered ? "delivered" : "kept in the inbox"}`);
-      } catch (err) {
-        sdk.log.warn(`timer ${t.id} could not be delivered to "${t.channel}": ${(err as Error).message}`);
-      }
+      await deliver(t, `⏰ ${t.message}${lateNote}`);
       if (sdk.settings.get("follow_up") === "true") {
         const prompt = `A timer you set fired: "${t.message}"${lateNote}. Act on it if there is something to do; otherwise say nothing more than the reminder.`;
         sdk.injectInput("timer", "timer", prompt, { noMemory: true, outputChannel: t.channel });
       }
     };
 
+    /**
+     * To the channel that set it; one that is gone (a plugin's channel, or a turn on a channel no one
+     * delivers to, such as the OpenAI endpoint's) falls back to the dashboard's, then the terminal's, where it
+     * is shown or kept in the inbox.
+     */
+    const deliver = async (t: TimerRow, text: string): Promise<void> => {
+      for (const channel of [t.channel, ...FALLBACK_CHANNELS.filter((c) => c !== t.channel)]) {
+        try {
+          const sent = await sdk.send(channel, text, { kind: "reminder" });
+          sdk.log.info(`timer ${t.id} fired on ${channel}: ${sent.delivered ? "delivered" : "kept in the inbox"}`);
+          return;
+        } catch (err) {
+          sdk.log.warn(`timer ${t.id} could not be delivered to "${channel}": ${(err as Error).message}`);
+        }
+      }
+    };
+
     const check = async (): Promise<void> => {
-      handle = undefined;
-      if (stopped) return;
+      state.handle = undefined;
+      if (state.stopped) return;
+      checking = true;
       try {
         refreshZone();
         const now = clock.now();
-        for (const t of timers.due(now)) await fire(t, now);
+        // One at a time, each claimed (removed or moved on) before it is delivered.
+        for (let t = timers.due(now)[0]; t && !state.stopped; t = timers.due(now)[0]) await fire(t, now);
       } catch (err) {
         sdk.log.error(`timer: checking timers failed: ${(err as Error).message}`);
+      } finally {
+        checking = false;
       }
       arm();
     };
 
     const arm = (): void => {
-      if (stopped) return;
-      if (handle !== undefined) clock.clearTimer(handle);
+      if (state.stopped) return;
+      if (checking) return;
+      if (state.handle !== undefined) clock.clearTimer(state.handle);
       const next = timers.nextDue();
       const wait = next === undefined ? MAX_WAIT_MS : Math.min(Math.max(next - clock.now(), 0), MAX_WAIT_MS);
-      handle = clock.setTimer(() => void check(), wait);
+      state.handle = clock.setTimer(() => void check(), wait);
     };
 
     sdk.registerTool(
@@ -225,11 +244,11 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): Plugin {
     name: "timer",
     start,
     stop: () => {
-      stopped = true;
-      if (handle !== undefined) clock.clearTimer(handle);
-      handle = undefined;
-      store?.close();
-      store = null;
+      if (!run) return;
+      run.stopped = true;
+      if (run.handle !== undefined) clock.clearTimer(run.handle);
+      run.timers.close();
+      run = null;
     },
   });
 }

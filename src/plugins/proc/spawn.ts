@@ -135,7 +135,7 @@ export function spawnPlugin(opts: SpawnOptions): PluginChild {
     stdio: ["pipe", "pipe", "pipe"],
     // With the kernel's parent-death signal the stdio runtime needs no watchdog thread of its own.
     env: {
-      ...process.env,
+      ...withoutDaemonSecrets(process.env),
       [PLUGIN_NAME_ENV]: opts.name,
       [PLUGIN_DATA_ENV]: resolve(opts.dataDir),
       [PLUGIN_DAEMON_ENV]: processIdentity(process.pid) ?? String(process.pid),
@@ -144,6 +144,15 @@ export function spawnPlugin(opts: SpawnOptions): PluginChild {
     },
     detached: true,
   });
+}
+
+/**
+ * The daemon's environment without its own variables (HOMEAGENT_API_KEY, HOMEAGENT_LLM_API_KEY,
+ * HOMEAGENT_ADMIN_PASSWORD, …): a plugin gets what its capabilities allow, not the keys the user started homed
+ * with (with the API key it could authenticate on the cli socket as the user).
+ */
+function withoutDaemonSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith("HOMEAGENT_")));
 }
 
 /** Kills the plugin's whole process group (the plugin and whatever it forked); quiet when it is gone. */

@@ -3,7 +3,8 @@
  * opens), a modal dialog shows which plugin asks and exactly what — the daemon has made control characters
  * and bidi marks visible, and the text is shown as text, never as markup — with the choices the tool
  * offers: once, always (this exact request), deny. A hidden tab gets a browser notification. The dialog
- * closes when the question is answered here or elsewhere (waiter), times out or is cancelled.
+ * closes when the question is answered here or elsewhere (waiter), times out or is cancelled. The buttons
+ * wait a second after a question appears, so a click meant for the one before cannot answer it.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../error-text";
@@ -13,12 +14,15 @@ import { notifyIfHidden } from "../notify";
 import { type ApprovalChoice, answerApproval, loadApprovals, type PendingApproval } from "../reminders-api";
 
 const CHOICE_LABEL = { once: "approveOnce", always: "approveAlways", deny: "approveDeny" } as const;
+/** As waiter's: a question is answerable a second after it is shown. */
+const SETTLE_MS = 1_000;
 
 export function ApprovalDialog() {
   const t = useT();
   const [waiting, setWaiting] = useState<PendingApproval[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [now, setNow] = useState(Date.now());
+  const [settled, setSettled] = useState(false);
   const dialog = useRef<HTMLDialogElement>(null);
 
   useEffect(() => {
@@ -53,6 +57,9 @@ export function ApprovalDialog() {
     if (head && !el.open) el.showModal();
     if (!head && el.open) el.close();
     setError(null);
+    setSettled(false);
+    const timer = setTimeout(() => setSettled(true), SETTLE_MS);
+    return () => clearTimeout(timer);
   }, [head?.id]);
   useEffect(() => {
     if (!head) return;
@@ -100,6 +107,7 @@ export function ApprovalDialog() {
                 key={choice}
                 type="button"
                 class={choice === "deny" ? "danger" : undefined}
+                disabled={!settled}
                 onClick={() => void answer(choice)}
               >
                 {t[CHOICE_LABEL[choice]]}
