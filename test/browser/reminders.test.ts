@@ -53,18 +53,24 @@ describe("reminders and approvals in a real browser", { skip: dashboardSkip }, (
     const page = await newPage(t);
     await openDashboard(page, web.base, suite.cookie);
     await waitFor(async () => (await dashboards()) >= 1, "the dashboard's event stream");
-    web.llm.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "format\u202e disk" } }] }, { text: "done" });
+    web.llm.enqueue(
+      { toolCalls: [{ name: "risky_op", arguments: { what: "format\u001b[2K\r\u202e disk" } }] },
+      { text: "done" },
+    );
     const chat = web.json("POST", "/api/v1/chat", { message: "format the disk" });
     const dialog = page.getByRole("dialog", { name: "asker asks for your approval" });
     await dialog.waitFor();
-    assert.equal(await dialog.locator("pre").textContent(), "may I format\\u{202e} disk?");
+    assert.equal(await dialog.locator("pre").textContent(), "may I format\\e[2K\\r\\u{202e} disk?");
     await screenshot(page, "approval-dialog");
     await dialog.getByRole("button", { name: "Allow once", exact: true }).click();
     assert.equal((await chat).body.response, "done");
     await dialog.waitFor({ state: "hidden" });
     const chats = web.llm.requests.filter((r) => r.method === "POST");
     const body = chats.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
-    assert.equal(body.messages.filter((m) => m.role === "tool").at(-1)?.content, "did format\u202e disk (once)");
+    assert.equal(
+      body.messages.filter((m) => m.role === "tool").at(-1)?.content,
+      "did format\u001b[2K\r\u202e disk (once)",
+    );
     const recent = (await web.json("GET", "/api/v1/approvals")).body.recent;
     assert.equal(recent[0].outcome, "once");
     assert.equal(recent[0].by, "dashboard");

@@ -111,6 +111,33 @@ describe("inbox and timers", () => {
     assert.equal((await w.json("DELETE", "/api/v1/inbox", { ids: ["x"] })).status, 400);
   });
 
+  test("forgetting removes kept messages, questions asked and standing answers that mention the text", async () => {
+    await w.daemon.host.io.send("webui", "⏰ call the bank about card 4711", "reminder");
+    const close = await openDashboard();
+    try {
+      w.llm.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "pay card 4711" } }] }, { text: "paid" });
+      const chat = w.json("POST", "/api/v1/chat", { message: "pay" });
+      let id = "";
+      await waitFor(async () => {
+        id = (await w.json("GET", "/api/v1/approvals")).body.pending[0]?.id ?? "";
+        return id !== "";
+      }, "the question");
+      await asUser("POST", `/api/v1/approvals/${id}`, { choice: "always" });
+      await chat;
+    } finally {
+      await close();
+    }
+    const preview = await w.json("DELETE", "/api/v1/memory", { query: "card 4711" });
+    assert.equal(preview.body.matched.inbox, 1);
+    assert.equal(preview.body.matched.approvals, 2, "the question asked and the standing answer");
+    const forgot = await w.json("DELETE", "/api/v1/memory", { query: "card 4711", confirm: true });
+    assert.equal(forgot.body.removed.inbox, 1);
+    assert.equal(forgot.body.removed.approvals, 2);
+    assert.deepEqual((await w.json("GET", "/api/v1/inbox")).body.messages, []);
+    const left = (await w.json("GET", "/api/v1/approvals")).body;
+    assert.equal(JSON.stringify(left).includes("4711"), false, "the text is still in approvals");
+  });
+
   test("timers set in the chat are listed and cancelled", async () => {
     w.llm.enqueue({ toolCalls: [{ name: "timer_set", arguments: { in: "1h", message: "tea" } }] }, { text: "set" });
     await w.json("POST", "/api/v1/chat", { message: "remind me in an hour about tea" });
