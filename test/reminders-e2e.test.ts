@@ -166,17 +166,17 @@ test("waiter -c without a terminal cannot be asked: the approval is refused at o
 });
 
 /**
- * The real `waiter` at its interactive prompt, on a pseudo-terminal (python3's pty module: the test's pipe
+ * The real `waiter` (at its interactive prompt, or with `args`) on a pseudo-terminal (python3's pty module: the test's pipe
  * becomes the waiter's terminal). Returns what it printed so far and a way to type a line.
  */
-function interactiveWaiterProcess() {
+function waiterOnTerminal(...args: string[]) {
   const proc = spawn(
     "python3",
     [
       "-c",
       "import pty, sys; pty.spawn(sys.argv[1:])",
       process.execPath,
-      ...nodeArgs("src/bin/waiter.ts", "--socket", homed.socket),
+      ...nodeArgs("src/bin/waiter.ts", "--socket", homed.socket, ...args),
     ],
     {
       env: { ...process.env, HOMEAGENT_API_KEY: "", HOMEAGENT_SOCKET: "", NO_COLOR: "1", TERM: "dumb" },
@@ -200,7 +200,7 @@ function interactiveWaiterProcess() {
 }
 
 test("the real interactive waiter on a terminal prints a reminder and answers an approval", async () => {
-  const w = interactiveWaiterProcess();
+  const w = waiterOnTerminal();
   try {
     // The first prompt comes once the waiter has been answered /interactive (it is then asked approvals).
     await waitFor(() => /connected to homed[^\n]*\r?\n[\s\S]*> /.test(w.output()), "the prompt", { timeoutMs: 15_000 });
@@ -224,6 +224,22 @@ test("the real interactive waiter on a terminal prints a reminder and answers an
     assert.equal(await reply, "emptied");
     assert.equal(lastToolResult(), "did empty\u001b[31m the bin (always)");
     cli.close();
+  } finally {
+    await w.close();
+  }
+});
+
+test("waiter -c on a terminal reads the approval its message asks from the terminal", async () => {
+  fake.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "water the plants" } }] }, { text: "watered" });
+  const w = waiterOnTerminal("-c", "water the plants");
+  try {
+    await waitFor(() => /\[o\]nce \/ \[a\]lways \/ \[d\]eny \(…\S{4}\)\? /.test(w.output()), "the approval prompt", {
+      timeoutMs: 15_000,
+    });
+    assert.match(w.output(), /\[approve\] asker: may I water the plants\?/);
+    w.type("o");
+    await waitFor(() => w.output().includes("watered"), "the reply", { timeoutMs: 10_000 });
+    assert.equal(lastToolResult(), "did water the plants (once)");
   } finally {
     await w.close();
   }
