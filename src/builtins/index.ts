@@ -5,6 +5,7 @@
  */
 import type { Capability, Plugin } from "@homeagent/sdk";
 import { createCliPlugin } from "./cli/plugin.js";
+import { createCmdPlugin } from "./cmd/plugin.js";
 import { createTimerPlugin } from "./timer/plugin.js";
 import { createWebuiPlugin } from "./webui/plugin.js";
 
@@ -64,6 +65,14 @@ export function builtinPlugins(): BuiltinPlugin[] {
       capabilities: ["io", "settings_cross", "forget_hook"],
       builtin: true,
       create: () => createTimerPlugin(),
+    },
+    {
+      name: "cmd",
+      // Asks the user before a command outside the allow list (sdk.ask needs nothing more), sends a
+      // background command's result (io), and forgets its history's command lines.
+      capabilities: ["io", "forget_hook"],
+      builtin: true,
+      create: () => createCmdPlugin(),
     },
   ];
 }

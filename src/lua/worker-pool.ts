@@ -8,6 +8,7 @@
  * unref'd and never keeps the process alive.
  */
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import { compileInWorkersOwnThread } from "../util/worker-isolates.js";
 import { JSON_LUA } from "./json-source.js";
 import { LuaError } from "./lua-error.js";
 import { PRELUDE_LUA } from "./prelude.js";
@@ -83,6 +84,7 @@ function bootThread(memoryLimitBytes: number, reserve: boolean): Promise<LuaThre
   const httpFlag = new Int32Array(new SharedArrayBuffer(4));
   const progress = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
+  compileInWorkersOwnThread();
   const worker = new Worker(WORKER_URL, {
     // The parent's flags would load tsx into the worker: slower, and not needed by plain JS.
     execArgv: [],

@@ -22,6 +22,7 @@ import type { Logger, ScrubStatus } from "@homeagent/sdk";
 import type { Job } from "../kernel/jobs.js";
 import { formatBytes } from "../util/bytes.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { compileInWorkersOwnThread } from "../util/worker-isolates.js";
 import { PendingList } from "./pending-list.js";
 
 const WORKER_URL = new URL("./scrub-worker.js", import.meta.url);
@@ -227,6 +228,7 @@ interface WorkerResult {
  */
 function runWorker(path: string, tempStore: "memory" | "file", signal: AbortSignal): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
+    compileInWorkersOwnThread();
     const worker = new Worker(WORKER_URL, {
       // The parent's flags would load tsx into the worker: slower, and not needed by plain JS.
       execArgv: [],

@@ -58,6 +58,9 @@ export const ERROR_CODES = [
   // Unprompted delivery and approvals: nobody connected to a channel; an answer or question refused.
   "no_client",
   "approval_refused",
+  // The agent's hands on the machine: a path outside what the tool may reach, a command refused by policy.
+  "path_denied",
+  "command_refused",
   // LLM calls: `llm_<kind>` of a failed call, `llm_<limit>_timeout` of a call too slow.
   "llm_auth",
   "llm_transient",

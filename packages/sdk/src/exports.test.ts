@@ -98,6 +98,8 @@ test("@homeagent/sdk exports exactly the checked-in names and constants", () => 
       "channel_cleaner_invalid",
       "no_client",
       "approval_refused",
+      "path_denied",
+      "command_refused",
       "llm_auth",
       "llm_transient",
       "llm_fatal",

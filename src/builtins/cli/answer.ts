@@ -3,6 +3,7 @@ import type { FinalFrame } from "@homeagent/cli-protocol";
 import { UNAUTHORIZED } from "@homeagent/cli-protocol";
 import type { InputReply, PluginSDK } from "@homeagent/sdk";
 import { approvalsCommand, inboxCommand } from "./approval-commands.js";
+import { cmdCommand } from "./cmd-command.js";
 import { runCommand } from "./commands.js";
 import { memoryCommand } from "./memory-commands.js";
 import { pluginsCommand } from "./plugin-commands.js";
@@ -35,6 +36,7 @@ export function answer(
   if (/^\/plugins(\s|$)/.test(line)) return pluginsCommand(sdk, line.slice("/plugins".length));
   if (/^\/approvals(\s|$)/.test(line)) return approvalsCommand(sdk, line.slice("/approvals".length));
   if (line.trim() === "/inbox") return inboxCommand(sdk);
+  if (/^\/cmd(\s|$)/.test(line)) return cmdCommand(sdk, line.slice("/cmd".length));
   if (line.startsWith("/")) return runCommand(sdk, line);
   return chat(sdk, line, signal, onQueued);
 }

@@ -63,6 +63,8 @@ const STATUS_BY_CODE: Record<ErrorCode, ApiStatus> = {
   channel_cleaner_invalid: 500,
   no_client: 409,
   approval_refused: 403,
+  path_denied: 403,
+  command_refused: 403,
 
   llm_auth: 502,
   llm_transient: 502,

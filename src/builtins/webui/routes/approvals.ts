@@ -58,6 +58,11 @@ export const approvalsRoutes: RouteGroup = (app, { sdk, limits }) => {
     return c.json({ removed: sdk.inbox.remove(CHAT_CHANNEL, ids as number[]) });
   });
 
+  app.get("/api/v1/cmd/history", async (c) => {
+    const listed = await sdkCall(() => sdk.runTool("cmd_history"));
+    return c.json({ commands: JSON.parse(listed) as unknown[] });
+  });
+
   app.get("/api/v1/timers", async (c) => {
     const listed = await sdkCall(() => sdk.runTool("timer_list"));
     return c.json({ timers: JSON.parse(listed) as unknown[] });

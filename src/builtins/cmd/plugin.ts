@@ -1,0 +1,208 @@
+/**
+ * Built-in `cmd` plugin: `cmd_run` runs one program without a shell, in the workspace, under the policy of
+ * `plugin.cmd.mode` — a command matching an argument pattern of `plugin.cmd.allow` runs at once; in `ask`
+ * mode any other runs only after the user approves that exact command line (sdk.ask; with nobody to ask it
+ * is refused); `allowlist` runs only the patterns; `any` runs all; `off` none. A command still running after
+ * `plugin.cmd.background_after` answers "still running" and its result is sent to the channel (or its
+ * inbox) when it ends. `cmd_history` lists the last 100.
+ */
+import { definePlugin, type Plugin, type PluginSDK, SdkError, type ToolContext } from "@homeagent/sdk";
+import { CommandHistory } from "./history.js";
+import { checkMode, decide, parsePatterns } from "./policy.js";
+import { findProgram } from "./program.js";
+import { type RunResult, runProgram } from "./run.js";
+import { CMD_SETTINGS } from "./settings.js";
+import { splitCommand } from "./split.js";
+import { confineWorkdir, workspaceOf } from "./workdir.js";
+
+const DEFAULT_TIMEOUT_S = 30;
+const MAX_TIMEOUT_S = 3_600;
+const MAX_COMMAND_CHARS = 8_000;
+/** Commands running at once; more wait for none but are refused (a model looping on cmd_run). */
+const MAX_RUNNING = 8;
+/** Where a background result goes when the channel that asked is gone. */
+const FALLBACK_CHANNELS = ["webui", "cli"];
+
+export function createCmdPlugin(): Plugin {
+  let history = new CommandHistory();
+  let running = 0;
+
+  const start = (sdk: PluginSDK): void => {
+    sdk.settings.define(CMD_SETTINGS);
+    history = new CommandHistory();
+    const root = workspaceOf(sdk.daemonDataDir);
+
+    const deliverLater = async (channel: string, text: string): Promise<void> => {
+      for (const target of [channel, ...FALLBACK_CHANNELS.filter((c) => c !== channel)]) {
+        try {
+          await sdk.send(target, text, { kind: "result" });
+          return;
+        } catch (err) {
+          sdk.log.warn(`cmd: a background result could not go to "${target}": ${(err as Error).message}`);
+        }
+      }
+    };
+
+    const run = async (args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> => {
+      const command = String(args.command ?? "").trim();
+      if (!command) return refusal("cmd_run needs a command");
+      if (command.length > MAX_COMMAND_CHARS) return refusal(`a command is at most ${MAX_COMMAND_CHARS} characters`);
+      const timeoutS = timeoutOf(args.timeout);
+      const argv = splitCommand(command);
+      const workdir = confineWorkdir(root, typeof args.workdir === "string" ? args.workdir : undefined);
+      const program = findProgram(argv[0], workdir);
+      const mode = checkMode(sdk.settings.get("mode"));
+      const verdict = decide(mode, parsePatterns(sdk.settings.get("allow") ?? ""), argv, program.inPath);
+      const base = { command, workdir, startedAt: Date.now() };
+      let allowedBy = verdict.run ? verdict.why : "";
+      if (!verdict.run) {
+        if (!verdict.ask) {
+          history.add({ ...base, status: "refused" });
+          throw new SdkError({ code: "command_refused", message: `not run: ${verdict.why}` });
+        }
+        const outcome = await sdk.ask({
+          requestId: ctx.requestId,
+          question: `run ${command}   (in ${workdir})`,
+          // Exactly what runs: the program's file, its arguments and where.
+          subject: JSON.stringify({ file: program.file, args: argv.slice(1), workdir }),
+        });
+        if (!outcome.approved) {
+          history.add({ ...base, status: outcome.reason === "denied" ? "denied" : "refused" });
+          throw new SdkError({
+            code: "command_refused",
+            message:
+              outcome.reason === "no_client"
+                ? `not run: ${verdict.why}, and nobody is connected who could approve it (waiter or the dashboard)`
+                : `not run: the user's approval was ${outcome.reason === "denied" ? "refused" : `not given (${outcome.reason})`}`,
+          });
+        }
+        allowedBy = `approved (${outcome.how}) by ${outcome.by}`;
+      }
+      if (running >= MAX_RUNNING) {
+        throw new SdkError({
+          code: "queue_full",
+          message: `${MAX_RUNNING} commands are running already; wait for one`,
+        });
+      }
+      const entry = history.add({ ...base, status: "running", allowedBy });
+      running++;
+      // The command belongs to the turn only until it goes to the background: then stopping the turn leaves it.
+      const detach = new AbortController();
+      const onStop = () => detach.abort();
+      ctx.signal.addEventListener("abort", onStop, { once: true });
+      const result = runProgram({
+        file: program.file,
+        args: argv.slice(1),
+        cwd: workdir,
+        timeoutMs: timeoutS * 1000,
+        maxOutputBytes: Number(sdk.settings.get("max_output_bytes") ?? 32_000),
+        signal: detach.signal,
+      }).then((r) => {
+        running--;
+        Object.assign(entry, { status: r.status, exitCode: r.exitCode, durationMs: r.durationMs });
+        return r;
+      });
+      const backgroundMs = durationMs(sdk.settings.get("background_after"), 10_000);
+      let timer: NodeJS.Timeout | undefined;
+      const later = new Promise<"later">((resolve) => {
+        timer = setTimeout(() => resolve("later"), backgroundMs);
+      });
+      const first = await Promise.race([result, later]);
+      clearTimeout(timer);
+      if (first !== "later") {
+        ctx.signal.removeEventListener("abort", onStop);
+        return outcomeOf(first);
+      }
+      ctx.signal.removeEventListener("abort", onStop);
+      void result.then((r) =>
+        deliverLater(ctx.channel, `Command ${entry.id} (${command}) ended:\n${text(outcomeOf(r))}`),
+      );
+      return {
+        status: "running",
+        id: entry.id,
+        note: `still running after ${Math.round(backgroundMs / 1000)} s; its result will be sent to the user when it ends (at most ${timeoutS} s in all)`,
+      };
+    };
+
+    sdk.registerTool(
+      {
+        name: "cmd_run",
+        description:
+          "Run one program on the user's machine, without a shell (no pipes, redirections, variables or globs): `command` is split like a shell would quote it, the program is looked up in /usr/local/bin, /usr/bin and /bin, and it runs in the workspace (or `workdir`, a folder in it). Commands outside the user's allow list run only after the user approves them. Returns status, exit code, stdout and stderr (each cut at plugin.cmd.max_output_bytes).",
+        parameters: {
+          type: "object",
+          properties: {
+            command: { type: "string", description: "The command line, e.g. `uname -a` or `ls -la notes`." },
+            timeout: {
+              type: "integer",
+              description: `Seconds before it is killed (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}).`,
+            },
+            workdir: {
+              type: "string",
+              description: "A folder in the workspace, relative to it (default the workspace).",
+            },
+          },
+          required: ["command"],
+        },
+      },
+      run,
+    );
+
+    sdk.registerTool(
+      {
+        name: "cmd_history",
+        description:
+          "The last 100 commands run or refused, newest first: command, folder, status, exit code, duration.",
+        parameters: { type: "object", properties: {} },
+        noMemory: true,
+      },
+      () => history.list(),
+    );
+
+    sdk.onForget(({ terms, confirm }) => ({ counts: { commands: history.forget(terms, confirm) } }));
+  };
+
+  return definePlugin({ name: "cmd", start });
+}
+
+function refusal(message: string): never {
+  throw new SdkError({ code: "invalid_argument", message });
+}
+
+function timeoutOf(value: unknown): number {
+  if (value === undefined || value === null || value === "") return DEFAULT_TIMEOUT_S;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 1 || n > MAX_TIMEOUT_S) {
+    return refusal(`timeout is a number of seconds from 1 to ${MAX_TIMEOUT_S}`);
+  }
+  return Math.round(n);
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** A setting's duration ("10s", "1m30s", "500ms": validated when written) in milliseconds; else `fallback`. */
+function durationMs(value: string | undefined, fallback: number): number {
+  const parts = [...(value ?? "").matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0) return fallback;
+  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_MS[unit], 0);
+}
+
+/** What the model reads of a finished run. */
+function outcomeOf(r: RunResult): Record<string, unknown> {
+  return {
+    status: r.status,
+    exitCode: r.exitCode,
+    ...(r.signal ? { signal: r.signal } : {}),
+    durationMs: r.durationMs,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    ...(r.error ? { error: r.error } : {}),
+  };
+}
+
+function text(outcome: Record<string, unknown>): string {
+  const lines = [`status ${outcome.status}, exit code ${outcome.exitCode}, ${outcome.durationMs} ms`];
+  if (outcome.stdout) lines.push(String(outcome.stdout));
+  if (outcome.stderr) lines.push(`stderr:\n${String(outcome.stderr)}`);
+  return lines.join("\n");
+}
