@@ -6,6 +6,7 @@
 import type { Capability, Plugin } from "@homeagent/sdk";
 import { createCliPlugin } from "./cli/plugin.js";
 import { createCmdPlugin } from "./cmd/plugin.js";
+import { createFilesPlugin } from "./files/plugin.js";
 import { createTimerPlugin } from "./timer/plugin.js";
 import { createWebuiPlugin } from "./webui/plugin.js";
 
@@ -73,6 +74,13 @@ export function builtinPlugins(): BuiltinPlugin[] {
       capabilities: ["io", "forget_hook"],
       builtin: true,
       create: () => createCmdPlugin(),
+    },
+    {
+      name: "files",
+      // Its own tools only; a write outside the workspace asks the user (sdk.ask needs nothing more).
+      capabilities: [],
+      builtin: true,
+      create: () => createFilesPlugin(),
     },
   ];
 }

@@ -43,7 +43,7 @@ test("`uname -a` runs at once in the workspace; nothing is asked", async () => {
   assert.equal(entry.command, "uname -a");
   assert.equal(entry.status, "ok");
   assert.match(String(entry.allowedBy), /plugin.cmd.allow/);
-  assert.equal(entry.workdir.toString().endsWith("workspace"), true, String(workspace));
+  assert.equal(String(entry.workdir).endsWith("workspace"), true, String(workspace));
 });
 
 test("`ls /` asks, runs once approved, and the user is asked about exactly that command line", async () => {

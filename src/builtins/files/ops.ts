@@ -1,0 +1,259 @@
+/**
+ * The file operations behind the tools, each through the confinement of confine.ts: reading text by lines,
+ * writing atomically (a temporary file in the same folder, then a rename, the file's mode kept), editing by
+ * unique replacements all or nothing, listing a folder. Every size has a limit and every refusal says why.
+ */
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { SdkError } from "@homeagent/sdk";
+import { type Area, checkReal, openChecked, resolvePath } from "./confine.js";
+import { binaryKind } from "./file-type.js";
+
+const HEAD_BYTES = 8_192;
+
+function invalid(message: string): SdkError {
+  return new SdkError({ code: "invalid_argument", message });
+}
+
+/** The whole file (at most `max` bytes, else refused) read through a checked descriptor. */
+function readWhole(area: Area, path: string, max: number): { text: string; mode: number } {
+  const fd = openChecked(area, path, constants.O_RDONLY);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw invalid(`${path} is not a file`);
+    if (stat.size > max) {
+      throw new SdkError({
+        code: "too_large",
+        message: `${path} has ${stat.size} bytes, more than ${max} (plugin.files.max_write_bytes)`,
+      });
+    }
+    const buf = Buffer.alloc(stat.size);
+    let got = 0;
+    while (got < stat.size) {
+      const n = readSync(fd, buf, got, stat.size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    const kind = binaryKind(buf.subarray(0, Math.min(got, HEAD_BYTES)));
+    if (kind) throw invalid(`${path} is ${kind} (${stat.size} bytes), not text`);
+    return { text: buf.subarray(0, got).toString("utf8"), mode: stat.mode & 0o777 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface ReadResult {
+  path: string;
+  /** 1-based line number of the first line returned. */
+  from: number;
+  lines: number;
+  totalLines: number;
+  text: string;
+  /** Said when the text stops before the file does. */
+  more?: string;
+}
+
+/** Lines `offset` (1-based) to `offset + limit - 1`, at most `maxBytes` of them. */
+export function readText(area: Area, path: string, offset: number, limit: number, maxBytes: number): ReadResult {
+  const fd = openChecked(area, path, constants.O_RDONLY);
+  let buf: Buffer;
+  let size: number;
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw invalid(`${path} is a folder: list it with files_ls`);
+    size = stat.size;
+    // Enough to reach past the lines asked for, without reading a huge file whole.
+    const budget = Math.min(size, maxBytes * 4 + HEAD_BYTES);
+    buf = Buffer.alloc(budget);
+    const got = readSync(fd, buf, 0, budget, 0);
+    buf = buf.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+  const kind = binaryKind(buf.subarray(0, HEAD_BYTES));
+  if (kind) throw invalid(`${path} is ${kind} (${size} bytes), not text; files_read reads text files`);
+  const all = buf.toString("utf8").split("\n");
+  const start = Math.max(1, offset);
+  const picked: string[] = [];
+  let bytes = 0;
+  for (let i = start - 1; i < all.length && picked.length < limit; i++) {
+    bytes += Buffer.byteLength(all[i]) + 1;
+    if (bytes > maxBytes && picked.length > 0) break;
+    picked.push(all[i]);
+  }
+  const shownTo = start + picked.length - 1;
+  const partial = buf.length < size;
+  const result: ReadResult = {
+    path,
+    from: start,
+    lines: picked.length,
+    totalLines: partial ? -1 : all.length,
+    text: picked.join("\n"),
+  };
+  if (shownTo < all.length || partial) {
+    result.more = `more after line ${shownTo}: call files_read again with offset ${shownTo + 1}`;
+  }
+  return result;
+}
+
+/** Writes `text` as the whole new content of `path`, atomically; the mode of an existing file is kept. */
+export function writeAtomic(area: Area, path: string, text: string, maxBytes: number, mustBeNew = false): void {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > maxBytes) {
+    throw new SdkError({
+      code: "too_large",
+      message: `${bytes.length} bytes is more than ${maxBytes} (plugin.files.max_write_bytes)`,
+    });
+  }
+  const target = resolvePath(area, path);
+  let mode = 0o600;
+  try {
+    const stat = statSync(target);
+    if (mustBeNew) throw new SdkError({ code: "invalid_argument", message: `${path} exists already (mode create)` });
+    if (!stat.isFile()) throw invalid(`${path} is not a file`);
+    mode = stat.mode & 0o777;
+  } catch (err) {
+    if (err instanceof SdkError) throw err;
+  }
+  // A new file's folders are made (inside the checked place: the path was resolved through them).
+  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`);
+  const fd = openChecked(area, temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  try {
+    fchmodSync(fd, mode);
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    unlinkSync(temp);
+    throw err;
+  }
+  closeSync(fd);
+  try {
+    // The folder is checked again just before the rename: it may have been swapped meanwhile.
+    checkReal(area, realpathSync(dirname(target)), path);
+    renameSync(temp, target);
+  } catch (err) {
+    unlinkSync(temp);
+    throw err;
+  }
+}
+
+export type WriteMode = "overwrite" | "append" | "insert" | "create";
+
+export function writeFile(
+  area: Area,
+  path: string,
+  content: string,
+  mode: WriteMode,
+  line: number | undefined,
+  maxBytes: number,
+): string {
+  if (mode === "overwrite" || mode === "create") {
+    writeAtomic(area, path, content, maxBytes, mode === "create");
+    return `${mode === "create" ? "created" : "wrote"} ${path} (${Buffer.byteLength(content)} bytes)`;
+  }
+  const old = existing(area, path, maxBytes);
+  if (mode === "append") {
+    writeAtomic(area, path, old + content, maxBytes);
+    return `appended ${Buffer.byteLength(content)} bytes to ${path}`;
+  }
+  const lines = old.split("\n");
+  if (line === undefined || !Number.isInteger(line) || line < 1 || line > lines.length + 1) {
+    throw invalid(`insert needs line, from 1 to ${lines.length + 1} (the line the content goes before)`);
+  }
+  lines.splice(line - 1, 0, ...content.split("\n"));
+  writeAtomic(area, path, lines.join("\n"), maxBytes);
+  return `inserted ${content.split("\n").length} line(s) into ${path} before line ${line}`;
+}
+
+function existing(area: Area, path: string, maxBytes: number): string {
+  try {
+    return readWhole(area, path, maxBytes).text;
+  } catch (err) {
+    if ((err as { code?: string }).code === "not_found") return "";
+    throw err;
+  }
+}
+
+export interface Edit {
+  old: string;
+  new: string;
+}
+
+/** Every `old` must occur exactly once; all are applied, or none (nothing is written on a refusal). */
+export function editFile(area: Area, path: string, edits: Edit[], maxBytes: number): string {
+  if (!Array.isArray(edits) || edits.length === 0 || edits.length > 100)
+    throw invalid("edits is a list of 1 to 100 {old, new}");
+  let text = readWhole(area, path, maxBytes).text;
+  for (const [i, e] of edits.entries()) {
+    if (typeof e?.old !== "string" || typeof e?.new !== "string" || e.old === "") {
+      throw invalid(`edit ${i + 1}: needs a non-empty old and a new text`);
+    }
+    const first = text.indexOf(e.old);
+    if (first === -1) throw invalid(`edit ${i + 1}: its old text is not in ${path}; nothing was changed`);
+    if (text.indexOf(e.old, first + 1) !== -1) {
+      throw invalid(
+        `edit ${i + 1}: its old text occurs more than once in ${path}; give more context. Nothing was changed`,
+      );
+    }
+    text = text.slice(0, first) + e.new + text.slice(first + e.old.length);
+  }
+  writeAtomic(area, path, text, maxBytes);
+  return `edited ${path}: ${edits.length} change(s)`;
+}
+
+export interface Entry {
+  name: string;
+  type: "file" | "folder" | "link" | "other";
+  size: number;
+  modifiedAt: number;
+}
+
+export function listFolder(area: Area, path: string, limit: number): { path: string; entries: Entry[]; more?: number } {
+  const real = resolvePath(area, path);
+  const stat = statSync(real);
+  if (!stat.isDirectory()) throw invalid(`${path} is not a folder`);
+  const names = readdirSync(real, { withFileTypes: true });
+  const entries: Entry[] = [];
+  for (const d of names.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entries.length >= limit) break;
+    const full = join(real, d.name);
+    // What the tools never reach is not listed either.
+    try {
+      checkReal(area, full, d.name);
+    } catch {
+      continue;
+    }
+    let size = 0;
+    let modifiedAt = 0;
+    try {
+      const s = statSync(full, { throwIfNoEntry: false });
+      size = s?.size ?? 0;
+      modifiedAt = Math.round(s?.mtimeMs ?? 0);
+    } catch {
+      // A dangling link: listed as a link, nothing more.
+    }
+    const type = d.isSymbolicLink() ? "link" : d.isDirectory() ? "folder" : d.isFile() ? "file" : "other";
+    entries.push({ name: d.name, type, size, modifiedAt });
+  }
+  const shown = relative(area.root, real) || ".";
+  return names.length > entries.length
+    ? { path: shown, entries, more: names.length - entries.length }
+    : { path: shown, entries };
+}

@@ -1,0 +1,183 @@
+/**
+ * The file tools on the mock SDK against real files: every way out of the folder is refused — `..`, an
+ * absolute path, a symlink to /etc, a link swapped in between the check and the open (for the file and for a
+ * folder on its path), a hard link to the credentials file, the data dir reached through a widened
+ * plugin.files.dir — and reading, writing (atomic, mode kept), editing, listing and finding work inside it.
+ */
+import assert from "node:assert/strict";
+import {
+  chmodSync,
+  constants,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { ApprovalOutcome } from "@homeagent/sdk";
+import { createMockSDK } from "@homeagent/sdk/test";
+import { tempDir } from "../../../test/fixtures/temp-dir.js";
+import { type Area, openChecked } from "./confine.js";
+import { createFilesPlugin } from "./plugin.js";
+
+async function start(opts: { dir?: string; approve?: () => ApprovalOutcome; data?: string } = {}) {
+  const data = opts.data ?? tempDir("ha-files-");
+  writeFileSync(join(data, "credentials"), "password=hunter2\n", { mode: 0o600 });
+  const sdk = createMockSDK({
+    pluginName: "files",
+    daemonDataDir: data,
+    settings: opts.dir ? { dir: opts.dir } : {},
+    approve: opts.approve,
+  });
+  await createFilesPlugin().start(sdk);
+  const ws = join(data, "workspace");
+  const call = (tool: string, args: Record<string, unknown>) =>
+    sdk.callTool(tool, args, { requestId: "req-1", channel: "cli" });
+  return { sdk, data, ws, call };
+}
+
+const denied = (err: unknown) => (err as { code?: string }).code === "path_denied";
+
+test("reading, writing, inserting, appending and editing inside the workspace", async () => {
+  const { call, ws } = await start();
+  assert.equal(
+    await call("files_write", { path: "notes/todo.md", content: "a\nb\nc" }),
+    "wrote notes/todo.md (5 bytes)",
+  );
+  await call("files_write", { path: "notes/todo.md", content: "\nd", mode: "append" });
+  await call("files_write", { path: "notes/todo.md", content: "a2", mode: "insert", line: 2 });
+  assert.equal(readFileSync(join(ws, "notes/todo.md"), "utf8"), "a\na2\nb\nc\nd");
+  const read = (await call("files_read", { path: "notes/todo.md", offset: 2, limit: 2 })) as Record<string, unknown>;
+  assert.equal(read.text, "a2\nb");
+  assert.match(String(read.more), /offset 4/);
+  await assert.rejects(call("files_write", { path: "notes/todo.md", content: "x", mode: "create" }), /exists already/);
+  await call("files_edit", {
+    path: "notes/todo.md",
+    edits: [
+      { old: "a2", new: "A2" },
+      { old: "d", new: "D" },
+    ],
+  });
+  assert.equal(readFileSync(join(ws, "notes/todo.md"), "utf8"), "a\nA2\nb\nc\nD");
+  await assert.rejects(
+    call("files_edit", {
+      path: "notes/todo.md",
+      edits: [
+        { old: "b", new: "B" },
+        { old: "missing", new: "x" },
+      ],
+    }),
+    /not in notes\/todo.md; nothing was changed/,
+  );
+  await assert.rejects(
+    call("files_edit", { path: "notes/todo.md", edits: [{ old: "\n", new: "" }] }),
+    /more than once/,
+  );
+  assert.equal(readFileSync(join(ws, "notes/todo.md"), "utf8"), "a\nA2\nb\nc\nD", "all or nothing");
+});
+
+test("a write keeps the file's mode and is atomic; limits are said", async () => {
+  const { call, ws, sdk } = await start();
+  writeFileSync(join(ws, "script.sh"), "echo hi\n");
+  chmodSync(join(ws, "script.sh"), 0o750);
+  await call("files_write", { path: "script.sh", content: "echo bye\n" });
+  assert.equal(statSync(join(ws, "script.sh")).mode & 0o777, 0o750);
+  sdk.settings.set("max_write_bytes", "1000");
+  await assert.rejects(
+    call("files_write", { path: "big.txt", content: "x".repeat(1001) }),
+    /more than 1000 \(plugin.files.max_write_bytes\)/,
+  );
+});
+
+test("a binary file is refused with its type and size", async () => {
+  const { call, ws } = await start();
+  writeFileSync(join(ws, "paper.pdf"), Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(100, 1)]));
+  await assert.rejects(
+    call("files_read", { path: "paper.pdf" }),
+    /paper.pdf is a PDF document \(109 bytes\), not text/,
+  );
+});
+
+test("no way out: .., an absolute path, a symlink to /etc, a hard link to the credentials", async () => {
+  const { call, ws, data } = await start();
+  symlinkSync("/etc", join(ws, "etc"));
+  linkSync(join(data, "credentials"), join(ws, "creds"));
+  for (const path of ["../credentials", "/etc/passwd", "etc/passwd", `${data}/credentials`, "creds"]) {
+    await assert.rejects(call("files_read", { path }), denied, path);
+  }
+  await assert.rejects(call("files_write", { path: "../evil", content: "x" }), denied);
+  await assert.rejects(call("files_write", { path: "etc/evil", content: "x" }), denied);
+  await assert.rejects(call("files_ls", { path: ".." }), denied);
+  const listed = (await call("files_ls", {})) as { entries: Array<{ name: string }> };
+  assert.deepEqual(listed.entries.map((e) => e.name).sort(), ["creds", "etc"]);
+});
+
+test("a file or a folder swapped for a link between the check and the open is caught", async () => {
+  const data = tempDir("ha-files-");
+  const ws = join(data, "workspace");
+  mkdirSync(join(ws, "docs"), { recursive: true });
+  writeFileSync(join(ws, "note.txt"), "mine");
+  writeFileSync(join(ws, "docs", "passwd"), "mine too");
+  const area: Area = { root: ws, dataDir: data, workspace: ws };
+  const swapFile = () => {
+    renameSync(join(ws, "note.txt"), join(ws, "note.old"));
+    symlinkSync("/etc/passwd", join(ws, "note.txt"));
+  };
+  assert.throws(() => openChecked(area, "note.txt", constants.O_RDONLY, 0o600, swapFile), denied);
+  const swapFolder = () => {
+    renameSync(join(ws, "docs"), join(ws, "docs.old"));
+    symlinkSync("/etc", join(ws, "docs"));
+  };
+  assert.throws(() => openChecked(area, "docs/passwd", constants.O_RDONLY, 0o600, swapFolder), denied);
+});
+
+test("a folder widened over the data dir still never reaches it; writing outside the workspace asks", async () => {
+  const parent = tempDir("ha-files-home-");
+  const data = join(parent, ".homeagent");
+  mkdirSync(data);
+  writeFileSync(join(parent, "diary.txt"), "dear diary");
+  const asked: string[] = [];
+  let answer: ApprovalOutcome = { approved: false, reason: "denied", by: "waiter" };
+  const { call, sdk } = await start({
+    data,
+    dir: parent,
+    approve: () => {
+      asked.push("asked");
+      return answer;
+    },
+  });
+  assert.equal(((await call("files_read", { path: "diary.txt" })) as { text: string }).text, "dear diary");
+  for (const path of [".homeagent/credentials", ".homeagent/config.db", ".homeagent/plugins/x"]) {
+    await assert.rejects(call("files_read", { path }), denied, path);
+  }
+  await call("files_write", { path: ".homeagent/workspace/ok.txt", content: "in the workspace: no question" });
+  assert.deepEqual(asked, []);
+  await assert.rejects(call("files_write", { path: "diary.txt", content: "x" }), /approval was refused/);
+  answer = { approved: true, how: "once", by: "waiter" };
+  await call("files_write", { path: "diary.txt", content: "approved" });
+  assert.equal(readFileSync(join(parent, "diary.txt"), "utf8"), "approved");
+  assert.match(sdk.asked[1].question, /^write .*diary.txt$/);
+  const found = (await call("files_find", { text: "credentials" })) as { found: Array<{ path: string }> };
+  assert.equal(
+    found.found.some((f) => f.path.includes(".homeagent/credentials")),
+    false,
+  );
+});
+
+test("files_find by name and by text", async () => {
+  const { call, ws } = await start();
+  mkdirSync(join(ws, "a/b"), { recursive: true });
+  writeFileSync(join(ws, "a/one.md"), "nothing here");
+  writeFileSync(join(ws, "a/b/two.md"), "first\nthe 菠萝 recipe\n");
+  writeFileSync(join(ws, "a/b/three.txt"), "菠萝 too");
+  const byName = (await call("files_find", { name: "*.md" })) as { found: Array<{ path: string }> };
+  assert.deepEqual(byName.found.map((f) => f.path).sort(), ["a/b/two.md", "a/one.md"]);
+  const byText = (await call("files_find", { name: "*.md", text: "菠萝" })) as {
+    found: Array<Record<string, unknown>>;
+  };
+  assert.deepEqual(byText.found, [{ path: "a/b/two.md", line: 2, preview: "the 菠萝 recipe" }]);
+});
