@@ -29,6 +29,7 @@ import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
 import type { PluginHost } from "../plugins/sdk-impl.js";
 import { errorMessage } from "../util/errors.js";
 import { userZone } from "../util/time-zone.js";
+import { compileInWorkersOwnThread } from "../util/worker-isolates.js";
 import { VERSION } from "../version.js";
 import { agentParts } from "./agent-parts.js";
 import { forgetInHistoryFile, historyFile } from "./input-history.js";
@@ -74,6 +75,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const started = Date.now();
   // Everything the daemon creates from here on (databases, knowledge files, copied adapters) is private.
   process.umask(0o077);
+  // Before any plugin starts a worker of its own (the file tools' document reader).
+  compileInWorkersOwnThread();
   const { paths, corrected } = prepareDataDir(opts.dataDir);
   const env = opts.env ?? process.env;
   const config = ConfigRegistry.open(paths.configDb, { env });

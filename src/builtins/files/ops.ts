@@ -21,6 +21,7 @@ import {
 import { basename, dirname, join, relative } from "node:path";
 import { SdkError } from "@homeagent/sdk";
 import { type Area, checkReal, openChecked, resolvePath } from "./confine.js";
+import { type DocumentKind, documentKind, extractDocument, MAX_DOCUMENT_BYTES } from "./documents.js";
 import { binaryKind } from "./file-type.js";
 
 const HEAD_BYTES = 8_192;
@@ -61,32 +62,69 @@ export interface ReadResult {
   /** 1-based line number of the first line returned. */
   from: number;
   lines: number;
+  /** -1 when the file was not read to its end. */
   totalLines: number;
   text: string;
+  /** For a PDF or DOCX: what the text was taken from. */
+  document?: string;
   /** Said when the text stops before the file does. */
   more?: string;
 }
 
-/** Lines `offset` (1-based) to `offset + limit - 1`, at most `maxBytes` of them. */
-export function readText(area: Area, path: string, offset: number, limit: number, maxBytes: number): ReadResult {
+/**
+ * Lines `offset` (1-based) to `offset + limit - 1` of a text file, at most `maxBytes` of them; of a PDF or
+ * DOCX, of the text extracted from it (documents.ts). Any other binary file is refused with its type.
+ */
+export async function readText(
+  area: Area,
+  path: string,
+  offset: number,
+  limit: number,
+  maxBytes: number,
+): Promise<ReadResult> {
   const fd = openChecked(area, path, constants.O_RDONLY);
   let buf: Buffer;
   let size: number;
+  let document: DocumentKind | undefined;
   try {
     const stat = fstatSync(fd);
     if (stat.isDirectory()) throw invalid(`${path} is a folder: list it with files_ls`);
     size = stat.size;
-    // Enough to reach past the lines asked for, without reading a huge file whole.
-    const budget = Math.min(size, maxBytes * 4 + HEAD_BYTES);
+    const head = Buffer.alloc(Math.min(size, HEAD_BYTES));
+    readSync(fd, head, 0, head.length, 0);
+    document = documentKind(head);
+    // Enough to reach past the lines asked for, without reading a huge text file whole.
+    const budget = document ? Math.min(size, MAX_DOCUMENT_BYTES + 1) : Math.min(size, maxBytes * 4 + HEAD_BYTES);
     buf = Buffer.alloc(budget);
-    const got = readSync(fd, buf, 0, budget, 0);
+    let got = 0;
+    while (got < budget) {
+      const n = readSync(fd, buf, got, budget - got, got);
+      if (n === 0) break;
+      got += n;
+    }
     buf = buf.subarray(0, got);
   } finally {
     closeSync(fd);
   }
+  if (document) {
+    const extracted = await extractDocument(document, buf, path);
+    const what = document === "pdf" ? `PDF, ${extracted.pages} page(s)` : "DOCX";
+    return pageLines(path, extracted.text.split("\n"), offset, limit, maxBytes, extracted.cut, `text of a ${what}`);
+  }
   const kind = binaryKind(buf.subarray(0, HEAD_BYTES));
-  if (kind) throw invalid(`${path} is ${kind} (${size} bytes), not text; files_read reads text files`);
-  const all = buf.toString("utf8").split("\n");
+  if (kind) throw invalid(`${path} is ${kind} (${size} bytes), not text; files_read reads text files, PDF and DOCX`);
+  return pageLines(path, buf.toString("utf8").split("\n"), offset, limit, maxBytes, buf.length < size);
+}
+
+function pageLines(
+  path: string,
+  all: string[],
+  offset: number,
+  limit: number,
+  maxBytes: number,
+  partial: boolean,
+  document?: string,
+): ReadResult {
   const start = Math.max(1, offset);
   const picked: string[] = [];
   let bytes = 0;
@@ -96,13 +134,13 @@ export function readText(area: Area, path: string, offset: number, limit: number
     picked.push(all[i]);
   }
   const shownTo = start + picked.length - 1;
-  const partial = buf.length < size;
   const result: ReadResult = {
     path,
     from: start,
     lines: picked.length,
     totalLines: partial ? -1 : all.length,
     text: picked.join("\n"),
+    ...(document ? { document } : {}),
   };
   if (shownTo < all.length || partial) {
     result.more = `more after line ${shownTo}: call files_read again with offset ${shownTo + 1}`;
