@@ -75,4 +75,23 @@ describe("reminders and approvals in a real browser", { skip: dashboardSkip }, (
     assert.equal(recent[0].outcome, "once");
     assert.equal(recent[0].by, "dashboard");
   });
+
+  test("cmd_run `ls /` asks, is approved in the dashboard's dialog, and its output reaches the reply", async (t) => {
+    const { web } = suite;
+    const page = await newPage(t);
+    await openDashboard(page, web.base, suite.cookie);
+    await waitFor(async () => (await dashboards()) >= 1, "the dashboard's event stream");
+    web.llm.enqueue({ toolCalls: [{ name: "cmd_run", arguments: { command: "ls /" } }] }, { text: "listed" });
+    const chat = web.json("POST", "/api/v1/chat", { message: "what is in / ?" });
+    const dialog = page.getByRole("dialog", { name: "cmd asks for your approval" });
+    await dialog.waitFor();
+    assert.match(String(await dialog.locator("pre").textContent()), /^run ls \/ {3}\(in .*workspace\)$/);
+    await dialog.getByRole("button", { name: "Allow once", exact: true }).click();
+    assert.equal((await chat).body.response, "listed");
+    const chats = web.llm.requests.filter((r) => r.method === "POST");
+    const body = chats.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+    const result = JSON.parse(String(body.messages.filter((m) => m.role === "tool").at(-1)?.content));
+    assert.equal(result.status, "ok");
+    assert.match(result.stdout, /\bbin\b/);
+  });
 });
