@@ -1,7 +1,7 @@
 /**
  * The dashboard in a real Chromium against a real daemon (fake LLM), driven the way a person with a
  * keyboard or a screen reader would: by roles and accessible names, never by CSS classes. Covers the
- * login, the eight tabs as a keyboard tablist, the Overview's uptime, the Chinese UI drawn with a CJK font,
+ * login, the nine tabs as a keyboard tablist, the Overview's uptime, the Chinese UI drawn with a CJK font,
  * axe-core on every tab in both themes, the phone-sized viewport without sideways scrolling, disabling
  * a plugin from the Plugins tab, and a degraded plugin's reason. Every test leaves a screenshot under its
  * temp dir.
@@ -28,8 +28,8 @@ import {
 import { waitFor } from "../fixtures/wait.js";
 import { startWebDaemon, type WebDaemon } from "../fixtures/webui.js";
 
-const TABS = ["Overview", "Chat", "Reminders", "Plugins", "Memory", "Knowledge", "Settings", "Kernel"];
-const TABS_ZH = ["概览", "聊天", "提醒", "插件", "记忆", "知识库", "设置", "内核"];
+const TABS = ["Overview", "Chat", "Reminders", "Workspace", "Plugins", "Memory", "Knowledge", "Settings", "Kernel"];
+const TABS_ZH = ["概览", "聊天", "提醒", "工作区", "插件", "记忆", "知识库", "设置", "内核"];
 
 /** Selects a tab by clicking it and waits for its panel (a tabpanel named after the tab) to show. */
 /** The names of the tabs in the tablist, in order. */
@@ -51,7 +51,7 @@ describe("dashboard in a real browser", { skip: dashboardSkip }, () => {
   });
   after(() => web?.stop());
 
-  test("logging in shows the Overview with the daemon's uptime and eight tabs; the login page meets no error", async (t) => {
+  test("logging in shows the Overview with the daemon's uptime and nine tabs; the login page meets no error", async (t) => {
     const page = await newPage(t);
     await page.goto(`${web.base}/`);
     await page

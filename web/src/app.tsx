@@ -21,12 +21,23 @@ import { ChatTab } from "./tabs/chat";
 import { OverviewTab } from "./tabs/overview";
 import { applyTheme, initialTheme, type Theme } from "./theme";
 
-const TAB_KEYS = ["overview", "chat", "reminders", "plugins", "memory", "knowledge", "settings", "kernel"] as const;
+const TAB_KEYS = [
+  "overview",
+  "chat",
+  "reminders",
+  "workspace",
+  "plugins",
+  "memory",
+  "knowledge",
+  "settings",
+  "kernel",
+] as const;
 type TabKey = (typeof TAB_KEYS)[number];
 const LABELS = {
   overview: "tabOverview",
   chat: "tabChat",
   reminders: "tabReminders",
+  workspace: "tabWorkspace",
   plugins: "tabPlugins",
   memory: "tabMemory",
   knowledge: "tabKnowledge",
@@ -218,6 +229,7 @@ const LAZY: Partial<Record<TabKey, () => Promise<View>>> = {
   settings: () => import("./tabs/settings").then((m) => m.SettingsTab),
   kernel: () => import("./tabs/kernel").then((m) => m.KernelTab),
   reminders: () => import("./tabs/reminders").then((m) => m.RemindersTab),
+  workspace: () => import("./tabs/workspace").then((m) => m.WorkspaceTab),
 };
 
 function Panel({ tab, onRead }: { tab: TabKey; onRead: () => void }) {

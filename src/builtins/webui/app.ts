@@ -24,6 +24,7 @@ import { sessionRoutes } from "./routes/session.js";
 import { settingsRoutes } from "./routes/settings.js";
 import { statusRoutes } from "./routes/status.js";
 import { uploadsRoutes } from "./routes/uploads.js";
+import { workspaceRoutes } from "./routes/workspace.js";
 import type { SseHub } from "./sse-hub.js";
 import { webAssetRoutes } from "./web-assets.js";
 
@@ -60,6 +61,7 @@ function routeGroups(hub: SseHub, webRoot: string | undefined): RouteGroup[] {
     chatRoutes,
     chatFileRoutes,
     approvalsRoutes,
+    workspaceRoutes,
     uploadsRoutes,
     memoryRoutes,
     eventsRoutes(hub),

@@ -1,0 +1,122 @@
+/**
+ * The workspace in the dashboard: `GET /api/v1/workspace?path=` lists a folder of `<data>/workspace` (where
+ * the agent's file tools work and uploads land), `GET /api/v1/workspace/file?path=` downloads a file, always
+ * as an attachment, and `DELETE /api/v1/workspace/file?path=` removes one. A path is checked by its real path
+ * against the workspace, links are never followed, and a file with several hard links is not served (another
+ * of its names may be outside).
+ */
+import { constants, createReadStream, mkdirSync, realpathSync } from "node:fs";
+import { type FileHandle, lstat, open, readdir, unlink } from "node:fs/promises";
+import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { Readable } from "node:stream";
+import type { Context } from "hono";
+import { ApiError, type RouteGroup, type WebEnv } from "../context.js";
+import { attachmentDisposition } from "../upload-names.js";
+
+const MAX_PATH_CHARS = 4_096;
+const MAX_ENTRIES = 2_000;
+
+interface WorkspaceEntry {
+  name: string;
+  type: "file" | "folder" | "link" | "other";
+  size: number;
+  modifiedAt: number;
+}
+
+export const workspaceRoutes: RouteGroup = (app, { sdk }) => {
+  const root = join(sdk.daemonDataDir, "workspace");
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+
+  app.get("/api/v1/workspace", async (c) => {
+    const { real, shown } = place(root, c);
+    // A link to a folder is not followed: the list would show what is outside.
+    if ((await lstat(real).catch(() => null))?.isSymbolicLink()) {
+      throw new ApiError(404, "not_found", `${shown} is a link, which the dashboard does not follow`);
+    }
+    let names: import("node:fs").Dirent[];
+    try {
+      names = await readdir(real, { withFileTypes: true });
+    } catch {
+      throw new ApiError(404, "not_found", `no folder ${shown} in the workspace`);
+    }
+    const entries: WorkspaceEntry[] = [];
+    for (const d of names.sort((a, b) => a.name.localeCompare(b.name)).slice(0, MAX_ENTRIES)) {
+      const st = await lstat(join(real, d.name)).catch(() => null);
+      entries.push({
+        name: d.name,
+        type: d.isSymbolicLink() ? "link" : d.isDirectory() ? "folder" : d.isFile() ? "file" : "other",
+        size: st?.size ?? 0,
+        modifiedAt: Math.round(st?.mtimeMs ?? 0),
+      });
+    }
+    return c.json({
+      path: shown,
+      entries,
+      ...(names.length > MAX_ENTRIES ? { more: names.length - MAX_ENTRIES } : {}),
+    });
+  });
+
+  app.get("/api/v1/workspace/file", async (c) => {
+    const { real, shown } = place(root, c);
+    let handle: FileHandle;
+    try {
+      handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch {
+      throw new ApiError(404, "not_found", `no file ${shown} in the workspace`);
+    }
+    const st = await handle.stat();
+    if (!st.isFile() || st.nlink > 1) {
+      await handle.close();
+      throw new ApiError(
+        404,
+        "not_found",
+        `${shown} is not a file the dashboard serves (a folder, or a file with several names)`,
+      );
+    }
+    const body = Readable.toWeb(createReadStream("", { fd: handle })) as ReadableStream<Uint8Array>;
+    return new Response(body, {
+      status: 200,
+      headers: {
+        "Content-Type": "application/octet-stream",
+        "Content-Length": String(st.size),
+        "Content-Disposition": attachmentDisposition(basename(real)),
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "default-src 'none'; sandbox",
+      },
+    });
+  });
+
+  app.delete("/api/v1/workspace/file", async (c) => {
+    const { real, shown } = place(root, c);
+    const st = await lstat(real).catch(() => null);
+    if (!st || st.isDirectory()) throw new ApiError(404, "not_found", `no file ${shown} in the workspace`);
+    await unlink(real);
+    return c.json({ removed: shown });
+  });
+  return undefined;
+};
+
+/**
+ * The `path` query inside the workspace: its folder resolved by real path, its last part never followed (a
+ * link is listed and removed as a link, not as what it points to).
+ */
+function place(root: string, c: Context<WebEnv>): { real: string; shown: string } {
+  const given = c.req.query("path") ?? "";
+  if (given.length > MAX_PATH_CHARS || given.includes("\u0000")) {
+    throw new ApiError(400, "invalid_argument", `path must be at most ${MAX_PATH_CHARS} characters, without NUL`);
+  }
+  const realRoot = realpathSync(root);
+  const target = resolve(realRoot, given === "" ? "." : given);
+  let folder: string;
+  try {
+    folder = realpathSync(resolve(target, ".."));
+  } catch {
+    throw new ApiError(404, "not_found", `no such place in the workspace: ${given}`);
+  }
+  const real = target === realRoot ? realRoot : join(folder, basename(target));
+  const rel = relative(realRoot, real);
+  if (rel.startsWith("..") || isAbsolute(rel)) {
+    throw new ApiError(403, "path_denied", `${given} is outside the workspace`);
+  }
+  return { real, shown: rel || "." };
+}
