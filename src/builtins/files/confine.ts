@@ -88,7 +88,8 @@ export function openChecked(area: Area, given: string, flags: number, mode = 0o6
   afterCheck?.();
   let fd: number;
   try {
-    fd = openSync(real, flags | constants.O_NOFOLLOW, mode);
+    // O_NONBLOCK: a FIFO or device opened for reading would otherwise block the daemon until a writer came.
+    fd = openSync(real, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ELOOP") throw denied(`${given} became a symbolic link while it was being opened; not followed`);
@@ -99,6 +100,13 @@ export function openChecked(area: Area, given: string, flags: number, mode = 0o6
   }
   checkOpened(area, fd, given);
   const stat = fstatSync(fd);
+  if (!stat.isFile() && !stat.isDirectory()) {
+    closeSync(fd);
+    throw new SdkError({
+      code: "invalid_argument",
+      message: `${given} is not a regular file (a pipe, socket or device)`,
+    });
+  }
   if (stat.isFile() && stat.nlink > 1) {
     closeSync(fd);
     throw denied(

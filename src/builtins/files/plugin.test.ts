@@ -5,6 +5,7 @@
  * plugin.files.dir — and reading, writing (atomic, mode kept), editing, listing and finding work inside it.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   constants,
@@ -177,4 +178,10 @@ test("files_find by name and by text", async () => {
     found: Array<Record<string, unknown>>;
   };
   assert.deepEqual(byText.found, [{ path: "a/b/two.md", line: 2, preview: "the 菠萝 recipe" }]);
+});
+
+test("a named pipe is refused at once instead of blocking the daemon until a writer comes", async () => {
+  const { call, ws } = await start();
+  execFileSync("mkfifo", [join(ws, "pipe")]);
+  await assert.rejects(call("files_read", { path: "pipe" }), /not a regular file/);
 });

@@ -60,7 +60,8 @@ export const workspaceRoutes: RouteGroup = (app, { sdk }) => {
     const { real, shown } = place(root, c);
     let handle: FileHandle;
     try {
-      handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+      // O_NONBLOCK: a FIFO would hold a thread of the pool until a writer came.
+      handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch {
       throw new ApiError(404, "not_found", `no file ${shown} in the workspace`);
     }
