@@ -71,3 +71,11 @@ test("what counts as a path", () => {
   for (const p of ["/etc", "a/b", "~", "~/x", ".", "..", ".ssh", "--file=/x"]) assert.equal(isPathLike(p), true, p);
   for (const p of ["-a", "+%Y", "notes", "2020-01-01"]) assert.equal(isPathLike(p), false, p);
 });
+
+test("a NUL is refused, and a * does not match an option the pattern does not name", () => {
+  assert.throws(() => splitCommand("date +%s\u0000"), /NUL/);
+  const own = parsePatterns("date *");
+  assert.equal(decide("ask", own, ["date", "-s12:00"], true).run, false);
+  assert.equal(decide("ask", own, ["date", "--set=12:00"], true).run, false);
+  assert.equal(decide("ask", own, ["date", "+%s"], true).run, true);
+});

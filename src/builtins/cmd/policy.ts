@@ -43,6 +43,9 @@ export function parsePatterns(text: string): string[][] {
 
 function wordMatches(pattern: string, arg: string): boolean {
   if (isPathLike(arg)) return false;
+  // `date *` must not let `date -s12:00` or `date --set=…` through: `*` matches an option only where the
+  // pattern's own word is one.
+  if (arg.startsWith("-") && !pattern.startsWith("-")) return pattern === arg;
   if (!pattern.includes("*")) return pattern === arg;
   const parts = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join("[^/]*")}$`, "s").test(arg);

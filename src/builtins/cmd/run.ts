@@ -68,12 +68,20 @@ export function runProgram(opts: RunOptions): Promise<RunResult> {
   const stderr = new Capped(opts.maxOutputBytes);
   return new Promise((resolve) => {
     let ended: RunResult["status"] = "ok";
-    const child = spawn(opts.file, opts.args, {
-      cwd: opts.cwd,
-      env: commandEnv(),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(opts.file, opts.args, {
+        cwd: opts.cwd,
+        env: commandEnv(),
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      });
+    } catch (err) {
+      // Refused before it started: an error result, never a throw the caller would miss.
+      const error = (err as Error).message;
+      resolve({ status: "error", exitCode: null, signal: null, stdout: "", stderr: "", durationMs: 0, error });
+      return;
+    }
     let killTimer: NodeJS.Timeout | undefined;
     const killGroup = (why: RunResult["status"]) => {
       if (ended !== "ok" || child.pid === undefined) return;
@@ -85,8 +93,8 @@ export function runProgram(opts: RunOptions): Promise<RunResult> {
     const deadline = setTimeout(() => killGroup("timeout"), opts.timeoutMs);
     const onAbort = () => killGroup("stopped");
     opts.signal?.addEventListener("abort", onAbort, { once: true });
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
     const finish = (result: Omit<RunResult, "stdout" | "stderr" | "durationMs">) => {
       clearTimeout(deadline);
       opts.signal?.removeEventListener("abort", onAbort);

@@ -19,6 +19,7 @@ const OPERATORS = new Set(["|", "||", "&", "&&", ";", ";;", ">", ">>", "<", "<<"
 const MAX_ARGS = 256;
 
 export function splitCommand(line: string): string[] {
+  if (line.includes("\u0000")) throw new SplitError("a command cannot hold a NUL character");
   const words: string[] = [];
   let word = "";
   let inWord = false;

@@ -19,12 +19,31 @@ export interface Found {
   preview?: string;
 }
 
-function globRegExp(glob: string): RegExp {
-  const body = glob
-    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-    .replace(/\*/g, ".*")
-    .replace(/\?/g, ".");
-  return new RegExp(`^${body}$`, "i");
+/**
+ * Whether `name` matches `glob` (`*` any run, `?` one character, case-insensitive), in linear time: a
+ * regular expression of many `*` backtracks exponentially on a long name and would stall the daemon.
+ */
+export function globMatch(glob: string, name: string): boolean {
+  const g = glob.toLowerCase();
+  const n = name.toLowerCase();
+  let gi = 0;
+  let ni = 0;
+  let star = -1;
+  let mark = 0;
+  while (ni < n.length) {
+    if (gi < g.length && (g[gi] === "?" || g[gi] === n[ni])) {
+      gi++;
+      ni++;
+    } else if (gi < g.length && g[gi] === "*") {
+      star = gi++;
+      mark = ni;
+    } else if (star !== -1) {
+      gi = star + 1;
+      ni = ++mark;
+    } else return false;
+  }
+  while (gi < g.length && g[gi] === "*") gi++;
+  return gi === g.length;
 }
 
 export function findFiles(
@@ -32,7 +51,7 @@ export function findFiles(
   opts: { path?: string; name?: string; text?: string; limit?: number },
 ): { found: Found[]; note?: string } {
   const start = resolvePath(area, opts.path ?? "");
-  const name = opts.name ? globRegExp(opts.name) : undefined;
+  const glob = opts.name?.slice(0, 256);
   const needle = opts.text?.toLowerCase();
   const limit = Math.min(Math.max(1, opts.limit ?? 100), MAX_RESULTS);
   const found: Found[] = [];
@@ -56,7 +75,7 @@ export function findFiles(
       }
       // Links are not followed: a walk stays in the folder.
       if (d.isDirectory()) stack.push(full);
-      if (!d.isFile() || (name && !name.test(d.name))) continue;
+      if (!d.isFile() || (glob && !globMatch(glob, d.name))) continue;
       const path = relative(area.root, full);
       if (!needle) {
         found.push({ path });
