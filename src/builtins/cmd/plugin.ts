@@ -18,18 +18,17 @@ import { confineWorkdir, workspaceOf } from "./workdir.js";
 const DEFAULT_TIMEOUT_S = 30;
 const MAX_TIMEOUT_S = 3_600;
 const MAX_COMMAND_CHARS = 8_000;
-/** Commands running at once; more wait for none but are refused (a model looping on cmd_run). */
+/** Commands running at once; one more is refused (a model looping on cmd_run). */
 const MAX_RUNNING = 8;
 /** Where a background result goes when the channel that asked is gone. */
 const FALLBACK_CHANNELS = ["webui", "cli"];
 
 export function createCmdPlugin(): Plugin {
-  let history = new CommandHistory();
   let running = 0;
 
   const start = (sdk: PluginSDK): void => {
     sdk.settings.define(CMD_SETTINGS);
-    history = new CommandHistory();
+    const history = new CommandHistory();
     const root = workspaceOf(sdk.daemonDataDir);
 
     const deliverLater = async (channel: string, text: string): Promise<void> => {
@@ -109,11 +108,8 @@ export function createCmdPlugin(): Plugin {
       });
       const first = await Promise.race([result, later]);
       clearTimeout(timer);
-      if (first !== "later") {
-        ctx.signal.removeEventListener("abort", onStop);
-        return outcomeOf(first);
-      }
       ctx.signal.removeEventListener("abort", onStop);
+      if (first !== "later") return outcomeOf(first);
       void result.then((r) =>
         deliverLater(ctx.channel, `Command ${entry.id} (${command}) ended:\n${text(outcomeOf(r))}`),
       );
