@@ -1,14 +1,14 @@
 /**
  * files_find: files under a folder whose name matches a glob (`*.md`, `report-202?-*`) and, optionally,
- * whose text contains a string (case-insensitive). Bounded: folders walked, files read and results found
- * each have a limit, a file over 1 MB is not searched, and what the tools never reach is skipped.
+ * whose text contains a string (case-insensitive). Bounded: entries looked at, bytes searched, time and
+ * results each have a limit, a file over 1 MB is not searched, and what the tools never reach is skipped.
  */
-import { closeSync, constants, fstatSync, readdirSync, readSync } from "node:fs";
+import { constants } from "node:fs";
+import { type FileHandle, open, readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { type Area, checkReal, openChecked, resolvePath } from "./confine.js";
+import { type Area, checkReal, type HeldFolder, holdFolder, openFolderChecked } from "./confine.js";
 import { binaryKind } from "./file-type.js";
 
-const MAX_VISITED = 10_000;
 const MAX_SEARCHED_BYTES = 1_000_000;
 const MAX_RESULTS = 500;
 
@@ -46,68 +46,105 @@ export function globMatch(glob: string, name: string): boolean {
   return gi === g.length;
 }
 
-export function findFiles(
+export interface FindLimits {
+  /** Entries looked at in all. */
+  visited: number;
+  /** Bytes of text searched in all. */
+  searchedBytes: number;
+  /** Milliseconds of walking. */
+  timeMs: number;
+}
+
+const LIMITS: FindLimits = { visited: 10_000, searchedBytes: 32 * 1024 * 1024, timeMs: 5_000 };
+
+/**
+ * The walk, asynchronous so it never holds the daemon: each folder held open and checked (confine.ts), links
+ * never followed, and three budgets — entries, bytes searched, time — whichever runs out first said.
+ */
+export async function findFiles(
   area: Area,
   opts: { path?: string; name?: string; text?: string; limit?: number },
-): { found: Found[]; note?: string } {
-  const start = resolvePath(area, opts.path ?? "");
+  limits: FindLimits = LIMITS,
+): Promise<{ found: Found[]; note?: string }> {
+  const startFolder = openFolderChecked(area, opts.path ?? "");
+  const stack = [startFolder.real];
+  startFolder.close();
   const glob = opts.name?.slice(0, 256);
   const needle = opts.text?.toLowerCase();
   const limit = Math.min(Math.max(1, opts.limit ?? 100), MAX_RESULTS);
   const found: Found[] = [];
-  const stack = [start];
-  let visited = 0;
-  while (stack.length > 0 && found.length < limit) {
-    const folder = stack.pop() as string;
-    let entries: import("node:fs").Dirent[];
+  const spent = { visited: 0, searchedBytes: 0, startedAt: performance.now() };
+  let stopped = "";
+  while (stack.length > 0 && found.length < limit && !stopped) {
+    let folder: HeldFolder;
     try {
-      entries = readdirSync(folder, { withFileTypes: true });
+      folder = holdFolder(area, stack.pop() as string, "");
     } catch {
       continue;
     }
-    for (const d of entries) {
-      if (++visited > MAX_VISITED || found.length >= limit) break;
-      const full = join(folder, d.name);
-      try {
-        checkReal(area, full, d.name);
-      } catch {
-        continue;
+    try {
+      const entries = await readdir(folder.at("."), { withFileTypes: true }).catch(() => []);
+      for (const d of entries) {
+        stopped = overBudget(spent, limits);
+        if (stopped || found.length >= limit) break;
+        spent.visited++;
+        const full = join(folder.real, d.name);
+        try {
+          checkReal(area, full, d.name);
+        } catch {
+          continue;
+        }
+        // Links are not followed: a walk stays in the folder.
+        if (d.isDirectory()) stack.push(full);
+        if (!d.isFile() || (glob && !globMatch(glob, d.name))) continue;
+        const path = relative(area.root, full);
+        if (!needle) {
+          found.push({ path });
+          continue;
+        }
+        const hit = await searchText(folder.at(d.name), needle, spent);
+        if (hit) found.push({ path, ...hit });
       }
-      // Links are not followed: a walk stays in the folder.
-      if (d.isDirectory()) stack.push(full);
-      if (!d.isFile() || (glob && !globMatch(glob, d.name))) continue;
-      const path = relative(area.root, full);
-      if (!needle) {
-        found.push({ path });
-        continue;
-      }
-      const hit = searchText(area, path, needle);
-      if (hit) found.push({ path, ...hit });
+    } finally {
+      folder.close();
     }
   }
   const notes: string[] = [];
-  if (visited > MAX_VISITED) notes.push(`stopped after ${MAX_VISITED} entries: narrow path or name`);
+  if (stopped) notes.push(`stopped: ${stopped}; narrow path, name or text`);
   if (found.length >= limit) notes.push(`the first ${limit} results`);
   return notes.length > 0 ? { found, note: notes.join("; ") } : { found };
 }
 
-function searchText(area: Area, path: string, needle: string): { line: number; preview: string } | undefined {
-  let fd: number;
+function overBudget(spent: { visited: number; searchedBytes: number; startedAt: number }, limits: FindLimits): string {
+  if (spent.visited >= limits.visited) return `${limits.visited} entries looked at`;
+  if (spent.searchedBytes >= limits.searchedBytes) return `${limits.searchedBytes} bytes searched`;
+  if (performance.now() - spent.startedAt >= limits.timeMs) return `${limits.timeMs / 1000} s spent`;
+  return "";
+}
+
+/** The first line of the file at `at` (in a held folder) holding `needle`; a link, a big or binary file is skipped. */
+async function searchText(
+  at: string,
+  needle: string,
+  spent: { searchedBytes: number },
+): Promise<{ line: number; preview: string } | undefined> {
+  let handle: FileHandle;
   try {
-    fd = openChecked(area, path, constants.O_RDONLY);
+    handle = await open(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
   try {
-    const size = fstatSync(fd).size;
-    if (size > MAX_SEARCHED_BYTES) return undefined;
-    const buf = Buffer.alloc(size);
-    readSync(fd, buf, 0, size, 0);
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.nlink > 1 || stat.size > MAX_SEARCHED_BYTES) return undefined;
+    const buf = Buffer.alloc(stat.size);
+    const { bytesRead } = await handle.read(buf, 0, stat.size, 0);
+    spent.searchedBytes += bytesRead;
     if (binaryKind(buf.subarray(0, 8_192))) return undefined;
-    const lines = buf.toString("utf8").split("\n");
+    const lines = buf.subarray(0, bytesRead).toString("utf8").split("\n");
     const at = lines.findIndex((l) => l.toLowerCase().includes(needle));
     return at === -1 ? undefined : { line: at + 1, preview: lines[at].slice(0, 200) };
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }

@@ -9,18 +9,17 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
-  mkdirSync,
-  readdirSync,
+  lstatSync,
+  openSync,
   readSync,
-  realpathSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { lstat, readdir } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { SdkError } from "@homeagent/sdk";
-import { type Area, checkReal, openChecked, resolvePath } from "./confine.js";
+import { type Area, checkReal, holdFolderMaking, openChecked, openFolderChecked, resolvePath } from "./confine.js";
 import { type DocumentKind, documentKind, extractDocument, MAX_DOCUMENT_BYTES } from "./documents.js";
 import { binaryKind } from "./file-type.js";
 
@@ -148,7 +147,11 @@ function pageLines(
   return result;
 }
 
-/** Writes `text` as the whole new content of `path`, atomically; the mode of an existing file is kept. */
+/**
+ * Writes `text` as the whole new content of `path`, atomically; the mode of an existing file is kept. The
+ * temporary file, the rename and any new folders all go through the held folder (confine.ts), so a folder
+ * swapped for a link meanwhile cannot put a byte elsewhere.
+ */
 export function writeAtomic(area: Area, path: string, text: string, maxBytes: number, mustBeNew = false): void {
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length > maxBytes) {
@@ -158,37 +161,38 @@ export function writeAtomic(area: Area, path: string, text: string, maxBytes: nu
     });
   }
   const target = resolvePath(area, path);
-  let mode = 0o600;
+  const name = basename(target);
+  const folder = holdFolderMaking(area, dirname(target), path);
   try {
-    const stat = statSync(target);
-    if (mustBeNew) throw new SdkError({ code: "invalid_argument", message: `${path} exists already (mode create)` });
-    if (!stat.isFile()) throw invalid(`${path} is not a file`);
-    mode = stat.mode & 0o777;
-  } catch (err) {
-    if (err instanceof SdkError) throw err;
-  }
-  // A new file's folders are made (inside the checked place: the path was resolved through them).
-  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = openChecked(area, temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-  try {
-    fchmodSync(fd, mode);
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
-  } catch (err) {
+    let mode = 0o600;
+    const stat = lstatSync(folder.at(name), { throwIfNoEntry: false });
+    if (stat) {
+      if (mustBeNew) throw invalid(`${path} exists already (mode create)`);
+      if (!stat.isFile()) throw invalid(`${path} is not a file`);
+      mode = stat.mode & 0o777;
+    }
+    const temp = `.${name}.${process.pid}.${Date.now()}.tmp`;
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    const fd = openSync(folder.at(temp), flags, mode);
+    try {
+      fchmodSync(fd, mode);
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } catch (err) {
+      closeSync(fd);
+      unlinkSync(folder.at(temp));
+      throw err;
+    }
     closeSync(fd);
-    unlinkSync(temp);
-    throw err;
-  }
-  closeSync(fd);
-  try {
-    // The folder is checked again just before the rename: it may have been swapped meanwhile.
-    checkReal(area, realpathSync(dirname(target)), path);
-    renameSync(temp, target);
-  } catch (err) {
-    unlinkSync(temp);
-    throw err;
+    try {
+      renameSync(folder.at(temp), folder.at(name));
+    } catch (err) {
+      unlinkSync(folder.at(temp));
+      throw err;
+    }
+  } finally {
+    folder.close();
   }
 }
 
@@ -263,35 +267,33 @@ export interface Entry {
   modifiedAt: number;
 }
 
-export function listFolder(area: Area, path: string, limit: number): { path: string; entries: Entry[]; more?: number } {
-  const real = resolvePath(area, path);
-  const stat = statSync(real);
-  if (!stat.isDirectory()) throw invalid(`${path} is not a folder`);
-  const names = readdirSync(real, { withFileTypes: true });
-  const entries: Entry[] = [];
-  for (const d of names.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entries.length >= limit) break;
-    const full = join(real, d.name);
-    // What the tools never reach is not listed either.
-    try {
-      checkReal(area, full, d.name);
-    } catch {
-      continue;
+/** A folder's entries, sorted, at most `limit`; links are described as links, never followed. */
+export async function listFolder(
+  area: Area,
+  path: string,
+  limit: number,
+): Promise<{ path: string; entries: Entry[]; more?: number }> {
+  const folder = openFolderChecked(area, path);
+  try {
+    const names = await readdir(folder.at("."), { withFileTypes: true });
+    const entries: Entry[] = [];
+    for (const d of names.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entries.length >= limit) break;
+      // What the tools never reach is not listed either.
+      try {
+        checkReal(area, join(folder.real, d.name), d.name);
+      } catch {
+        continue;
+      }
+      const s = await lstat(folder.at(d.name)).catch(() => undefined);
+      const type = d.isSymbolicLink() ? "link" : d.isDirectory() ? "folder" : d.isFile() ? "file" : "other";
+      entries.push({ name: d.name, type, size: s?.size ?? 0, modifiedAt: Math.round(s?.mtimeMs ?? 0) });
     }
-    let size = 0;
-    let modifiedAt = 0;
-    try {
-      const s = statSync(full, { throwIfNoEntry: false });
-      size = s?.size ?? 0;
-      modifiedAt = Math.round(s?.mtimeMs ?? 0);
-    } catch {
-      // A dangling link: listed as a link, nothing more.
-    }
-    const type = d.isSymbolicLink() ? "link" : d.isDirectory() ? "folder" : d.isFile() ? "file" : "other";
-    entries.push({ name: d.name, type, size, modifiedAt });
+    const shown = relative(area.root, folder.real) || ".";
+    return names.length > entries.length
+      ? { path: shown, entries, more: names.length - entries.length }
+      : { path: shown, entries };
+  } finally {
+    folder.close();
   }
-  const shown = relative(area.root, real) || ".";
-  return names.length > entries.length
-    ? { path: shown, entries, more: names.length - entries.length }
-    : { path: shown, entries };
 }

@@ -2,13 +2,16 @@
  * The file tools on the mock SDK against real files: every way out of the folder is refused — `..`, an
  * absolute path, a symlink to /etc, a link swapped in between the check and the open (for the file and for a
  * folder on its path), a hard link to the credentials file, the data dir reached through a widened
- * plugin.files.dir — and reading, writing (atomic, mode kept), editing, listing and finding work inside it.
+ * plugin.files.dir, a folder swapped before a file is created in it — and reading, writing (atomic, mode
+ * kept, within the workspace's size limit), editing, listing (links as links) and finding (within its
+ * budgets) work inside it.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   constants,
+  existsSync,
   linkSync,
   mkdirSync,
   readFileSync,
@@ -17,12 +20,13 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import type { ApprovalOutcome } from "@homeagent/sdk";
 import { createMockSDK } from "@homeagent/sdk/test";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
-import { type Area, openChecked } from "./confine.js";
+import { type Area, holdFolder, openChecked } from "./confine.js";
+import { findFiles } from "./find.js";
 import { createFilesPlugin } from "./plugin.js";
 
 async function start(opts: { dir?: string; approve?: () => ApprovalOutcome; data?: string } = {}) {
@@ -131,6 +135,68 @@ test("a file or a folder swapped for a link between the check and the open is ca
     symlinkSync("/etc", join(ws, "docs"));
   };
   assert.throws(() => openChecked(area, "docs/passwd", constants.O_RDONLY, 0o600, swapFolder), denied);
+});
+
+test("a folder swapped for a link before a file is created in it: nothing is made outside", () => {
+  const data = tempDir("ha-files-");
+  const outside = tempDir("ha-files-outside-");
+  const ws = join(data, "workspace");
+  mkdirSync(join(ws, "docs"), { recursive: true });
+  const area: Area = { root: ws, dataDir: data, workspace: ws };
+  const swap = () => {
+    renameSync(join(ws, "docs"), join(ws, "docs.old"));
+    symlinkSync(outside, join(ws, "docs"));
+  };
+  const create = constants.O_WRONLY | constants.O_CREAT;
+  assert.throws(() => openChecked(area, "docs/new.txt", create, 0o600, swap), denied);
+  assert.equal(existsSync(join(outside, "new.txt")), false);
+});
+
+test("a held folder keeps its place: swapping its path for a link afterwards sends nothing elsewhere", () => {
+  const data = tempDir("ha-files-");
+  const outside = tempDir("ha-files-outside-");
+  const ws = join(data, "workspace");
+  mkdirSync(join(ws, "docs"), { recursive: true });
+  const area: Area = { root: ws, dataDir: data, workspace: ws };
+  const held = holdFolder(area, join(ws, "docs"), "docs");
+  renameSync(join(ws, "docs"), join(ws, "docs.old"));
+  symlinkSync(outside, join(ws, "docs"));
+  writeFileSync(held.at("x.txt"), "in the held folder");
+  held.close();
+  assert.equal(readFileSync(join(ws, "docs.old", "x.txt"), "utf8"), "in the held folder");
+  assert.equal(existsSync(join(outside, "x.txt")), false);
+});
+
+test("files_ls describes a link as a link: the size and time of what it points to are not told", async () => {
+  const { call, ws, data } = await start();
+  symlinkSync(join(data, "credentials"), join(ws, "creds"));
+  const listed = (await call("files_ls", {})) as { entries: Array<{ name: string; type: string; size: number }> };
+  const link = listed.entries.find((e) => e.name === "creds");
+  assert.equal(link?.type, "link");
+  assert.equal(link?.size, join(data, "credentials").length, "the link's own size, not the credentials'");
+});
+
+test("files_find stops at its budget and says so", async () => {
+  const { ws } = await start();
+  for (let i = 0; i < 20; i++) writeFileSync(join(ws, `f${i}.txt`), "needle\n");
+  const area: Area = { root: ws, dataDir: dirname(ws), workspace: ws };
+  const few = await findFiles(area, { name: "*.txt" }, { visited: 5, searchedBytes: 1e9, timeMs: 60_000 });
+  assert.equal(few.found.length, 5);
+  assert.match(String(few.note), /stopped: 5 entries looked at/);
+  const bytes = await findFiles(area, { text: "needle" }, { visited: 1e6, searchedBytes: 14, timeMs: 60_000 });
+  assert.equal(bytes.found.length, 2, "7 bytes a file: the budget runs out after two");
+  assert.match(String(bytes.note), /14 bytes searched/);
+});
+
+test("the workspace has a size limit, and a refusal says how to make room", async () => {
+  const { call, sdk } = await start();
+  sdk.settings.set("max_workspace_mb", "1");
+  const half = "x".repeat(600_000);
+  await call("files_write", { path: "a.txt", content: half });
+  await assert.rejects(
+    call("files_write", { path: "b.txt", content: half }),
+    /may hold 1.0 MB \(plugin.files.max_workspace_mb\).*remove files/,
+  );
 });
 
 test("a folder widened over the data dir still never reaches it; writing outside the workspace asks", async () => {

@@ -2,7 +2,7 @@
  * Built-in `files` plugin: files_read, files_write, files_edit, files_ls and files_find, confined to
  * `plugin.files.dir` (default `<data>/workspace`, where the dashboard's uploads land) by confine.ts, with
  * HomeAgent's own data folder out of reach whatever that setting says. A write outside the workspace (when
- * the user widened the folder) asks the user first.
+ * the user widened the folder) asks the user first; writes in it count against its quota (quota.ts).
  */
 import { mkdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
@@ -10,6 +10,7 @@ import { definePlugin, type Plugin, type PluginSDK, SdkError, type ToolContext }
 import { type Area, inside, resolvePath } from "./confine.js";
 import { findFiles } from "./find.js";
 import { editFile, listFolder, readText, type WriteMode, writeFile } from "./ops.js";
+import { WorkspaceQuota } from "./quota.js";
 import { FILES_SETTINGS } from "./settings.js";
 
 const WRITE_MODES: WriteMode[] = ["overwrite", "append", "insert", "create"];
@@ -20,6 +21,7 @@ export function createFilesPlugin(): Plugin {
     sdk.settings.define(FILES_SETTINGS);
     const workspace = join(sdk.daemonDataDir, "workspace");
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
+    const quota = new WorkspaceQuota(workspace);
     const number = (key: string) => Number(sdk.settings.get(key));
 
     /** Read on every call: a change of plugin.files.dir applies at once. */
@@ -38,10 +40,13 @@ export function createFilesPlugin(): Plugin {
       return { root, dataDir: realpathSync(sdk.daemonDataDir), workspace: realpathSync(workspace) };
     };
 
-    /** A write outside the workspace asks the user (only possible once they widened the folder). */
-    const mayWrite = async (a: Area, path: string, what: string, ctx: ToolContext): Promise<void> => {
+    /**
+     * A write in the workspace counts against its quota; one outside it asks the user (only possible once
+     * they widened the folder).
+     */
+    const mayWrite = async (a: Area, path: string, bytes: number, what: string, ctx: ToolContext): Promise<void> => {
       const real = resolvePath(a, path);
-      if (inside(real, a.workspace)) return;
+      if (inside(real, a.workspace)) return quota.take(bytes, number("max_workspace_mb") * 1024 * 1024);
       const outcome = await sdk.ask({
         requestId: ctx.requestId,
         question: `${what} ${real}`,
@@ -120,9 +125,10 @@ export function createFilesPlugin(): Plugin {
         if (!WRITE_MODES.includes(mode)) {
           throw new SdkError({ code: "invalid_argument", message: `mode is one of ${WRITE_MODES.join(", ")}` });
         }
-        await mayWrite(a, path, "write", ctx);
+        const content = str(args.content, "content");
+        await mayWrite(a, path, Buffer.byteLength(content), "write", ctx);
         const line = args.line === undefined ? undefined : Number(args.line);
-        return writeFile(a, path, str(args.content, "content"), mode, line, number("max_write_bytes"));
+        return writeFile(a, path, content, mode, line, number("max_write_bytes"));
       },
     );
 
@@ -150,8 +156,10 @@ export function createFilesPlugin(): Plugin {
       async (args, ctx) => {
         const a = area();
         const path = str(args.path, "path");
-        await mayWrite(a, path, "edit", ctx);
-        return editFile(a, path, args.edits as Array<{ old: string; new: string }>, number("max_write_bytes"));
+        const edits = args.edits as Array<{ old: string; new: string }>;
+        const added = Array.isArray(edits) ? edits.reduce((n, e) => n + Buffer.byteLength(String(e?.new ?? "")), 0) : 0;
+        await mayWrite(a, path, added, "edit", ctx);
+        return editFile(a, path, edits, number("max_write_bytes"));
       },
     );
 
@@ -168,9 +176,9 @@ export function createFilesPlugin(): Plugin {
         },
         noMemory: true,
       },
-      (args) => {
+      async (args) => {
         const a = area();
-        const listed = listFolder(
+        const listed = await listFolder(
           a,
           typeof args.path === "string" ? args.path : "",
           int(args.limit, 500, 1, MAX_LIST, "limit"),

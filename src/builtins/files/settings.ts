@@ -49,4 +49,23 @@ export const FILES_SETTINGS: SettingDef[] = [
       zh: { displayName: "可写入的最大文件", description: "files_write 和 files_edit 可写入的最大文件。" },
     },
   },
+  {
+    key: "max_workspace_mb",
+    default: "1024",
+    type: "int",
+    min: 1,
+    max: 1_000_000,
+    unit: "MB",
+    category: "access",
+    description:
+      "How much the agent's writes may fill the workspace in all (uploads count too); a write beyond it is refused. Writes also stop while the disk has less than 1 GB free.",
+    displayName: "Workspace size limit",
+    translations: {
+      zh: {
+        displayName: "工作区大小上限",
+        description:
+          "助手写入的文件在工作区里总共最多占用的空间（上传的文件也计入）；超出的写入会被拒绝。磁盘剩余空间不足 1 GB 时也会停止写入。",
+      },
+    },
+  },
 ];

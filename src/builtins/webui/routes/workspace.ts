@@ -2,12 +2,13 @@
  * The workspace in the dashboard: `GET /api/v1/workspace?path=` lists a folder of `<data>/workspace` (where
  * the agent's file tools work and uploads land), `GET /api/v1/workspace/file?path=` downloads a file, always
  * as an attachment, and `DELETE /api/v1/workspace/file?path=` removes one. A path is checked by its real path
- * against the workspace, links are never followed, and a file with several hard links is not served (another
- * of its names may be outside).
+ * against the workspace, links are never followed, a file is reached through its folder held open (so a
+ * folder swapped for a link meanwhile changes nothing), and a file with several hard links is not served
+ * (another of its names may be outside).
  */
-import { constants, createReadStream, mkdirSync, realpathSync } from "node:fs";
-import { type FileHandle, lstat, open, readdir, unlink } from "node:fs/promises";
-import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { constants, createReadStream, existsSync, mkdirSync, realpathSync } from "node:fs";
+import { type FileHandle, lstat, open, readdir, readlink, unlink } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { Readable } from "node:stream";
 import type { Context } from "hono";
 import { ApiError, type RouteGroup, type WebEnv } from "../context.js";
@@ -61,8 +62,11 @@ export const workspaceRoutes: RouteGroup = (app, { sdk }) => {
     let handle: FileHandle;
     try {
       // O_NONBLOCK: a FIFO would hold a thread of the pool until a writer came.
-      handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    } catch {
+      handle = await inFolder(root, real, (at) =>
+        open(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK),
+      );
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
       throw new ApiError(404, "not_found", `no file ${shown} in the workspace`);
     }
     const st = await handle.stat();
@@ -89,13 +93,44 @@ export const workspaceRoutes: RouteGroup = (app, { sdk }) => {
 
   app.delete("/api/v1/workspace/file", async (c) => {
     const { real, shown } = place(root, c);
-    const st = await lstat(real).catch(() => null);
-    if (!st || st.isDirectory()) throw new ApiError(404, "not_found", `no file ${shown} in the workspace`);
-    await unlink(real);
+    await inFolder(root, real, async (at) => {
+      const st = await lstat(at).catch(() => null);
+      if (!st || st.isDirectory()) throw new ApiError(404, "not_found", `no file ${shown} in the workspace`);
+      await unlink(at);
+    });
     return c.json({ removed: shown });
   });
   return undefined;
 };
+
+/** Where a descriptor's own path is read; undefined off Linux. */
+const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
+
+/**
+ * Runs `use` on the last part of `real` through its folder held open and checked by the descriptor's own
+ * path: a folder on the way swapped for a link after place() checked it cannot send a download or a removal
+ * elsewhere. Off Linux, the path is used as it is.
+ */
+async function inFolder<T>(root: string, real: string, use: (at: string) => Promise<T>): Promise<T> {
+  if (real === realpathSync(root)) throw new ApiError(404, "not_found", "the workspace itself is a folder");
+  if (!PROC_FD) return use(real);
+  let folder: FileHandle;
+  try {
+    folder = await open(dirname(real), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch {
+    throw new ApiError(404, "not_found", "no such place in the workspace");
+  }
+  try {
+    const opened = await readlink(`${PROC_FD}/${folder.fd}`);
+    const rel = relative(realpathSync(root), opened);
+    if (rel.startsWith("..") || isAbsolute(rel)) {
+      throw new ApiError(403, "path_denied", "a folder on the way changed while it was being opened; not followed");
+    }
+    return await use(`${PROC_FD}/${folder.fd}/${basename(real)}`);
+  } finally {
+    await folder.close();
+  }
+}
 
 /**
  * The `path` query inside the workspace: its folder resolved by real path, its last part never followed (a

@@ -1,0 +1,76 @@
+/**
+ * How much the agent may put in the workspace: `plugin.files.max_workspace_mb` in all (a model looping on
+ * files_write would otherwise fill the user's disk, 1 MB a call), and never so much that the disk keeps less
+ * than 1 GB free — the databases need room to write. The workspace's size is measured by a bounded walk,
+ * kept for a minute and moved by each write, so a write costs no walk.
+ */
+import { lstat, readdir, statfs } from "node:fs/promises";
+import { join } from "node:path";
+import { SdkError } from "@homeagent/sdk";
+
+/** Free space a write must leave on the disk. */
+export const DISK_RESERVE_BYTES = 1024 * 1024 * 1024;
+const MEASURE_FOR_MS = 60_000;
+const MAX_ENTRIES = 200_000;
+
+export class WorkspaceQuota {
+  private used: number | undefined;
+  private measuredAt = 0;
+
+  constructor(
+    private readonly workspace: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Refuses a write of `bytes` more that would take the workspace over `maxBytes` or the disk under its
+   * reserve; else counts it.
+   */
+  async take(bytes: number, maxBytes: number, reserve = DISK_RESERVE_BYTES): Promise<void> {
+    const used = await this.size();
+    if (used + bytes > maxBytes) {
+      throw new SdkError({
+        code: "too_large",
+        message: `the workspace holds ${mb(used)} MB and may hold ${mb(maxBytes)} MB (plugin.files.max_workspace_mb); this write of ${bytes} bytes would go over. The user can remove files (dashboard, Workspace) or raise the limit in Settings`,
+      });
+    }
+    const disk = await statfs(this.workspace);
+    const free = disk.bavail * disk.bsize;
+    if (free - bytes < reserve) {
+      throw new SdkError({
+        code: "too_large",
+        message: `the disk has ${mb(free)} MB free; a write that would leave less than ${mb(reserve)} MB is refused. Free some space first`,
+      });
+    }
+    this.used = used + bytes;
+  }
+
+  private async size(): Promise<number> {
+    if (this.used !== undefined && this.now() - this.measuredAt < MEASURE_FOR_MS) return this.used;
+    this.used = await measure(this.workspace);
+    this.measuredAt = this.now();
+    return this.used;
+  }
+}
+
+/** Bytes of the files under `folder` (links not followed), at most MAX_ENTRIES of them counted. */
+async function measure(folder: string): Promise<number> {
+  let total = 0;
+  let seen = 0;
+  const stack = [folder];
+  while (stack.length > 0 && seen < MAX_ENTRIES) {
+    const dir = stack.pop() as string;
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const d of entries) {
+      if (++seen > MAX_ENTRIES) break;
+      const full = join(dir, d.name);
+      if (d.isDirectory()) stack.push(full);
+      else if (d.isFile()) total += (await lstat(full).catch(() => undefined))?.size ?? 0;
+    }
+  }
+  return total;
+}
+
+function mb(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
+}
