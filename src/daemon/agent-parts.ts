@@ -12,7 +12,7 @@ import { OutputChannels } from "../io/output-channels.js";
 import type { AgentOptions } from "../kernel/agent.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 
-export type UnpromptedSend = (channel: string, text: string, kind: string) => Promise<SendResult>;
+export type UnpromptedSend = (channel: string, text: string, kind: string, fallback: boolean) => Promise<SendResult>;
 
 export function agentParts(
   log: Logger,
@@ -29,9 +29,9 @@ export function agentParts(
       },
       inputs: new InputChannels(),
     },
-    send: async (channel, text, kind) => {
+    send: async (channel, text, kind, fallback) => {
       if (!outputs) throw new HomeAgentError({ code: "unavailable", message: "the agent has not started yet" });
-      return outputs.sendUnprompted(channel, text, kind);
+      return outputs.sendUnprompted(channel, text, kind, fallback);
     },
   };
 }

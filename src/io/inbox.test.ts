@@ -89,7 +89,11 @@ test("a channel with nobody connected keeps unprompted sends, the model's sends 
     shown.push(msg.payload);
     return "shown in 1 waiter";
   });
-  assert.deepEqual(await client.send("cli", "⏰ stretch", { kind: "reminder" }), { delivered: false, kept: true });
+  assert.deepEqual(await client.send("cli", "⏰ stretch", { kind: "reminder" }), {
+    delivered: false,
+    kept: true,
+    channel: "cli",
+  });
   t.harness.llm.enqueue(
     { toolCalls: [{ name: "output_send__cli", arguments: { payload: "from the model" } }] },
     { text: "the reply" },
@@ -108,10 +112,19 @@ test("a channel with nobody connected keeps unprompted sends, the model's sends 
     ],
   );
   connected = true;
-  assert.deepEqual(await client.send("cli", "now live"), { delivered: true, detail: "shown in 1 waiter" });
+  assert.deepEqual(await client.send("cli", "now live"), {
+    delivered: true,
+    detail: "shown in 1 waiter",
+    channel: "cli",
+  });
   assert.deepEqual(shown, ["now live"]);
   assert.equal(client.inbox.count("cli"), 0);
   await assert.rejects(client.send("nowhere", "x"), (err: unknown) => (err as SdkError).code === "channel_not_found");
+  assert.deepEqual(
+    await client.send("nowhere", "a result whose channel has gone", { fallback: true }),
+    { delivered: true, detail: "shown in 1 waiter", channel: "cli" },
+    "with fallback, a channel that is gone hands it on (webui is not there, cli is)",
+  );
   const other = createPluginSDK("other", t.host, { capabilities: ["io"], builtin: false }).sdk;
   assert.throws(
     () => other.inbox.take("cli"),

@@ -23,6 +23,9 @@ import { OwnedChannels } from "./owned-channels.js";
 /** What deliver() returns when the message went to the inbox instead. */
 const KEPT = Symbol("kept in the inbox");
 
+/** Where an unprompted message with `fallback` goes when its own channel is gone: the built-in clients. */
+const FALLBACK_CHANNELS = ["webui", "cli"];
+
 /** A handler that takes longer than this to deliver one message has failed. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -100,12 +103,24 @@ export class OutputChannels extends OwnedChannels<OutputChannel> implements Outp
     return result ?? `sent to ${name}`;
   }
 
-  /** Text sent outside any turn (sdk.send): delivered, or kept in the inbox. */
-  async sendUnprompted(name: string, text: string, kind: string): Promise<SendResult> {
-    const result = await this.deliver(name, { payload: text, meta: { kind }, type: "text", requestId: "" });
-    if (result === KEPT) return { delivered: false, kept: true };
-    const detail = result ?? `sent to ${name}`;
-    return { delivered: true, detail: typeof detail === "string" ? detail : JSON.stringify(detail) };
+  /**
+   * Text sent outside any turn (sdk.send): delivered, or kept in the inbox. With `fallback`, a channel that is
+   * gone or fails hands it to the dashboard's, then the terminal's; the last failure is thrown.
+   */
+  async sendUnprompted(name: string, text: string, kind: string, fallback = false): Promise<SendResult> {
+    const targets = fallback ? [name, ...FALLBACK_CHANNELS.filter((c) => c !== name)] : [name];
+    let failure: unknown;
+    for (const channel of targets) {
+      try {
+        const result = await this.deliver(channel, { payload: text, meta: { kind }, type: "text", requestId: "" });
+        if (result === KEPT) return { delivered: false, kept: true, channel };
+        const detail = result ?? `sent to ${channel}`;
+        return { delivered: true, detail: typeof detail === "string" ? detail : JSON.stringify(detail), channel };
+      } catch (err) {
+        failure = err;
+      }
+    }
+    throw failure;
   }
 
   private async deliver(name: string, msg: OutputMessage): Promise<unknown> {

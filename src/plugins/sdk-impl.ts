@@ -56,7 +56,7 @@ const USER_TOOL_TIMEOUT_MS = 30_000;
 /** The io layer: unprompted delivery, the inbox, approvals. */
 export interface IoHost {
   /** Unprompted delivery through the output channels (daemon/agent-parts.ts). */
-  send(channel: string, text: string, kind: string): Promise<SendResult>;
+  send(channel: string, text: string, kind: string, fallback: boolean): Promise<SendResult>;
   inbox: Inbox;
   approvals: ApprovalBroker;
 }
@@ -217,7 +217,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
         });
       }
       const kind = typeof opts?.kind === "string" && opts.kind.trim() ? opts.kind.trim() : "notice";
-      return host.io.send(channel, text, kind);
+      return host.io.send(channel, text, kind, opts?.fallback === true);
     },
     approvals: {
       pending: () => host.io.approvals.pending(),

@@ -7,10 +7,20 @@
 export interface SendOptions {
   /** What kind of message this is, for the client's display ("reminder", "result", "notice"); default "notice". */
   kind?: string;
+  /**
+   * When `channel` is gone or fails, try the dashboard's (`webui`), then the terminal's (`cli`): for a
+   * reminder or a result the user must get although the client that asked for it has gone. Default false.
+   */
+  fallback?: boolean;
 }
 
-/** delivered: a client has it now; kept: nobody was connected, so it waits in the channel's inbox. */
-export type SendResult = { delivered: true; detail: string } | { delivered: false; kept: true };
+/**
+ * delivered: a client has it now; kept: nobody was connected, so it waits in the channel's inbox. `channel`:
+ * where it went (another than asked only with `fallback`).
+ */
+export type SendResult =
+  | { delivered: true; detail: string; channel: string }
+  | { delivered: false; kept: true; channel: string };
 
 export interface InboxMessage {
   id: number;

@@ -5,7 +5,7 @@
  * sent later, and the history.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { ApprovalOutcome, ApprovalRequest } from "@homeagent/sdk";
@@ -72,6 +72,34 @@ test("refused without approval: denied, nobody to ask, and in allowlist mode wit
   await assert.rejects(off.run({ command: "uname" }), refused(/plugin.cmd.mode = off/));
   const [entry] = (await denied.sdk.callTool("cmd_history")) as Array<Record<string, unknown>>;
   assert.equal(entry.status, "denied");
+});
+
+test("an argument naming a file in the folder is a path: a pattern never runs a script the model wrote", async () => {
+  const { run, sdk, workspace } = await start({ settings: { allow: "cat *" } });
+  assert.equal((await run({ command: "cat absent-name" })).status, "ok", "no such file: the pattern applies");
+  writeFileSync(join(workspace, "report.txt"), "written by the model");
+  await assert.rejects(run({ command: "cat report.txt" }), refused(/names a path/));
+  assert.deepEqual(sdk.asked[0].options, ["once", "deny"], "no lasting approval for a file the model can rewrite");
+});
+
+test("in a folder holding hidden settings (.git) no pattern runs unasked, and 'always' is not offered", async () => {
+  const { run, sdk, workspace } = await start();
+  mkdirSync(join(workspace, "repo", ".git"), { recursive: true });
+  mkdirSync(join(workspace, "plain"));
+  assert.equal((await run({ command: "uname -a", workdir: "plain" })).status, "ok");
+  await assert.rejects(run({ command: "uname -a", workdir: "repo" }), refused(/folder holding repo\/.git/));
+  assert.deepEqual(sdk.asked[0].options, ["once", "deny"]);
+  await assert.rejects(run({ command: "date -s 2020-01-01", workdir: "plain" }), refused(/nobody is connected/));
+  assert.deepEqual(sdk.asked[1].options, ["once", "always", "deny"], "a system program naming no file");
+});
+
+test("a refused command tells nothing of what exists: a path is looked at only once it may run", async () => {
+  const off = await start({ settings: { mode: "off" } });
+  await assert.rejects(off.run({ command: "/no/such/program" }), refused(/plugin.cmd.mode = off/));
+  const nobody = await start();
+  await assert.rejects(nobody.run({ command: "/no/such/program" }), refused(/nobody is connected/));
+  const approved = await start({ approve: () => ({ approved: true, how: "once", by: "waiter" }) });
+  await assert.rejects(approved.run({ command: "/no/such/program" }), /not an executable file/);
 });
 
 test("a program outside the fixed PATH asks first; the environment has no HOMEAGENT_ variable", async () => {

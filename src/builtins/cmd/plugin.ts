@@ -8,20 +8,18 @@
  */
 import { definePlugin, type Plugin, type PluginSDK, SdkError, type ToolContext } from "@homeagent/sdk";
 import { CommandHistory } from "./history.js";
-import { checkMode, decide, parsePatterns } from "./policy.js";
-import { findProgram } from "./program.js";
+import { checkMode, decide, isPathLike, parsePatterns } from "./policy.js";
+import { checkProgram, findProgram } from "./program.js";
 import { type RunResult, runProgram } from "./run.js";
 import { CMD_SETTINGS } from "./settings.js";
 import { splitCommand } from "./split.js";
-import { confineWorkdir, workspaceOf } from "./workdir.js";
+import { confineWorkdir, folderConfig, namesEntry, workspaceOf } from "./workdir.js";
 
 const DEFAULT_TIMEOUT_S = 30;
 const MAX_TIMEOUT_S = 3_600;
 const MAX_COMMAND_CHARS = 8_000;
 /** Commands running at once; one more is refused (a model looping on cmd_run). */
 const MAX_RUNNING = 8;
-/** Where a background result goes when the channel that asked is gone. */
-const FALLBACK_CHANNELS = ["webui", "cli"];
 
 export function createCmdPlugin(): Plugin {
   let running = 0;
@@ -32,13 +30,10 @@ export function createCmdPlugin(): Plugin {
     const root = workspaceOf(sdk.daemonDataDir);
 
     const deliverLater = async (channel: string, text: string): Promise<void> => {
-      for (const target of [channel, ...FALLBACK_CHANNELS.filter((c) => c !== channel)]) {
-        try {
-          await sdk.send(target, text, { kind: "result" });
-          return;
-        } catch (err) {
-          sdk.log.warn(`cmd: a background result could not go to "${target}": ${(err as Error).message}`);
-        }
+      try {
+        await sdk.send(channel, text, { kind: "result", fallback: true });
+      } catch (err) {
+        sdk.log.warn(`cmd: a background result could not go to "${channel}" nor elsewhere: ${(err as Error).message}`);
       }
     };
 
@@ -48,10 +43,18 @@ export function createCmdPlugin(): Plugin {
       if (command.length > MAX_COMMAND_CHARS) return refusal(`a command is at most ${MAX_COMMAND_CHARS} characters`);
       const timeoutS = timeoutOf(args.timeout);
       const argv = splitCommand(command);
+      const mode = checkMode(sdk.settings.get("mode"));
+      // Off: refused before anything on the machine is looked at.
+      if (mode === "off")
+        throw new SdkError({ code: "command_refused", message: `not run: ${decide(mode, [], argv, false).why}` });
       const workdir = confineWorkdir(root, typeof args.workdir === "string" ? args.workdir : undefined);
       const program = findProgram(argv[0], workdir);
-      const mode = checkMode(sdk.settings.get("mode"));
-      const verdict = decide(mode, parsePatterns(sdk.settings.get("allow") ?? ""), argv, program.inPath);
+      const isPath = (arg: string) => isPathLike(arg) || namesEntry(workdir, arg);
+      const config = folderConfig(root, workdir);
+      const verdict = decide(mode, parsePatterns(sdk.settings.get("allow") ?? ""), argv, program.inPath, {
+        isPath,
+        folderConfig: config,
+      });
       const base = { command, workdir, startedAt: Date.now() };
       let allowedBy = verdict.run ? verdict.why : "";
       if (!verdict.run) {
@@ -59,11 +62,15 @@ export function createCmdPlugin(): Plugin {
           history.add({ ...base, status: "refused" });
           throw new SdkError({ code: "command_refused", message: `not run: ${verdict.why}` });
         }
+        // "always" would approve it again unasked: only for a system program that names nothing the model
+        // can rewrite (a script, a file it reads) and runs in a folder without settings the model can plant.
+        const lasting = program.inPath && !argv.slice(1).some(isPath) && config.length === 0;
         const outcome = await sdk.ask({
           requestId: ctx.requestId,
           question: `run ${command}   (in ${workdir})`,
           // Exactly what runs: the program's file, its arguments and where.
           subject: JSON.stringify({ file: program.file, args: argv.slice(1), workdir }),
+          options: lasting ? ["once", "always", "deny"] : ["once", "deny"],
         });
         if (!outcome.approved) {
           history.add({ ...base, status: outcome.reason === "denied" ? "denied" : "refused" });
@@ -77,6 +84,7 @@ export function createCmdPlugin(): Plugin {
         }
         allowedBy = `approved (${outcome.how}) by ${outcome.by}`;
       }
+      if (!program.inPath) checkProgram(program, argv[0]);
       if (running >= MAX_RUNNING) {
         throw new SdkError({
           code: "queue_full",

@@ -3,8 +3,10 @@
  * `plugin.cmd.mode` (ask, allowlist, any, off) and the argument patterns of `plugin.cmd.allow`. A pattern is
  * a whole command line, not a program name — a name alone is not safe (`date -f ~/.homeagent/credentials`
  * prints the file's lines as "invalid date"; `date -s …` sets the clock) — whose words match literally, or a
- * word with `*` matches one argument of any text but a path. A path argument (with `/`, or starting with `~`
- * or `.`) never matches a pattern, and neither does a program outside the fixed PATH.
+ * word with `*` matches one argument of any text but a path. A path argument (with `/`, starting with `~` or
+ * `.`, or the name of something in the folder — `python3 *` must not run a script the model wrote) never
+ * matches a pattern, and neither does a program outside the fixed PATH. In a folder holding settings a
+ * program may follow (`.git/config` can make `git status` run any program), no pattern runs a command unasked.
  */
 import { SdkError } from "@homeagent/sdk";
 import { splitCommand } from "./split.js";
@@ -41,8 +43,8 @@ export function parsePatterns(text: string): string[][] {
     .map((line) => splitCommand(line));
 }
 
-function wordMatches(pattern: string, arg: string): boolean {
-  if (isPathLike(arg)) return false;
+function wordMatches(pattern: string, arg: string, isPath: (arg: string) => boolean): boolean {
+  if (isPath(arg)) return false;
   // `date *` must not let `date -s12:00` or `date --set=…` through: `*` matches an option only where the
   // pattern's own word is one.
   if (arg.startsWith("-") && !pattern.startsWith("-")) return pattern === arg;
@@ -51,9 +53,24 @@ function wordMatches(pattern: string, arg: string): boolean {
   return new RegExp(`^${parts.join("[^/]*")}$`, "s").test(arg);
 }
 
-export function matchesPattern(argv: readonly string[], pattern: readonly string[]): boolean {
+export function matchesPattern(
+  argv: readonly string[],
+  pattern: readonly string[],
+  isPath: (arg: string) => boolean = isPathLike,
+): boolean {
   if (argv.length !== pattern.length || argv[0] !== pattern[0]) return false;
-  return argv.slice(1).every((arg, i) => wordMatches(pattern[i + 1], arg));
+  return argv.slice(1).every((arg, i) => wordMatches(pattern[i + 1], arg, isPath));
+}
+
+/** What decide() knows of the place a command would run in. */
+export interface Place {
+  /** Whether an argument names a file or folder (the path-like ones, and any name present in the folder). */
+  isPath?: (arg: string) => boolean;
+  /**
+   * Entries a program may take settings from (`.git`, `.npmrc`…) in the folder or one above it in the
+   * workspace: the model can write them, so with any there a pattern does not run a command unasked.
+   */
+  folderConfig?: readonly string[];
 }
 
 /**
@@ -65,6 +82,7 @@ export function decide(
   patterns: readonly string[][],
   argv: readonly string[],
   inPath: boolean,
+  place: Place = {},
 ): Verdict {
   if (mode === "off")
     return {
@@ -73,13 +91,17 @@ export function decide(
       why: "commands are off (plugin.cmd.mode = off); the user can turn them on in Settings",
     };
   if (mode === "any") return { run: true, why: "plugin.cmd.mode = any" };
-  const allowed = inPath && patterns.some((p) => matchesPattern(argv, p));
-  if (allowed) return { run: true, why: "it matches a pattern of plugin.cmd.allow" };
+  const isPath = place.isPath ?? isPathLike;
+  const config = place.folderConfig ?? [];
+  const matched = inPath && patterns.some((p) => matchesPattern(argv, p, isPath));
+  if (matched && config.length === 0) return { run: true, why: "it matches a pattern of plugin.cmd.allow" };
   const why = !inPath
     ? `"${argv[0]}" is not a program in /usr/local/bin, /usr/bin or /bin`
-    : argv.slice(1).some(isPathLike)
+    : argv.slice(1).some(isPath)
       ? "it names a path, and a path never matches plugin.cmd.allow"
-      : "it matches no pattern of plugin.cmd.allow";
+      : matched
+        ? `it would run in a folder holding ${config.join(", ")}, settings the model could have written, so no pattern runs it unasked`
+        : "it matches no pattern of plugin.cmd.allow";
   if (mode === "allowlist") {
     return {
       run: false,

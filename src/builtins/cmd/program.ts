@@ -26,14 +26,12 @@ function executable(file: string): boolean {
   }
 }
 
+/**
+ * The program `name` names: a bare name in the fixed PATH, a name with a `/` as that file — not looked at
+ * yet, so that a refused or unapproved command tells nothing of what exists (checkProgram, before it runs).
+ */
 export function findProgram(name: string, workdir: string): Program {
-  if (name.includes("/")) {
-    const file = isAbsolute(name) ? name : resolve(workdir, name);
-    if (!executable(file)) {
-      throw new SdkError({ code: "not_found", message: `${name} is not an executable file` });
-    }
-    return { file, inPath: false };
-  }
+  if (name.includes("/")) return { file: isAbsolute(name) ? name : resolve(workdir, name), inPath: false };
   for (const dir of FIXED_PATH) {
     const file = join(dir, name);
     if (executable(file)) return { file, inPath: true };
@@ -42,4 +40,11 @@ export function findProgram(name: string, workdir: string): Program {
     code: "not_found",
     message: `no program "${name}" in ${FIXED_PATH.join(", ")}; give its full path (the user is then asked)`,
   });
+}
+
+/** Refuses a program given by path that is not an executable file. */
+export function checkProgram(program: Program, name: string): void {
+  if (!executable(program.file)) {
+    throw new SdkError({ code: "not_found", message: `${name} is not an executable file` });
+  }
 }

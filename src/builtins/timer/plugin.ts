@@ -31,8 +31,6 @@ const MAX_WAIT_MS = 60_000;
 const LATE_MS = 60_000;
 /** 100 timers of this length list well within a tool result's 100,000 characters. */
 const MAX_MESSAGE_CHARS = 500;
-/** Where a reminder goes when the channel that set it is gone. */
-const FALLBACK_CHANNELS = ["webui", "cli"];
 const DAY_MS = 86_400_000;
 
 export interface TimerPluginOptions {
@@ -86,14 +84,11 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): Plugin {
      * is shown or kept in the inbox.
      */
     const deliver = async (t: TimerRow, text: string): Promise<void> => {
-      for (const channel of [t.channel, ...FALLBACK_CHANNELS.filter((c) => c !== t.channel)]) {
-        try {
-          const sent = await sdk.send(channel, text, { kind: "reminder" });
-          sdk.log.info(`timer ${t.id} fired on ${channel}: ${sent.delivered ? "delivered" : "kept in the inbox"}`);
-          return;
-        } catch (err) {
-          sdk.log.warn(`timer ${t.id} could not be delivered to "${channel}": ${(err as Error).message}`);
-        }
+      try {
+        const sent = await sdk.send(t.channel, text, { kind: "reminder", fallback: true });
+        sdk.log.info(`timer ${t.id} fired on ${sent.channel}: ${sent.delivered ? "delivered" : "kept in the inbox"}`);
+      } catch (err) {
+        sdk.log.warn(`timer ${t.id} could not be delivered to "${t.channel}" nor elsewhere: ${(err as Error).message}`);
       }
     };
 

@@ -29,17 +29,25 @@ export function mockIo(
   return {
     send: async (channel, text, sendOpts) => {
       const kind = sendOpts?.kind ?? "notice";
-      state.sent.push({ channel, text, kind });
-      const handler = state.channels.get(channel)?.handler;
-      if (!handler) return { delivered: true, detail: `sent to ${channel}` };
-      try {
-        const out = await handler({ payload: text, meta: { kind }, type: "text", requestId: "" });
-        return { delivered: true, detail: String(out ?? `sent to ${channel}`) };
-      } catch (err) {
-        if ((err as { code?: unknown }).code !== "no_client") throw err;
-        inbox.push({ id: ++nextId, channel, kind, text, createdAt: Date.now() });
-        return { delivered: false, kept: true };
+      const targets = sendOpts?.fallback ? [channel, ...["webui", "cli"].filter((c) => c !== channel)] : [channel];
+      let failure: unknown;
+      for (const target of targets) {
+        state.sent.push({ channel: target, text, kind });
+        const handler = state.channels.get(target)?.handler;
+        if (!handler) return { delivered: true, detail: `sent to ${target}`, channel: target };
+        try {
+          const out = await handler({ payload: text, meta: { kind }, type: "text", requestId: "" });
+          return { delivered: true, detail: String(out ?? `sent to ${target}`), channel: target };
+        } catch (err) {
+          if ((err as { code?: unknown }).code !== "no_client") {
+            failure = err;
+            continue;
+          }
+          inbox.push({ id: ++nextId, channel: target, kind, text, createdAt: Date.now() });
+          return { delivered: false, kept: true, channel: target };
+        }
       }
+      throw failure;
     },
     runTool: async (name, args = {}) => {
       const tool = state.tools.get(name);

@@ -99,7 +99,11 @@ describe("approvals", () => {
 
 describe("inbox and timers", () => {
   test("what the webui channel is sent with no dashboard open waits in the inbox until it is read", async () => {
-    assert.deepEqual(await w.daemon.host.io.send("webui", "⏰ stretch", "reminder"), { delivered: false, kept: true });
+    assert.deepEqual(await w.daemon.host.io.send("webui", "⏰ stretch", "reminder", false), {
+      delivered: false,
+      kept: true,
+      channel: "webui",
+    });
     const inbox = await w.json("GET", "/api/v1/inbox");
     assert.deepEqual(
       inbox.body.messages.map((m: { text: string; kind: string }) => [m.kind, m.text]),
@@ -112,7 +116,7 @@ describe("inbox and timers", () => {
   });
 
   test("forgetting removes kept messages, questions asked and standing answers that mention the text", async () => {
-    await w.daemon.host.io.send("webui", "⏰ call the bank about card 4711", "reminder");
+    await w.daemon.host.io.send("webui", "⏰ call the bank about card 4711", "reminder", false);
     const close = await openDashboard();
     try {
       w.llm.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "pay card 4711" } }] }, { text: "paid" });

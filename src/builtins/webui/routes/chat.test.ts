@@ -272,7 +272,11 @@ describe("the webui output channel", () => {
       async () => channel.handler({ payload: "x", meta: {}, type: "text", requestId: "" }),
       (err: unknown) => (err as { code?: string }).code === "no_client",
     );
-    assert.deepEqual(await sdk.send("webui", "⏰ later", { kind: "reminder" }), { delivered: false, kept: true });
+    assert.deepEqual(await sdk.send("webui", "⏰ later", { kind: "reminder" }), {
+      delivered: false,
+      kept: true,
+      channel: "webui",
+    });
     assert.deepEqual(
       sdk.inbox.take("webui").map((m) => m.text),
       ["⏰ later"],
