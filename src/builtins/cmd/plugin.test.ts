@@ -13,6 +13,7 @@ import { createMockSDK } from "@homeagent/sdk/test";
 import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import { waitFor } from "../../../test/fixtures/wait.js";
 import { createCmdPlugin } from "./plugin.js";
+import { CMD_SETTINGS } from "./settings.js";
 
 async function start(
   opts: { settings?: Record<string, string>; approve?: (r: ApprovalRequest) => ApprovalOutcome } = {},
@@ -100,6 +101,15 @@ test("a refused command tells nothing of what exists: a path is looked at only o
   await assert.rejects(nobody.run({ command: "/no/such/program" }), refused(/nobody is connected/));
   const approved = await start({ approve: () => ({ approved: true, how: "once", by: "waiter" }) });
   await assert.rejects(approved.run({ command: "/no/such/program" }), /not an executable file/);
+});
+
+test("plugin.cmd.allow refuses shell syntax when it is written (the daemon checks every write against this form)", () => {
+  const def = CMD_SETTINGS.find((d) => d.key === "allow");
+  const form = new RegExp(`^(?:${def?.pattern})$`, "u");
+  assert.equal(form.test(String(def?.default)), true);
+  for (const bad of ["ls | wc -l", "cat a > b", "echo $HOME", "true && x", "echo `id`"]) {
+    assert.equal(form.test(bad), false, bad);
+  }
 });
 
 test("a program outside the fixed PATH asks first; the environment has no HOMEAGENT_ variable", async () => {

@@ -67,6 +67,10 @@ test("allowlist refuses what no pattern allows and says how to allow it; any run
   assert.match(off.why, /plugin.cmd.mode = off/);
 });
 
+test("an allow line that does not split allows nothing and stops nothing else", () => {
+  assert.deepEqual(parsePatterns('uname\necho "open\nwhoami'), [["uname"], ["whoami"]]);
+});
+
 test("what counts as a path", () => {
   for (const p of ["/etc", "a/b", "~", "~/x", ".", "..", ".ssh", "--file=/x"]) assert.equal(isPathLike(p), true, p);
   for (const p of ["-a", "+%Y", "notes", "2020-01-01"]) assert.equal(isPathLike(p), false, p);

@@ -34,13 +34,22 @@ export function isPathLike(arg: string): boolean {
   return arg.includes("/") || arg.startsWith("~") || arg.startsWith(".");
 }
 
-/** The patterns of `plugin.cmd.allow`: one a line (or separated by `;`); a pattern that does not split is refused. */
+/**
+ * The patterns of `plugin.cmd.allow`: one a line (or separated by `;`). A line that does not split (an
+ * unclosed quote) allows nothing, rather than stopping every command.
+ */
 export function parsePatterns(text: string): string[][] {
   return text
     .split(/[\n;]/)
     .map((line) => line.trim())
     .filter((line) => line !== "")
-    .map((line) => splitCommand(line));
+    .flatMap((line) => {
+      try {
+        return [splitCommand(line)];
+      } catch {
+        return [];
+      }
+    });
 }
 
 function wordMatches(pattern: string, arg: string, isPath: (arg: string) => boolean): boolean {

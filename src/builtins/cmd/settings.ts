@@ -25,6 +25,9 @@ export const CMD_SETTINGS: SettingDef[] = [
     default: DEFAULT_ALLOW.join("\n"),
     type: "text",
     maxLength: 8_000,
+    // Shell syntax has no meaning here (commands run without a shell): refused when written, not at use.
+    pattern: "[^|&<>$`]*",
+    placeholder: "uname -a",
     category: "access",
     description:
       "Commands that run without asking, one a line: whole command lines, where a word with * matches one argument of any text but a path (e.g. date +*). A path argument never matches.",
