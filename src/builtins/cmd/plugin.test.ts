@@ -24,7 +24,7 @@ async function start(
   await plugin.start(sdk);
   const run = (args: Record<string, unknown>) =>
     sdk.callTool("cmd_run", args, { channel: "cli", requestId: "req-1" }) as Promise<Record<string, unknown>>;
-  return { sdk, dir, run, workspace: join(dir, "workspace") };
+  return { sdk, dir, run, plugin, workspace: join(dir, "workspace") };
 }
 
 const refused = (pattern: RegExp) => (err: unknown) => {
@@ -151,6 +151,21 @@ test("a command still running after background_after answers 'still running' and
   assert.equal(sdk.sent[0].channel, "cli");
   assert.equal(sdk.sent[0].kind, "result");
   assert.match(sdk.sent[0].text, /^Command \d+ \(sleep 2\) ended:\nstatus ok, exit code 0/);
+});
+
+test("stopping the plugin kills a command running in the background, and its result is not sent", async () => {
+  const { run, sdk, plugin } = await start({
+    settings: { background_after: "200ms" },
+    approve: () => ({ approved: true, how: "once", by: "waiter" }),
+  });
+  assert.equal((await run({ command: "sleep 30" })).status, "running");
+  await plugin.stop();
+  await waitFor(
+    async () => ((await sdk.callTool("cmd_history")) as Array<{ status: string }>)[0].status === "stopped",
+    "the command killed",
+    { timeoutMs: 5_000 },
+  );
+  assert.deepEqual(sdk.sent, []);
 });
 
 test("forgetting removes the command lines that mention the text from the history", async () => {

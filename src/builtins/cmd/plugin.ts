@@ -4,10 +4,12 @@
  * mode any other runs only after the user approves that exact command line (sdk.ask; with nobody to ask it
  * is refused); `allowlist` runs only the patterns; `any` runs all; `off` none. A command still running after
  * `plugin.cmd.background_after` answers "still running" and its result is sent to the channel (or its
- * inbox) when it ends. `cmd_history` lists the last 100.
+ * inbox) when it ends; stopping the plugin (or the daemon) kills every command still running. `cmd_history`
+ * lists the last 100.
  */
 import { definePlugin, type Plugin, type PluginSDK, SdkError, type ToolContext } from "@homeagent/sdk";
 import { CommandHistory } from "./history.js";
+import { LiveRuns } from "./live-runs.js";
 import { checkMode, decide, isPathLike, parsePatterns } from "./policy.js";
 import { checkProgram, findProgram } from "./program.js";
 import { type RunResult, runProgram } from "./run.js";
@@ -23,6 +25,9 @@ const MAX_RUNNING = 8;
 
 export function createCmdPlugin(): Plugin {
   let running = 0;
+  // Every command still running is killed when the plugin stops: none outlives the daemon's own stop.
+  const runs = new LiveRuns();
+  let stopped = false;
 
   const start = (sdk: PluginSDK): void => {
     sdk.settings.define(CMD_SETTINGS);
@@ -30,6 +35,7 @@ export function createCmdPlugin(): Plugin {
     const root = workspaceOf(sdk.daemonDataDir);
 
     const deliverLater = async (channel: string, text: string): Promise<void> => {
+      if (stopped) return;
       try {
         await sdk.send(channel, text, { kind: "result", fallback: true });
       } catch (err) {
@@ -104,6 +110,7 @@ export function createCmdPlugin(): Plugin {
         timeoutMs: timeoutS * 1000,
         maxOutputBytes: Number(sdk.settings.get("max_output_bytes") ?? 32_000),
         signal: detach.signal,
+        runs,
       }).then((r) => {
         running--;
         Object.assign(entry, { status: r.status, exitCode: r.exitCode, durationMs: r.durationMs });
@@ -166,7 +173,12 @@ export function createCmdPlugin(): Plugin {
     sdk.onForget(({ terms, confirm }) => ({ counts: { commands: history.forget(terms, confirm) } }));
   };
 
-  return definePlugin({ name: "cmd", start });
+  const stop = async (): Promise<void> => {
+    stopped = true;
+    await runs.killAll();
+  };
+
+  return definePlugin({ name: "cmd", start, stop });
 }
 
 function refusal(message: string): never {

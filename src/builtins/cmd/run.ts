@@ -1,14 +1,23 @@
 /**
  * Runs one program without a shell, in its own process group, with the output of each stream capped (the
  * cut said) and a deadline: at the deadline, or when the turn is stopped, the whole group gets SIGTERM and,
- * a moment later, SIGKILL — so a grandchild that ignores SIGTERM dies too. The environment is the daemon's
- * without its own variables (keys, passwords) and with the fixed PATH.
+ * a moment later, SIGKILL — so a grandchild that ignores SIGTERM dies too. When the program exits, what it
+ * left in its group is killed, and so is what left the group (setsid) but still carries the run's marker
+ * (live-runs.ts); a process that escaped both and holds the output pipes open cannot hold up the result:
+ * after a short grace the pipes are closed and the result says its output may be incomplete. A run is in
+ * the plugin's LiveRuns while it lives, so stopping the plugin kills it. The environment is the daemon's
+ * without its own variables (keys, passwords), with the fixed PATH and the marker.
  */
 import { spawn } from "node:child_process";
+import { killMarked, type LiveRun, type LiveRuns, MARKER_VAR, newMarker } from "./live-runs.js";
 import { FIXED_PATH } from "./program.js";
 
 /** Between SIGTERM and SIGKILL of the group. */
 const KILL_GRACE_MS = 1_000;
+/** Pipes still open this long after the program exits are held by a process that escaped: they are closed. */
+const PIPE_GRACE_MS = 500;
+const HELD_OPEN =
+  "… [after it ended, a process it started still held its output open (and may still be running); the output may be incomplete]";
 
 export interface RunOptions {
   file: string;
@@ -18,6 +27,8 @@ export interface RunOptions {
   maxOutputBytes: number;
   /** Ends the run early (the turn was stopped). */
   signal?: AbortSignal;
+  /** Holds the run while it lives, for the plugin's stop to kill. */
+  runs?: LiveRuns;
 }
 
 export interface RunResult {
@@ -66,13 +77,14 @@ export function runProgram(opts: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const stdout = new Capped(opts.maxOutputBytes);
   const stderr = new Capped(opts.maxOutputBytes);
+  const marker = newMarker();
   return new Promise((resolve) => {
     let ended: RunResult["status"] = "ok";
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(opts.file, opts.args, {
         cwd: opts.cwd,
-        env: commandEnv(),
+        env: markedEnv(marker),
         stdio: ["ignore", "pipe", "pipe"],
         detached: true,
       });
@@ -82,9 +94,11 @@ export function runProgram(opts: RunOptions): Promise<RunResult> {
       resolve({ status: "error", exitCode: null, signal: null, stdout: "", stderr: "", durationMs: 0, error });
       return;
     }
+    let exited = false;
     let killTimer: NodeJS.Timeout | undefined;
+    let pipeTimer: NodeJS.Timeout | undefined;
     const killGroup = (why: RunResult["status"]) => {
-      if (ended !== "ok" || child.pid === undefined) return;
+      if (ended !== "ok" || exited || child.pid === undefined) return;
       ended = why;
       signalGroup(child.pid, "SIGTERM");
       const pid = child.pid;
@@ -93,27 +107,57 @@ export function runProgram(opts: RunOptions): Promise<RunResult> {
     const deadline = setTimeout(() => killGroup("timeout"), opts.timeoutMs);
     const onAbort = () => killGroup("stopped");
     opts.signal?.addEventListener("abort", onAbort, { once: true });
+    const live: LiveRun = {
+      marker,
+      kill: () => {
+        // Once it has exited its group is dead already (and its pgid could in time be another's).
+        if (exited || child.pid === undefined) return;
+        if (ended === "ok") ended = "stopped";
+        signalGroup(child.pid, "SIGKILL");
+      },
+    };
+    opts.runs?.add(live);
     child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
-    const finish = (result: Omit<RunResult, "stdout" | "stderr" | "durationMs">) => {
+    let done = false;
+    const finish = (result: Omit<RunResult, "stdout" | "stderr" | "durationMs">, heldOpen = false) => {
+      if (done) return;
+      done = true;
       clearTimeout(deadline);
-      opts.signal?.removeEventListener("abort", onAbort);
       clearTimeout(killTimer);
+      clearTimeout(pipeTimer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      opts.runs?.delete(live);
       resolve({
         ...result,
         stdout: stdout.text(),
-        stderr: stderr.text(),
+        stderr: heldOpen ? [stderr.text(), HELD_OPEN].filter(Boolean).join("\n") : stderr.text(),
         durationMs: Math.round(performance.now() - started),
       });
     };
-    // A one-shot command leaves nothing running: what it started in its group goes when it exits (and its
-    // pipes close with them, so the result is not held up by a grandchild).
-    child.once("exit", () => {
+    // A one-shot command leaves nothing running: what it started goes when it exits (and its pipes close
+    // with them, so the result is not held up by a grandchild).
+    child.once("exit", (code, signal) => {
+      exited = true;
       if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+      void killMarked([marker]);
+      pipeTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish({ status: ended, exitCode: code, signal }, true);
+      }, PIPE_GRACE_MS);
     });
     child.once("error", (err) => finish({ status: "error", exitCode: null, signal: null, error: err.message }));
     child.once("close", (code, signal) => finish({ status: ended, exitCode: code, signal }));
   });
+}
+
+/** commandEnv with the run's marker, first so that the capped read of a process's environment sees it. */
+function markedEnv(marker: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { [MARKER_VAR]: marker, ...commandEnv() };
+  // The daemon may itself run under a marker (started by a command): the key keeps its place, the value is ours.
+  env[MARKER_VAR] = marker;
+  return env;
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
