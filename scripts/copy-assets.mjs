@@ -1,5 +1,5 @@
 // Copies non-TypeScript runtime assets next to the compiled code: the bundled Lua adapters, and the entry
-// files of the Lua, the scrub and the document worker threads (plain JavaScript, so that they run without a
+// files of the Lua and scrub worker threads and of the document process (plain JavaScript, so that they run without a
 // loader from src/ and from dist/).
 import { copyFileSync, cpSync, mkdirSync } from "node:fs";
 

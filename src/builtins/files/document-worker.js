@@ -1,11 +1,22 @@
-// Extracts the text of a PDF (unpdf, pdf.js) or a DOCX (mammoth) in its own thread (documents.ts): a hostile
-// or huge document is bounded by the thread's memory limit and terminated at its time limit, and never
-// stalls the daemon. Plain JavaScript, so that it runs without a loader from src/ and from dist/.
-import { parentPort, workerData } from "node:worker_threads";
+// Extracts the text of a PDF (unpdf, pdf.js) or a DOCX (mammoth) in a process of its own, started by
+// documents.ts, which caps its heap, watches its resident memory and SIGKILLs it over its limits: a hostile
+// document can take this process down, never the daemon. The document comes on stdin and the result goes
+// to fd 3 as JSON, because pdf.js writes to the console. Plain JavaScript, an ES module by the repository's
+// package.json, so that it runs without a loader from src/ and from dist/ and finds unpdf and mammoth in
+// the repository's node_modules from both.
+import { writeSync } from "node:fs";
 
-const { kind, bytes, maxPages, maxChars } = workerData;
+const kind = process.argv[2];
+const maxPages = Number(process.argv[3]);
+const maxChars = Number(process.argv[4]);
 
-async function pdfText() {
+// A daemon killed outright cannot SIGKILL this process; orphaned, it stops itself rather than read on.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(1);
+}, 500).unref();
+
+async function pdfText(bytes) {
   const { getDocumentProxy } = await import("unpdf");
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   const parts = [];
@@ -20,15 +31,22 @@ async function pdfText() {
   return { text: parts.join("\n\n"), pages: pdf.numPages };
 }
 
-async function docxText() {
+async function docxText(bytes) {
   const mammoth = (await import("mammoth")).default;
-  const result = await mammoth.extractRawText({ buffer: Buffer.from(bytes) });
+  const result = await mammoth.extractRawText({ buffer: bytes });
   return { text: result.value };
 }
 
+let result;
 try {
-  const { text, pages } = kind === "pdf" ? await pdfText() : await docxText();
-  parentPort.postMessage({ ok: true, text: text.slice(0, maxChars), pages, cut: text.length > maxChars });
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  const bytes = Buffer.concat(chunks);
+  const { text, pages } = kind === "pdf" ? await pdfText(bytes) : await docxText(bytes);
+  result = { ok: true, text: text.slice(0, maxChars), pages, cut: text.length > maxChars };
 } catch (err) {
-  parentPort.postMessage({ ok: false, error: String(err instanceof Error ? err.message : err) });
+  result = { ok: false, error: String(err instanceof Error ? err.message : err) };
 }
+const out = Buffer.from(JSON.stringify(result));
+for (let at = 0; at < out.length; ) at += writeSync(3, out, at);
+process.exit(0);
