@@ -55,7 +55,7 @@ export const FILES_SETTINGS: SettingDef[] = [
     type: "int",
     min: 1,
     max: 1_000_000,
-    unit: "MB",
+    unit: "MiB",
     category: "access",
     description:
       "How much the agent's writes may fill the workspace in all (uploads count too); a write beyond it is refused. Writes also stop while the disk has less than 1 GB free.",
