@@ -34,6 +34,7 @@ const ALLOW: Allowlist = {
   kernel: ["util"],
   events: ["util", "kernel"],
   io: ["util", "kernel"],
+  transcripts: ["util", "kernel", "embedding"],
   config: ["util"],
   lua: ["util"],
   embedding: ["util", "config"],
@@ -78,6 +79,7 @@ const ALLOW: Allowlist = {
     "memory/distill",
     "plugins",
     "builtins",
+    "transcripts",
   ],
   bin: [".", "util", "auth", "daemon"],
 };

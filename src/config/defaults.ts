@@ -323,6 +323,41 @@ export const CORE_DEFS: ConfigDef[] = [
     },
   },
 
+  // transcripts
+  {
+    key: "core.transcripts.max_days",
+    default: "90",
+    type: "int",
+    min: 1,
+    max: 3650,
+    unit: "days",
+    category: "memory",
+    description:
+      "How long the chat history (every turn of every channel, with its tool calls) is kept; older turns are removed. Memory keeps what it remembers separately.",
+    displayName: "Chat history kept for",
+    translations: {
+      zh: {
+        displayName: "聊天记录保留天数",
+        description:
+          "聊天记录（每个渠道的每一轮对话及其工具调用）保留的时间；更早的会被删除。记忆另行保存它记住的内容。",
+      },
+    },
+  },
+  {
+    key: "core.transcripts.max_mb",
+    default: "256",
+    type: "int",
+    min: 1,
+    max: 100_000,
+    unit: "MiB",
+    category: "memory",
+    description: "The most the chat history may take; beyond it the oldest turns are removed.",
+    displayName: "Chat history size limit",
+    translations: {
+      zh: { displayName: "聊天记录大小上限", description: "聊天记录最多占用的空间；超出时删除最早的对话。" },
+    },
+  },
+
   // paths
   {
     key: "core.knowledge.path",

@@ -2,7 +2,7 @@
  * The parts the Agent is given rather than builds (src/kernel/ports.ts): the event bus, and the output and
  * input channel registries. One place that builds them, for the daemon and for tests that run an Agent.
  * With an inbox, a channel nobody is connected to keeps what it is sent; `send` is the SDK's unprompted
- * delivery through the same registry.
+ * delivery through the same registry, and `onSent` hears of each such message (the transcript keeps it).
  */
 import type { Logger, SendResult } from "@homeagent/sdk";
 import { EventBus } from "../events/bus.js";
@@ -14,9 +14,13 @@ import { errorMessage, HomeAgentError } from "../util/errors.js";
 
 export type UnpromptedSend = (channel: string, text: string, kind: string, fallback: boolean) => Promise<SendResult>;
 
+/** A message sent outside a turn, where it went (delivered or kept): for the transcript. */
+export type SentMessage = { channel: string; kind: string; text: string };
+
 export function agentParts(
   log: Logger,
   inbox?: Inbox,
+  onSent?: (message: SentMessage) => void,
 ): Pick<AgentOptions, "bus" | "channels"> & { send: UnpromptedSend } {
   let outputs: OutputChannels | undefined;
   return {
@@ -31,7 +35,9 @@ export function agentParts(
     },
     send: async (channel, text, kind, fallback) => {
       if (!outputs) throw new HomeAgentError({ code: "unavailable", message: "the agent has not started yet" });
-      return outputs.sendUnprompted(channel, text, kind, fallback);
+      const result = await outputs.sendUnprompted(channel, text, kind, fallback);
+      onSent?.({ channel: result.channel, kind, text });
+      return result;
     },
   };
 }

@@ -27,6 +27,8 @@ import { authHost } from "../plugins/auth-host.js";
 import { ForgetHooks } from "../plugins/forget-hooks.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
 import type { PluginHost } from "../plugins/sdk-impl.js";
+import { recordTranscripts } from "../transcripts/recorder.js";
+import { TranscriptStore } from "../transcripts/store.js";
 import { errorMessage } from "../util/errors.js";
 import { userZone } from "../util/time-zone.js";
 import { compileInWorkersOwnThread } from "../util/worker-isolates.js";
@@ -137,7 +139,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   });
   const kernelLog = logger("kernel");
   const inbox = new Inbox(memoryDb);
-  const { send, ...parts } = agentParts(kernelLog, inbox);
+  const transcripts = new TranscriptStore(memoryDb, {
+    maxDays: () => config.getInt("core.transcripts.max_days"),
+    maxBytes: () => config.getInt("core.transcripts.max_mb") * 1024 * 1024,
+  });
+  const { send, ...parts } = agentParts(kernelLog, inbox, (message) => transcripts.message(message));
   const agent = new Agent({
     llm,
     context: memory.context,
@@ -149,6 +155,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     words: tokenize,
   });
   memory.attach(agent);
+  recordTranscripts(agent.bus, transcripts);
   const approvals = new ApprovalBroker({
     store: new ApprovalStore(memoryDb),
     timeoutMs: () => config.getDuration("core.agent.approval_timeout"),
@@ -204,7 +211,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     embeddings,
     memory: memoryApis(memory),
     forgetHooks: new ForgetHooks(),
-    io: { send, inbox, approvals },
+    io: { send, inbox, approvals, transcripts },
   };
   plugins = new PluginRegistry(host, config, log, { pluginDir: paths.plugins });
   host.plugins = plugins;
@@ -219,7 +226,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     plugins: (request) => host.forgetHooks.run(request),
     knowledge: (terms, remove) => ready.forgetKnowledge(terms, remove),
     history: (terms, remove) => forgetInHistoryFile(historyFile(paths.root), terms, remove),
-    io: (terms, remove) => ({ inbox: inbox.forget(terms, remove), approvals: approvals.forget(terms, remove) }),
+    kept: (terms, remove) => ({
+      inbox: inbox.forget(terms, remove),
+      approvals: approvals.forget(terms, remove),
+      transcripts: transcripts.forget(terms, remove),
+    }),
   });
   // After the plugins, so that settings they declared are checked too.
   reportConfig(config, log, announce);

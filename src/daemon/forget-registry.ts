@@ -30,6 +30,7 @@ const INDEX = forgotten("retrieval: removed with the item its layer forgets; for
 const KNOWLEDGE = forgotten("knowledge base: only when asked (--knowledge), knowledge/forget.ts");
 const INBOX = forgotten("io: the inbox (Inbox.forget)");
 const APPROVALS = forgotten("io: approvals asked and remembered (ApprovalStore.forget)");
+const TRANSCRIPTS = forgotten("transcripts: an entry mentioning the text goes whole (TranscriptStore.forget)");
 const CHANNEL = exempt("the plugin and channel names a turn came through, not what was said");
 const SQLITE = { name: exempt("SQLite's own bookkeeping: table names"), seq: exempt("the last id given out") };
 
@@ -127,6 +128,29 @@ export const FORGET_REGISTRY: readonly DatabaseRules[] = [
         outcome: exempt("once, always, remembered, denied, timeout, no_client or cancelled"),
         answered_by: exempt("the client that answered: waiter or dashboard"),
       },
+      transcripts: {
+        kind: exempt("turn or message"),
+        request_id: exempt("a random request id"),
+        source: CHANNEL,
+        channel: CHANNEL,
+        input: TRANSCRIPTS,
+        reasoning: TRANSCRIPTS,
+        reply: TRANSCRIPTS,
+        status: exempt("running, done, error, stopped or interrupted"),
+        error: TRANSCRIPTS,
+        message_kind: exempt("reminder, result, notice"),
+      },
+      transcript_items: { key: exempt("tool:<call id> or approval:<id>"), body: TRANSCRIPTS },
+      // Contentless FTS5: the index holds the entries' tokens, deleted with their rows.
+      transcript_search: { terms: TRANSCRIPTS },
+      transcript_search_data: { block: TRANSCRIPTS },
+      transcript_search_idx: {
+        segid: exempt("FTS5 segment ids"),
+        term: TRANSCRIPTS,
+        pgno: exempt("FTS5 page numbers"),
+      },
+      transcript_search_docsize: { sz: exempt("FTS5 token counts") },
+      transcript_search_config: { k: exempt("FTS5's settings"), v: exempt("FTS5's settings") },
     },
     patterns: memory.patterns,
   },

@@ -68,6 +68,15 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     groupId: task.opts.groupId,
     noMemory: task.opts.noMemory || task.opts.transient || task.kind === "interrupt",
   });
+  // Before on_input: a turn a plugin answers or refuses there was still asked, and is in the transcript.
+  deps.bus.publish("raw_input", ctx.source, {
+    requestId: ctx.requestId,
+    source: ctx.source,
+    channel: ctx.channel,
+    text: ctx.rawMessage,
+    ...(ctx.noMemory ? { noMemory: true } : {}),
+    ...(task.kind === "self" ? { self: true } : {}),
+  });
   await deps.stages.run("on_input", ctx, { stop });
   let outcome: Outcome;
   if (stop.aborted) outcome = failed(stopMessage(stop.reason));
@@ -103,9 +112,9 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
         return null;
       })
     : null;
-  if (deliverTo) await deliver(deps, task.requestId, deliverTo, final);
   // Counted before the output is published, so whoever refreshes on agent_output sees this turn.
   if (outcome.llmSource && !outcome.error) deps.onAnswered?.(outcome.llmSource);
+  // Published before it is delivered: what records it (the transcript) has it before the user does.
   deps.bus.publish("agent_output", "kernel", {
     requestId: task.requestId,
     source: task.source,
@@ -114,7 +123,9 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     ...(outcome.reasoning ? { reasoningContent: outcome.reasoning } : {}),
     ...(outcome.usage ? { usage: outcome.usage } : {}),
     ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.error && stop.aborted ? { stopped: true } : {}),
   });
+  if (deliverTo) await deliver(deps, task.requestId, deliverTo, final);
   if (!outcome.error) {
     ctx.finalText = final;
     await deps.stages.run("after_output", ctx, { stop });
@@ -159,12 +170,6 @@ async function think(
   ctx: MutableStageContext,
   control: TurnControl,
 ): Promise<Outcome> {
-  deps.bus.publish("raw_input", ctx.source, {
-    requestId: ctx.requestId,
-    source: ctx.source,
-    channel: ctx.channel,
-    text: ctx.rawMessage,
-  });
   const opened = await openTurn(deps, task, ctx);
   await deps.stages.run("pre_action", ctx, { stop: control.stop });
   if (control.stop.aborted) return failed(stopMessage(control.stop.reason), opened);

@@ -126,7 +126,7 @@ test("a plugin that never answers costs a forget one deadline, and the job lane 
     plugins: (request) => hooks.run(request),
     knowledge: async () => ({ matched: 0, paths: [], removed: 0 }),
     history: () => 0,
-    io: () => ({ inbox: 0, approvals: 0 }),
+    kept: () => ({ inbox: 0, approvals: 0, transcripts: 0 }),
   });
   await plant(memory);
   const started = performance.now();

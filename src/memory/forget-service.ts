@@ -19,8 +19,11 @@ export interface ForgetReach {
   knowledge(terms: readonly string[], remove: boolean): Promise<KnowledgeForgetReport & { index?: string }>;
   /** Lines of the daemon's input history (waiter's) mentioning every term; removed when `remove`. */
   history(terms: readonly string[], remove: boolean): number;
-  /** The io layer's inbox messages and approval records mentioning every term; removed when `remove`. */
-  io(terms: readonly string[], remove: boolean): { inbox: number; approvals: number };
+  /**
+   * What the daemon keeps of conversations outside memory — the inbox, approval records, transcripts —
+   * mentioning every term; removed when `remove`.
+   */
+  kept(terms: readonly string[], remove: boolean): { inbox: number; approvals: number; transcripts: number };
 }
 
 export interface ForgetOptions {
@@ -122,7 +125,7 @@ export class ForgetService {
   private async removeHere(terms: string[]): Promise<ForgetCounts> {
     const { counts, held } = await this.deps.forgetter.remove(terms, { keepPending: true });
     counts.history = this.reach?.history(terms, true) ?? 0;
-    Object.assign(counts, this.reach?.io(terms, true));
+    Object.assign(counts, this.reach?.kept(terms, true));
     if (held.length > 0) this.held.write([...new Set([...this.held.read(), ...held])]);
     this.repeatAfterTurn(terms);
     return counts;
@@ -135,7 +138,7 @@ export class ForgetService {
   ): Promise<ForgetReport> {
     const [matched, { index: _, ...knowledge }] = await Promise.all([this.deps.forgetter.match(query), listed]);
     matched.counts.history = this.reach?.history(terms, false) ?? 0;
-    Object.assign(matched.counts, this.reach?.io(terms, false));
+    Object.assign(matched.counts, this.reach?.kept(terms, false));
     return {
       query,
       confirmed: false,
@@ -191,7 +194,7 @@ export class ForgetService {
     if (!this.repeats.delete(terms)) return;
     await this.deps.forgetter.remove(terms);
     this.reach?.history(terms, true);
-    this.reach?.io(terms, true);
+    this.reach?.kept(terms, true);
     if (this.repeats.size === 0) this.held.write([]);
     void this.plugins(terms, true);
   }

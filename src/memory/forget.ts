@@ -65,6 +65,7 @@ export function zeroCounts(): ForgetCounts {
     history: 0,
     inbox: 0,
     approvals: 0,
+    transcripts: 0,
   };
 }
 

@@ -159,6 +159,7 @@ test("memory reads need memory (documents doc_memory, people social), runLoop an
         history: 0,
         inbox: 0,
         approvals: 0,
+        transcripts: 0,
       };
       return {
         query: q,

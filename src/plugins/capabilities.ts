@@ -85,6 +85,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "memory.stats": "memory",
   "memory.graph": "memory",
   "memory.history": "memory",
+  "transcripts.list": "memory",
   "memory.commit": "memory_admin",
   "memory.editFact": "memory_admin",
   "memory.deleteFact": "memory_admin",

@@ -21,6 +21,8 @@ import type {
   ReloadReport,
   SendResult,
   SocialAPI,
+  TranscriptEntry,
+  TranscriptQuery,
 } from "@homeagent/sdk";
 import type { ConfigRegistry } from "../config/registry.js";
 import type { EmbeddingRegistry } from "../embedding/spi.js";
@@ -59,6 +61,8 @@ export interface IoHost {
   send(channel: string, text: string, kind: string, fallback: boolean): Promise<SendResult>;
   inbox: Inbox;
   approvals: ApprovalBroker;
+  /** The transcript store (transcripts/store.ts). */
+  transcripts: { list(query?: TranscriptQuery): { items: TranscriptEntry[]; more: boolean } };
 }
 
 /** The daemon's auth module as servers use it; `required` / `verify` (the cli socket's rule) are kept here. */
@@ -305,6 +309,9 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       deleteFact: async (id) => memory().memory.deleteFact(id),
       runLoop: async (loop) => memory().memory.runLoop(loop),
       forget: async (query, opts) => memory().memory.forget(query, opts),
+    },
+    transcripts: {
+      list: async (query) => host.io.transcripts.list(query),
     },
     docMemory: {
       query: async (q, topK) => memory().docMemory.query(q, topK),

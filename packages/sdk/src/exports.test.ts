@@ -379,6 +379,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "social.network",
     "social.person",
     "subscribe",
+    "transcripts.list",
   ];
   const mockOnly = [
     "apiKey",

@@ -16,13 +16,16 @@ import type { ConfigAPI, SettingsAPI } from "./settings.js";
 import type { ContextMessage, Stage, StageHandler, StageScope, TokenUsage } from "./stages.js";
 import type { ContextPreview, ContextReport, KernelStatus, LlmAPI } from "./status.js";
 import type { ToolDef, ToolHandler } from "./tools.js";
+import type { TranscriptsAPI } from "./transcripts.js";
 
 /**
  * The event types on the bus. Payload keys are camelCase; every kernel event of one input carries its
  * `requestId`. Payloads by type:
- * - `raw_input`: `{requestId, source, channel, text}` — an input reached the LLM stage.
- * - `agent_output`: `{requestId, source, channel, content, reasoningContent?, usage?, error?}` — the turn's
- *   reply; with `error` the turn failed and `content` says why (it is not an agent reply).
+ * - `raw_input`: `{requestId, source, channel, text, noMemory?, self?}` — a turn began (before on_input);
+ *   `noMemory: true` keeps it out of long-term memory, `self: true` marks a kernel self-task.
+ * - `agent_output`: `{requestId, source, channel, content, reasoningContent?, usage?, error?, stopped?}` — the
+ *   turn's reply, published before it is delivered; with `error` the turn failed and `content` says why (it
+ *   is not an agent reply), `stopped: true` when it was stopped.
  * - `agent_llm_chain`: `{requestId, content, reasoning, toolCalls, phase: "intermediate", turn, usage}` —
  *   one LLM round, after post_action.
  * - `tool_call`: `{phase: "start", requestId, toolCallId, name, arguments}` when a tool begins to run (with
@@ -240,6 +243,8 @@ export interface PluginSDK {
   memory: MemoryAPI;
   /** Memory documents (archived conversations, committed notes), read-only; capability `doc_memory`. */
   docMemory: DocMemoryAPI;
+  /** Capability `memory`: what each turn on every channel looked like, newest first (a chat log). */
+  transcripts: TranscriptsAPI;
   /** People and their relations, read-only; capability `social`. */
   social: SocialAPI;
   /** Capability `plugin_mgr`: list, enable, disable and reload plugins. */
@@ -387,3 +392,4 @@ export type {
   LlmUsageToday,
 } from "./status.js";
 export type { JSONSchema, ToolContext, ToolDef, ToolHandler } from "./tools.js";
+export type { TranscriptEntry, TranscriptItem, TranscriptQuery, TranscriptsAPI } from "./transcripts.js";

@@ -103,6 +103,8 @@ export interface ForgetCounts {
   inbox: number;
   /** Approvals asked, and "always" approvals remembered, whose question held the text. */
   approvals: number;
+  /** Transcript entries (turns, messages) whose text held it: removed whole. */
+  transcripts: number;
 }
 
 /** What one plugin's `onForget` handler matched (a preview) or removed, or why it could not. */

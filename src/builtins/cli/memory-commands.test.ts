@@ -147,7 +147,7 @@ describe("/memory over the cli socket of a real daemon", () => {
     const done = (await cli.text("/memory forget --yes Lyon")).split("\n");
     assert.match(
       done[0],
-      /^forgot "Lyon": removed documents 1, entities 1, relations 1, (sentences \d+, )?textLog 1, indexItems 2$/,
+      /^forgot "Lyon": removed documents 1, entities 1, relations 1, (sentences \d+, )?textLog 1, indexItems 2, transcripts 1$/,
     );
     assert.match(done.at(-1) ?? "", /scrubbed in the background/);
     assert.equal(await cli.text("/memory forget Lyon"), 'nothing in memory matches "Lyon"');

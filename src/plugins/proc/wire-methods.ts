@@ -83,6 +83,7 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   "memory.stats": { args: [] },
   "memory.graph": { args: ["object?"] },
   "memory.history": { args: ["object?"] },
+  "transcripts.list": { args: ["object?"] },
   "memory.commit": { args: ["array", "object?"] },
   "memory.editFact": { args: ["number", "object"] },
   "memory.deleteFact": { args: ["number"] },

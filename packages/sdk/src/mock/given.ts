@@ -1,6 +1,6 @@
 /**
- * The mock SDK's stand-ins for daemon services it cannot fake on its own (memory, documents, the social
- * graph, knowledge, adapters): each method answers with the function the test passed, and without one it
+ * The mock SDK's stand-ins for daemon services it cannot fake on its own (memory, documents, transcripts,
+ * the social graph, knowledge, adapters): each method answers with the function the test passed, and without one it
  * fails as the daemon's would while that service is not there.
  */
 import { SdkError } from "../errors.js";
@@ -10,7 +10,7 @@ import type { MockSDKOptions } from "./types.js";
 /** The groups of the PluginSDK that answer only from what the test passes in `opts`. */
 export function givenApis(
   opts: MockSDKOptions,
-): Pick<PluginSDK, "memory" | "docMemory" | "social" | "knowledge" | "adapters"> {
+): Pick<PluginSDK, "memory" | "docMemory" | "transcripts" | "social" | "knowledge" | "adapters"> {
   return {
     memory: {
       recall: (query, o) => answer(opts.memory, "memory", "recall")(query, o),
@@ -26,6 +26,7 @@ export function givenApis(
       runLoop: (loop) => answer(opts.memory, "memory", "runLoop")(loop),
       forget: (query, o) => answer(opts.memory, "memory", "forget")(query, o),
     },
+    transcripts: { list: (q) => answer(opts.transcripts, "transcripts", "list")(q) },
     docMemory: {
       query: (q, topK) => answer(opts.docMemory, "docMemory", "query")(q, topK),
       get: (id) => answer(opts.docMemory, "docMemory", "get")(id),

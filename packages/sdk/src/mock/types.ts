@@ -38,6 +38,7 @@ import type {
   ToolContext,
   ToolDef,
   ToolHandler,
+  TranscriptsAPI,
 } from "../index.js";
 
 /** One `send` call. */
@@ -93,6 +94,8 @@ export interface MockSDKOptions {
   /** Answers of the memory APIs; a method not given rejects with code "memory_unavailable". */
   memory?: Partial<MemoryAPI>;
   docMemory?: Partial<DocMemoryAPI>;
+  /** What `transcripts.list` answers; not given, it rejects with code "memory_unavailable". */
+  transcripts?: Partial<TranscriptsAPI>;
   social?: Partial<SocialAPI>;
   /** What `pluginMgr.list()` starts with; default this plugin alone, running. */
   plugins?: PluginInfo[];

@@ -278,6 +278,7 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       runLoop: remote("memory.runLoop"),
       forget: remote("memory.forget"),
     },
+    transcripts: { list: remote("transcripts.list") },
     docMemory: { query: remote("docMemory.query"), get: remote("docMemory.get"), list: remote("docMemory.list") },
     social: { person: remote("social.person"), network: remote("social.network") },
     pluginMgr: {

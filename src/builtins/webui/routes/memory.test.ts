@@ -59,6 +59,7 @@ function report(query: string, confirmed: boolean): ForgetReport {
     history: 0,
     inbox: 0,
     approvals: 0,
+    transcripts: 0,
   };
   return {
     query,

@@ -1,0 +1,71 @@
+/**
+ * Fills the transcripts from the event bus: a turn's raw_input opens its entry, tool calls, reasoning and
+ * approvals join it as they happen, and agent_output — published before the reply is delivered — closes it.
+ * The bus delivers synchronously and each write commits, so a reply the user saw is on disk. A failing
+ * write is the bus's to report; it never reaches the turn. Kernel self-tasks are not conversation and are
+ * left out; messages sent outside turns come through `message` (the output channels call it).
+ */
+import type { AgentEvent, PendingApproval } from "@homeagent/sdk";
+import type { KernelBus } from "../kernel/ports.js";
+import type { TranscriptStore } from "./store.js";
+
+const str = (v: unknown): string =>
+  typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
+
+export function recordTranscripts(bus: Pick<KernelBus, "subscribe">, store: TranscriptStore): () => void {
+  const offs = [
+    bus.subscribe("raw_input", ({ payload: p }) => {
+      if (p.self === true) return;
+      store.begin({
+        requestId: str(p.requestId),
+        source: str(p.source),
+        channel: str(p.channel),
+        input: str(p.text),
+        noMemory: p.noMemory === true,
+      });
+    }),
+    bus.subscribe("tool_call", ({ payload: p }) => {
+      const base = { type: "tool" as const, id: str(p.toolCallId), name: str(p.name) };
+      if (p.phase === "start") store.item(str(p.requestId), { ...base, args: str(p.arguments) });
+      else {
+        store.item(str(p.requestId), {
+          ...base,
+          args: "",
+          status: str(p.status) || "done",
+          result: str(p.result),
+          ...(typeof p.durationMs === "number" ? { durationMs: p.durationMs } : {}),
+        });
+      }
+    }),
+    bus.subscribe("reasoning", ({ payload: p }) => store.reasoning(str(p.requestId), str(p.content))),
+    bus.subscribe("approval", (e) => approval(store, e)),
+    bus.subscribe("agent_output", ({ payload: p }) => {
+      // A message sent outside a turn (the dashboard republishes its own) is recorded where it was sent.
+      if (p.sent === true) return;
+      store.end(str(p.requestId), {
+        reply: str(p.content),
+        ...(typeof p.error === "string" ? { error: p.error } : {}),
+        stopped: p.stopped === true,
+      });
+    }),
+  ];
+  return () => {
+    for (const off of offs) off();
+  };
+}
+
+function approval(store: TranscriptStore, { payload: p }: AgentEvent): void {
+  if (p.phase === "asked") {
+    const a = p.approval as PendingApproval;
+    store.item(a.requestId, { type: "approval", id: a.id, plugin: a.plugin, question: a.question });
+    return;
+  }
+  store.item(str(p.requestId), {
+    type: "approval",
+    id: str(p.id),
+    plugin: "",
+    question: "",
+    outcome: str(p.outcome),
+    ...(typeof p.by === "string" ? { by: p.by } : {}),
+  });
+}

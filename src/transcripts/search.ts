@@ -1,0 +1,86 @@
+/**
+ * Searching transcripts: an FTS5 index over the shared tokenizer's tokens (FTS5's own tokenizers cannot cut
+ * Chinese), contentless so the index holds no second copy of the text, and rows deletable so a forget or an
+ * expiry leaves nothing behind. An entry changes while its turn runs, so it is indexed later, a few at a
+ * time off the turn's path; a search first catches up, and entries not yet indexed at a restart are found by
+ * their flag.
+ */
+import type Database from "better-sqlite3";
+import { tokenize } from "../embedding/text.js";
+import { cachedStatement } from "../util/statements.js";
+
+/** Entries indexed in one go of the background. */
+const BATCH = 32;
+
+export interface FindOptions {
+  before: number;
+  channel: string | null;
+  take: number;
+}
+
+export class TranscriptSearch {
+  private scheduled = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly textOf: (id: number) => string,
+  ) {
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS transcript_search USING fts5(terms, content='', contentless_delete=1)`);
+  }
+
+  /** The entry's text changed: it is indexed again soon. */
+  due(id: number): void {
+    cachedStatement(this.db, "UPDATE transcripts SET indexed = 0 WHERE id = ? AND indexed = 1").run(id);
+  }
+
+  drop(id: number): void {
+    cachedStatement(this.db, "DELETE FROM transcript_search WHERE rowid = ?").run(id);
+  }
+
+  /** Indexes what is due in the background, a batch a turn of the event loop. */
+  schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      // The daemon may have stopped meanwhile: what is due is indexed at the next start.
+      if (!this.db.open) return;
+      if (this.indexSome(BATCH) === BATCH) this.schedule();
+    });
+  }
+
+  /** Everything due, now (before a search). */
+  catchUp(): void {
+    while (this.indexSome(BATCH * 8) > 0);
+  }
+
+  /** Entries older than `before` (on `channel`) whose text holds every token of `query`, newest first. */
+  find(query: string, opts: FindOptions): unknown[] {
+    const tokens = [...new Set(tokenize(query))];
+    if (tokens.length === 0) return [];
+    const match = tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(" ");
+    return cachedStatement(
+      this.db,
+      `SELECT t.* FROM transcript_search s JOIN transcripts t ON t.id = s.rowid
+       WHERE transcript_search MATCH @match AND t.id < @before AND (@channel IS NULL OR t.channel = @channel)
+       ORDER BY t.id DESC LIMIT @take`,
+    ).all({ match, ...opts });
+  }
+
+  private indexSome(max: number): number {
+    const ids = cachedStatement(this.db, "SELECT id FROM transcripts WHERE indexed = 0 AND status <> 'running' LIMIT ?")
+      .pluck()
+      .all(max) as number[];
+    if (ids.length === 0) return 0;
+    const put = cachedStatement(this.db, "INSERT INTO transcript_search (rowid, terms) VALUES (?, ?)");
+    const done = cachedStatement(this.db, "UPDATE transcripts SET indexed = 1 WHERE id = ?");
+    this.db.transaction(() => {
+      for (const id of ids) {
+        this.drop(id);
+        put.run(id, tokenize(this.textOf(id)).join(" "));
+        done.run(id);
+      }
+    })();
+    return ids.length;
+  }
+}

@@ -1,0 +1,351 @@
+/**
+ * TranscriptStore: what each turn looked like to the user, one row a turn in memory.db (`transcripts`), for
+ * the dashboard's history and waiter's /history. Memory prunes, archives and forgets by relevance; a chat log
+ * must keep what happened, so this is a store of its own: every channel, NoMemory turns included, the tool
+ * calls and approvals of a turn kept with it. Written through as the turn goes (each write is a SQLite
+ * commit), so a turn that was answered is here after `kill -9`. Bounded: each text has a cap (the cut said),
+ * a turn at most MAX_ITEMS calls, and the whole by age and size (core.transcripts.*), oldest first.
+ */
+import type { TranscriptEntry, TranscriptItem, TranscriptQuery } from "@homeagent/sdk";
+import { forgetMatcher } from "@homeagent/sdk";
+import type Database from "better-sqlite3";
+import { HomeAgentError } from "../util/errors.js";
+import { cachedStatement } from "../util/statements.js";
+import { DAY } from "../util/time-units.js";
+import { TranscriptSearch } from "./search.js";
+
+/** Caps of what one entry keeps, in characters. */
+export const TRANSCRIPT_CAPS = { input: 100_000, reply: 1_000_000, reasoning: 200_000, args: 8_000, result: 16_000 };
+/** Tool calls and approvals kept of one turn; later ones are counted, not kept. */
+export const MAX_ITEMS = 200;
+export const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
+
+export interface TranscriptLimits {
+  maxDays: () => number;
+  maxBytes: () => number;
+}
+
+interface Row {
+  id: number;
+  kind: string;
+  request_id: string | null;
+  ts: number;
+  ended_at: number | null;
+  source: string;
+  channel: string;
+  no_memory: number;
+  input: string;
+  reasoning: string;
+  reply: string;
+  status: string;
+  error: string | null;
+  message_kind: string | null;
+  item_count: number;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS transcripts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    request_id TEXT UNIQUE,
+    ts INTEGER NOT NULL,
+    ended_at INTEGER,
+    source TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    no_memory INTEGER NOT NULL DEFAULT 0,
+    input TEXT NOT NULL DEFAULT '',
+    reasoning TEXT NOT NULL DEFAULT '',
+    reply TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL,
+    error TEXT,
+    message_kind TEXT,
+    item_count INTEGER NOT NULL DEFAULT 0,
+    bytes INTEGER NOT NULL DEFAULT 0,
+    indexed INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS transcripts_due ON transcripts (id) WHERE indexed = 0;
+  CREATE INDEX IF NOT EXISTS transcripts_channel ON transcripts (channel, id);
+  CREATE INDEX IF NOT EXISTS transcripts_ts ON transcripts (ts);
+  CREATE TABLE IF NOT EXISTS transcript_items (
+    id INTEGER PRIMARY KEY,
+    turn_id INTEGER NOT NULL REFERENCES transcripts (id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    body TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    UNIQUE (turn_id, key)
+  );
+`;
+
+export class TranscriptError extends HomeAgentError {}
+
+/** `text` cut at `max` characters, the cut said. */
+export function capped(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters not kept]`;
+}
+
+export class TranscriptStore {
+  private readonly search: TranscriptSearch;
+  /** Bytes of all rows, kept as rows come and go (read once at open). */
+  private total: number;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly limits: TranscriptLimits,
+    private readonly now: () => number = Date.now,
+  ) {
+    db.exec(SCHEMA);
+    this.search = new TranscriptSearch(db, (id) => this.textOf(id));
+    // A turn still "running" in the file was cut off by a stop or a crash of the daemon.
+    db.prepare("UPDATE transcripts SET status = 'interrupted' WHERE status = 'running'").run();
+    this.total = db
+      .prepare(
+        "SELECT (SELECT coalesce(sum(bytes), 0) FROM transcripts) + (SELECT coalesce(sum(bytes), 0) FROM transcript_items)",
+      )
+      .pluck()
+      .get() as number;
+  }
+
+  /** A turn began (its raw_input). A request id seen before is left as it is: each turn is kept once. */
+  begin(t: { requestId: string; source: string; channel: string; input: string; noMemory: boolean }): void {
+    cachedStatement(
+      this.db,
+      `INSERT OR IGNORE INTO transcripts (kind, request_id, ts, source, channel, no_memory, input, status)
+       VALUES ('turn', ?, ?, ?, ?, ?, ?, 'running')`,
+    ).run(t.requestId, this.now(), t.source, t.channel, t.noMemory ? 1 : 0, capped(t.input, TRANSCRIPT_CAPS.input));
+  }
+
+  /**
+   * A tool call started or ended, or an approval was asked or closed: merged into the item of that id. A
+   * turn keeps MAX_ITEMS of them; later ones are only counted.
+   */
+  item(requestId: string, item: TranscriptItem): void {
+    const row = this.row(requestId);
+    if (!row) return;
+    const key = `${item.type}:${item.id}`;
+    const old = cachedStatement(
+      this.db,
+      "SELECT id, body, bytes FROM transcript_items WHERE turn_id = ? AND key = ?",
+    ).get(row.id, key) as { id: number; body: string; bytes: number } | undefined;
+    if (!old) {
+      cachedStatement(this.db, "UPDATE transcripts SET item_count = item_count + 1 WHERE id = ?").run(row.id);
+      if (row.item_count >= MAX_ITEMS) return;
+    }
+    // A later event fills in what an earlier one did not say (a call's end has no arguments): "" keeps the old.
+    const said = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== "" && v !== undefined));
+    const body = JSON.stringify(boundItem(old ? ({ ...JSON.parse(old.body), ...said } as TranscriptItem) : item));
+    const bytes = Buffer.byteLength(body);
+    cachedStatement(
+      this.db,
+      `INSERT INTO transcript_items (turn_id, key, body, bytes) VALUES (?, ?, ?, ?)
+       ON CONFLICT (turn_id, key) DO UPDATE SET body = excluded.body, bytes = excluded.bytes`,
+    ).run(row.id, key, body, bytes);
+    this.total += bytes - (old?.bytes ?? 0);
+    this.search.due(row.id);
+  }
+
+  /** One round's reasoning, added to the turn's. */
+  reasoning(requestId: string, text: string): void {
+    const row = this.row(requestId);
+    if (!row || !text) return;
+    const joined = row.reasoning ? `${row.reasoning}\n\n${text}` : text;
+    this.update(row, { reasoning: capped(joined, TRANSCRIPT_CAPS.reasoning) });
+  }
+
+  /** The turn's end: its reply, or the error it ended with. */
+  end(requestId: string, out: { reply: string; error?: string; stopped?: boolean }): void {
+    const row = this.row(requestId);
+    if (!row) return;
+    const status = out.error ? (out.stopped ? "stopped" : "error") : "done";
+    this.update(row, {
+      reply: out.error ? "" : capped(out.reply, TRANSCRIPT_CAPS.reply),
+      status,
+      error: out.error ?? null,
+      ended_at: this.now(),
+    });
+    this.afterWrite();
+  }
+
+  /** A message the agent sent on its own (a reminder, a background result), as it was delivered or kept. */
+  message(m: { channel: string; kind: string; text: string }): void {
+    const ts = this.now();
+    const info = cachedStatement(
+      this.db,
+      `INSERT INTO transcripts (kind, ts, ended_at, source, channel, reply, status, message_kind)
+       VALUES ('message', ?, ?, 'agent', ?, ?, 'done', ?)`,
+    ).run(ts, ts, m.channel, capped(m.text, TRANSCRIPT_CAPS.reply), m.kind);
+    this.setBytes(Number(info.lastInsertRowid));
+    this.afterWrite();
+  }
+
+  list(query: TranscriptQuery = {}): { items: TranscriptEntry[]; more: boolean } {
+    const limit = checkLimit(query.limit);
+    const before = query.before === undefined ? Number.MAX_SAFE_INTEGER : checkBefore(query.before);
+    const channel = query.channel ?? null;
+    let rows: Row[];
+    if (query.search?.trim()) {
+      this.search.catchUp();
+      rows = this.search.find(query.search, { before, channel, take: limit + 1 }) as Row[];
+    } else {
+      rows = cachedStatement(
+        this.db,
+        `SELECT * FROM transcripts WHERE id < @before AND (@channel IS NULL OR channel = @channel)
+         ORDER BY id DESC LIMIT @take`,
+      ).all({ before, channel, take: limit + 1 }) as Row[];
+    }
+    const page = rows.slice(0, limit);
+    const items = this.itemsOf(page.map((r) => r.id));
+    return { items: page.map((r) => entryOf(r, items.get(r.id) ?? [])), more: rows.length > limit };
+  }
+
+  /** The items of these turns, each turn's in the order they came. */
+  private itemsOf(ids: readonly number[]): Map<number, TranscriptItem[]> {
+    const byTurn = new Map<number, TranscriptItem[]>();
+    if (ids.length === 0) return byTurn;
+    const rows = this.db
+      .prepare(
+        `SELECT turn_id, body FROM transcript_items WHERE turn_id IN (${ids.map(() => "?").join(",")}) ORDER BY id`,
+      )
+      .all(...ids) as Array<{ turn_id: number; body: string }>;
+    for (const r of rows) {
+      const list = byTurn.get(r.turn_id) ?? [];
+      list.push(JSON.parse(r.body) as TranscriptItem);
+      byTurn.set(r.turn_id, list);
+    }
+    return byTurn;
+  }
+
+  /** All the text of one entry, its items' included: what search indexes and forget matches. */
+  textOf(id: number): string {
+    const r = cachedStatement(this.db, "SELECT input, reasoning, reply, error FROM transcripts WHERE id = ?").get(id) as
+      | Pick<Row, "input" | "reasoning" | "reply" | "error">
+      | undefined;
+    if (!r) return "";
+    const items = cachedStatement(this.db, "SELECT body FROM transcript_items WHERE turn_id = ? ORDER BY id")
+      .pluck()
+      .all(id) as string[];
+    return [r.input, r.reasoning, r.reply, r.error ?? "", ...items.map(itemText)].join("\n");
+  }
+
+  /** Entries whose text holds every term; removed (with their search rows) when `remove`. */
+  forget(terms: readonly string[], remove: boolean): number {
+    const matches = forgetMatcher(terms);
+    const ids = cachedStatement(this.db, "SELECT id FROM transcripts").pluck().all() as number[];
+    const hits = ids.filter((id) => matches(this.textOf(id)));
+    if (remove && hits.length > 0) this.remove(hits);
+    return hits.length;
+  }
+
+  /** Bytes the entries hold now (what core.transcripts.max_mb bounds). */
+  bytes(): number {
+    return this.total;
+  }
+
+  private row(requestId: string): Row | undefined {
+    return cachedStatement(this.db, "SELECT * FROM transcripts WHERE request_id = ?").get(requestId) as Row | undefined;
+  }
+
+  private update(row: Row, change: Partial<Row>): void {
+    const keys = Object.keys(change);
+    const sql = `UPDATE transcripts SET ${keys.map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`;
+    cachedStatement(this.db, sql).run({ ...change, id: row.id });
+    this.setBytes(row.id);
+  }
+
+  /** The row's size in its `bytes` column and in the running total; its search row is due again. */
+  private setBytes(id: number): void {
+    const r = cachedStatement(
+      this.db,
+      `SELECT bytes AS old, length(CAST(input || reasoning || reply || coalesce(error, '') AS BLOB)) AS now
+       FROM transcripts WHERE id = ?`,
+    ).get(id) as { old: number; now: number };
+    cachedStatement(this.db, "UPDATE transcripts SET bytes = ? WHERE id = ?").run(r.now, id);
+    this.total += r.now - r.old;
+    this.search.due(id);
+  }
+
+  /** The oldest go: what is older than max_days, then the oldest until the rest fits max_mb. */
+  private afterWrite(): void {
+    const cutoff = this.now() - this.limits.maxDays() * DAY;
+    const old = cachedStatement(this.db, "SELECT id FROM transcripts WHERE ts < ? AND status <> 'running'")
+      .pluck()
+      .all(cutoff) as number[];
+    if (old.length > 0) this.remove(old);
+    const max = this.limits.maxBytes();
+    while (this.total > max) {
+      const oldest = cachedStatement(this.db, "SELECT id FROM transcripts ORDER BY id LIMIT 64")
+        .pluck()
+        .all() as number[];
+      if (oldest.length <= 1) break;
+      this.remove(oldest.slice(0, Math.max(1, Math.ceil(oldest.length / 4))));
+    }
+    this.search.schedule();
+  }
+
+  private remove(ids: readonly number[]): void {
+    const size = cachedStatement(
+      this.db,
+      "SELECT bytes + (SELECT coalesce(sum(bytes), 0) FROM transcript_items WHERE turn_id = t.id) FROM transcripts t WHERE id = ?",
+    ).pluck();
+    const del = cachedStatement(this.db, "DELETE FROM transcripts WHERE id = ?");
+    this.db.transaction(() => {
+      for (const id of ids) {
+        this.total -= (size.get(id) as number | undefined) ?? 0;
+        del.run(id);
+        this.search.drop(id);
+      }
+    })();
+  }
+}
+
+function boundItem(item: TranscriptItem): TranscriptItem {
+  if (item.type === "approval") return { ...item, question: capped(item.question, TRANSCRIPT_CAPS.args) };
+  return {
+    ...item,
+    args: capped(item.args, TRANSCRIPT_CAPS.args),
+    ...(item.result === undefined ? {} : { result: capped(item.result, TRANSCRIPT_CAPS.result) }),
+  };
+}
+
+/** What an item says, for search and forget. */
+function itemText(body: string): string {
+  const i = JSON.parse(body) as TranscriptItem;
+  return i.type === "tool" ? [i.name, i.args, i.result ?? ""].join("\n") : i.question;
+}
+
+function entryOf(r: Row, items: TranscriptItem[]): TranscriptEntry {
+  return {
+    id: r.id,
+    kind: r.kind === "message" ? "message" : "turn",
+    ...(r.request_id ? { requestId: r.request_id } : {}),
+    ts: r.ts,
+    ...(r.ended_at ? { endedAt: r.ended_at } : {}),
+    source: r.source,
+    channel: r.channel,
+    noMemory: r.no_memory === 1,
+    input: r.input,
+    reasoning: r.reasoning,
+    reply: r.reply,
+    status: r.status as TranscriptEntry["status"],
+    ...(r.error ? { error: r.error } : {}),
+    ...(r.message_kind ? { messageKind: r.message_kind } : {}),
+    items,
+  };
+}
+
+function checkLimit(limit: unknown): number {
+  if (limit === undefined) return LIST_LIMITS.defaultLimit;
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > LIST_LIMITS.maxLimit) {
+    throw new TranscriptError({
+      code: "invalid_argument",
+      message: `limit is a whole number from 1 to ${LIST_LIMITS.maxLimit}`,
+    });
+  }
+  return limit as number;
+}
+
+function checkBefore(before: unknown): number {
+  if (!Number.isSafeInteger(before) || (before as number) < 1) {
+    throw new TranscriptError({ code: "invalid_argument", message: "before is an entry id (a whole number over 0)" });
+  }
+  return before as number;
+}
