@@ -108,7 +108,7 @@ test("`uname -a` runs at once; `ls /` asks, runs once approved in the waiter, an
       { text: "here it is" },
     );
     await waitFor(() => prompts.waiting, "the approval prompt", { timeoutMs: 10_000 });
-    assert.match(String(printed.at(-1)), /^\[approve\] cmd: run ls \/ {3}\(in .*workspace\)$/);
+    assert.match(String(printed.at(-1)), /^\[approve\] cmd: run ls \/ {3}\(in a new empty folder\)$/);
     prompts.answer("o");
     assert.equal(await reply, "here it is");
     const ls = JSON.parse(lastToolResult()) as { status: string; stdout: string };

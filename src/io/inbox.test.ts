@@ -125,6 +125,12 @@ test("a channel with nobody connected keeps unprompted sends, the model's sends 
     { delivered: true, detail: "shown in 1 waiter", channel: "cli" },
     "with fallback, a channel that is gone hands it on (webui is not there, cli is)",
   );
+  connected = false;
+  assert.deepEqual(
+    await client.send("cli", "kept, not handed on", { fallback: true }),
+    { delivered: false, kept: true, channel: "cli" },
+    "a channel that is there keeps its own message",
+  );
   const other = createPluginSDK("other", t.host, { capabilities: ["io"], builtin: false }).sdk;
   assert.throws(
     () => other.inbox.take("cli"),

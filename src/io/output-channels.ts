@@ -105,7 +105,7 @@ export class OutputChannels extends OwnedChannels<OutputChannel> implements Outp
 
   /**
    * Text sent outside any turn (sdk.send): delivered, or kept in the inbox. With `fallback`, a channel that is
-   * gone or fails hands it to the dashboard's, then the terminal's; the last failure is thrown.
+   * gone hands it to the dashboard's, then the terminal's; a failure is thrown.
    */
   async sendUnprompted(name: string, text: string, kind: string, fallback = false): Promise<SendResult> {
     const targets = fallback ? [name, ...FALLBACK_CHANNELS.filter((c) => c !== name)] : [name];
@@ -118,6 +118,8 @@ export class OutputChannels extends OwnedChannels<OutputChannel> implements Outp
         return { delivered: true, detail: typeof detail === "string" ? detail : JSON.stringify(detail), channel };
       } catch (err) {
         failure = err;
+        // Only a channel that is gone hands it on: one that failed or timed out may still deliver it.
+        if ((err as { code?: unknown }).code !== "channel_not_found") break;
       }
     }
     throw failure;

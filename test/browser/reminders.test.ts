@@ -85,7 +85,7 @@ describe("reminders and approvals in a real browser", { skip: dashboardSkip }, (
     const chat = web.json("POST", "/api/v1/chat", { message: "what is in / ?" });
     const dialog = page.getByRole("dialog", { name: "cmd asks for your approval" });
     await dialog.waitFor();
-    assert.match(String(await dialog.locator("pre").textContent()), /^run ls \/ {3}\(in .*workspace\)$/);
+    assert.match(String(await dialog.locator("pre").textContent()), /^run ls \/ {3}\(in a new empty folder\)$/);
     await dialog.getByRole("button", { name: "Allow once", exact: true }).click();
     assert.equal((await chat).body.response, "listed");
     const chats = web.llm.requests.filter((r) => r.method === "POST");

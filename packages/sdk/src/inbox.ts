@@ -8,8 +8,9 @@ export interface SendOptions {
   /** What kind of message this is, for the client's display ("reminder", "result", "notice"); default "notice". */
   kind?: string;
   /**
-   * When `channel` is gone or fails, try the dashboard's (`webui`), then the terminal's (`cli`): for a
-   * reminder or a result the user must get although the client that asked for it has gone. Default false.
+   * When `channel` is gone ("channel_not_found"), try the dashboard's (`webui`), then the terminal's
+   * (`cli`): for a reminder or a result the user must get although the client that asked for it has gone.
+   * A channel that fails or times out is not bypassed (it may still deliver). Default false.
    */
   fallback?: boolean;
 }

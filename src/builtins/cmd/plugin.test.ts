@@ -5,7 +5,7 @@
  * sent later, and the history.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { ApprovalOutcome, ApprovalRequest } from "@homeagent/sdk";
@@ -33,8 +33,8 @@ const refused = (pattern: RegExp) => (err: unknown) => {
   return true;
 };
 
-test("`uname -a` runs at once in the workspace; nothing is asked", async () => {
-  const { run, sdk, workspace } = await start();
+test("`uname -a` runs at once, in a new empty folder that is gone afterwards; nothing is asked", async () => {
+  const { run, sdk, dir } = await start();
   const r = await run({ command: "uname -a" });
   assert.equal(r.status, "ok");
   assert.equal(r.exitCode, 0);
@@ -44,18 +44,23 @@ test("`uname -a` runs at once in the workspace; nothing is asked", async () => {
   assert.equal(entry.command, "uname -a");
   assert.equal(entry.status, "ok");
   assert.match(String(entry.allowedBy), /plugin.cmd.allow/);
-  assert.equal(String(entry.workdir).endsWith("workspace"), true, String(workspace));
+  assert.equal(entry.workdir, "(a new empty folder)");
+  const where = String((await run({ command: "pwd" })).stdout).trim();
+  assert.match(where, /scratch\/run-/);
+  assert.equal(where.startsWith(join(dir, "workspace")), false);
+  await waitFor(() => readdirSync(join(sdk.dataDir, "scratch")).length === 0, "the run folders removed");
 });
 
 test("`ls /` asks, runs once approved, and the user is asked about exactly that command line", async () => {
   const { run, sdk } = await start({ approve: () => ({ approved: true, how: "once", by: "dashboard" }) });
   const r = await run({ command: "ls /" });
   assert.match(String(r.stdout), /\bbin\b/);
-  assert.match(sdk.asked[0].question, /^run ls \/ {3}\(in .*workspace\)$/);
+  assert.match(sdk.asked[0].question, /^run ls \/ {3}\(in a new empty folder\)$/);
   const subject = JSON.parse(String(sdk.asked[0].subject)) as { file: string; args: string[]; workdir: string };
   assert.match(subject.file, /^\/(usr\/)?bin\/ls$/, "bound to the program's file");
   assert.deepEqual(subject.args, ["/"]);
-  assert.match(subject.workdir, /workspace$/);
+  assert.equal(subject.workdir, "");
+  assert.deepEqual(sdk.asked[0].options, ["once", "always", "deny"], "away from the workspace: 'always' is offered");
 });
 
 test("refused without approval: denied, nobody to ask, and in allowlist mode without asking", async () => {
@@ -75,23 +80,33 @@ test("refused without approval: denied, nobody to ask, and in allowlist mode wit
   assert.equal(entry.status, "denied");
 });
 
-test("an argument naming a file in the folder is a path: a pattern never runs a script the model wrote", async () => {
-  const { run, sdk, workspace } = await start({ settings: { allow: "cat *" } });
-  assert.equal((await run({ command: "cat absent-name" })).status, "ok", "no such file: the pattern applies");
+test("in the workspace no pattern runs unasked and 'always' is not offered: its files could steer the program", async () => {
+  const { run, sdk, workspace } = await start({ settings: { allow: "cat *\ngit status\nuname -a" } });
   writeFileSync(join(workspace, "report.txt"), "written by the model");
-  await assert.rejects(run({ command: "cat report.txt" }), refused(/names a path/));
-  assert.deepEqual(sdk.asked[0].options, ["once", "deny"], "no lasting approval for a file the model can rewrite");
+  const away = await run({ command: "cat report.txt" });
+  assert.match(String(away.stderr), /No such file/, "away from the workspace it sees none of the model's files");
+  assert.equal(sdk.asked.length, 0);
+  await assert.rejects(
+    run({ command: "git status", workdir: "." }),
+    refused(/runs in the workspace.*nobody is connected/),
+  );
+  assert.deepEqual(sdk.asked[0].options, ["once", "deny"]);
+  await assert.rejects(run({ command: "uname -a", workdir: "." }), refused(/runs in the workspace/));
 });
 
-test("in a folder holding hidden settings (.git) no pattern runs unasked, and 'always' is not offered", async () => {
-  const { run, sdk, workspace } = await start();
-  mkdirSync(join(workspace, "repo", ".git"), { recursive: true });
-  mkdirSync(join(workspace, "plain"));
-  assert.equal((await run({ command: "uname -a", workdir: "plain" })).status, "ok");
-  await assert.rejects(run({ command: "uname -a", workdir: "repo" }), refused(/folder holding repo\/.git/));
-  assert.deepEqual(sdk.asked[0].options, ["once", "deny"]);
-  await assert.rejects(run({ command: "date -s 2020-01-01", workdir: "plain" }), refused(/nobody is connected/));
-  assert.deepEqual(sdk.asked[1].options, ["once", "always", "deny"], "a system program naming no file");
+test("'always' is not offered for a command that names HomeAgent's data folder", async () => {
+  const { run, sdk, dir } = await start();
+  for (const command of [
+    `cat ${join(dir, "workspace", "Makefile")}`,
+    `make -f${join(dir, "workspace", "Makefile")}`,
+    `python3 --x=${join(dir, "credentials")}`,
+    "cat ../../credentials",
+  ]) {
+    await assert.rejects(run({ command }), refused(/nobody is connected/), command);
+    assert.deepEqual(sdk.asked.at(-1)?.options, ["once", "deny"], command);
+  }
+  await assert.rejects(run({ command: "date -s 2020-01-01" }), refused(/nobody is connected/));
+  assert.deepEqual(sdk.asked.at(-1)?.options, ["once", "always", "deny"], "a system program naming no data path");
 });
 
 test("a refused command tells nothing of what exists: a path is looked at only once it may run", async () => {
@@ -126,7 +141,7 @@ test("a program outside the fixed PATH asks first; the environment has no HOMEAG
 });
 
 test("the folder stays inside the workspace: .., an absolute path and a symlink out are refused", async () => {
-  const { run, workspace } = await start();
+  const { run, workspace } = await start({ approve: () => ({ approved: true, how: "once", by: "waiter" }) });
   mkdirSync(join(workspace, "notes"));
   assert.equal((await run({ command: "pwd", workdir: "notes" })).stdout, `${join(workspace, "notes")}\n`);
   symlinkSync("/etc", join(workspace, "etc-link"));

@@ -10,12 +10,13 @@
 import { definePlugin, type Plugin, type PluginSDK, SdkError, type ToolContext } from "@homeagent/sdk";
 import { CommandHistory } from "./history.js";
 import { LiveRuns } from "./live-runs.js";
-import { checkMode, decide, isPathLike, parsePatterns } from "./policy.js";
+import { checkMode, decide, namesDataDir, parsePatterns } from "./policy.js";
 import { checkProgram, findProgram } from "./program.js";
 import { type RunResult, runProgram } from "./run.js";
+import { Scratch } from "./scratch.js";
 import { CMD_SETTINGS } from "./settings.js";
 import { splitCommand } from "./split.js";
-import { confineWorkdir, folderConfig, namesEntry, workspaceOf } from "./workdir.js";
+import { confineWorkdir, workspaceOf } from "./workdir.js";
 
 const DEFAULT_TIMEOUT_S = 30;
 const MAX_TIMEOUT_S = 3_600;
@@ -33,6 +34,9 @@ export function createCmdPlugin(): Plugin {
     sdk.settings.define(CMD_SETTINGS);
     const history = new CommandHistory();
     const root = workspaceOf(sdk.daemonDataDir);
+    const scratch = new Scratch(sdk.dataDir);
+    const dataDir = sdk.daemonDataDir;
+    void scratch.sweep();
 
     const deliverLater = async (channel: string, text: string): Promise<void> => {
       if (stopped) return;
@@ -53,29 +57,27 @@ export function createCmdPlugin(): Plugin {
       // Off: refused before anything on the machine is looked at.
       if (mode === "off")
         throw new SdkError({ code: "command_refused", message: `not run: ${decide(mode, [], argv, false).why}` });
-      const workdir = confineWorkdir(root, typeof args.workdir === "string" ? args.workdir : undefined);
+      // With a workdir it runs in the workspace, which the model can write; without, in a fresh empty folder.
+      const inWorkspace = typeof args.workdir === "string" && args.workdir !== "";
+      const workdir = inWorkspace ? confineWorkdir(root, args.workdir as string) : scratch.root;
       const program = findProgram(argv[0], workdir);
-      const isPath = (arg: string) => isPathLike(arg) || namesEntry(workdir, arg);
-      const config = folderConfig(root, workdir);
-      const verdict = decide(mode, parsePatterns(sdk.settings.get("allow") ?? ""), argv, program.inPath, {
-        isPath,
-        folderConfig: config,
-      });
-      const base = { command, workdir, startedAt: Date.now() };
+      const verdict = decide(mode, parsePatterns(sdk.settings.get("allow") ?? ""), argv, program.inPath, inWorkspace);
+      const base = { command, workdir: inWorkspace ? workdir : "(a new empty folder)", startedAt: Date.now() };
       let allowedBy = verdict.run ? verdict.why : "";
       if (!verdict.run) {
         if (!verdict.ask) {
           history.add({ ...base, status: "refused" });
           throw new SdkError({ code: "command_refused", message: `not run: ${verdict.why}` });
         }
-        // "always" would approve it again unasked: only for a system program that names nothing the model
-        // can rewrite (a script, a file it reads) and runs in a folder without settings the model can plant.
-        const lasting = program.inPath && !argv.slice(1).some(isPath) && config.length === 0;
+        // "always" would run it again unasked: only for a system program, away from the workspace, that
+        // names nothing in HomeAgent's data folder (the workspace's files are the model's to rewrite).
+        const lasting =
+          !inWorkspace && program.inPath && !argv.slice(1).some((arg) => namesDataDir(arg, dataDir, scratch.root));
         const outcome = await sdk.ask({
           requestId: ctx.requestId,
-          question: `run ${command}   (in ${workdir})`,
+          question: `run ${command}   (${inWorkspace ? `in ${workdir}` : "in a new empty folder"})`,
           // Exactly what runs: the program's file, its arguments and where.
-          subject: JSON.stringify({ file: program.file, args: argv.slice(1), workdir }),
+          subject: JSON.stringify({ file: program.file, args: argv.slice(1), workdir: inWorkspace ? workdir : "" }),
           options: lasting ? ["once", "always", "deny"] : ["once", "deny"],
         });
         if (!outcome.approved) {
@@ -99,6 +101,7 @@ export function createCmdPlugin(): Plugin {
       }
       const entry = history.add({ ...base, status: "running", allowedBy });
       running++;
+      const cwd = inWorkspace ? workdir : scratch.make();
       // The command belongs to the turn only until it goes to the background: then stopping the turn leaves it.
       const detach = new AbortController();
       const onStop = () => detach.abort();
@@ -106,13 +109,14 @@ export function createCmdPlugin(): Plugin {
       const result = runProgram({
         file: program.file,
         args: argv.slice(1),
-        cwd: workdir,
+        cwd,
         timeoutMs: timeoutS * 1000,
         maxOutputBytes: Number(sdk.settings.get("max_output_bytes") ?? 32_000),
         signal: detach.signal,
         runs,
       }).then((r) => {
         running--;
+        if (!inWorkspace) void scratch.remove(cwd);
         Object.assign(entry, { status: r.status, exitCode: r.exitCode, durationMs: r.durationMs });
         return r;
       });
@@ -139,7 +143,7 @@ export function createCmdPlugin(): Plugin {
       {
         name: "cmd_run",
         description:
-          "Run one program on the user's machine, without a shell (no pipes, redirections, variables or globs): `command` is split like a shell would quote it, the program is looked up in /usr/local/bin, /usr/bin and /bin, and it runs in the workspace (or `workdir`, a folder in it). Commands outside the user's allow list run only after the user approves them. Returns status, exit code, stdout and stderr (each cut at plugin.cmd.max_output_bytes).",
+          "Run one program on the user's machine, without a shell (no pipes, redirections, variables or globs): `command` is split like a shell would quote it and the program is looked up in /usr/local/bin, /usr/bin and /bin. Without `workdir` it runs in a new empty folder; with `workdir` (\".\" for the workspace, or a folder in it) it runs there and the user is asked every time. Commands outside the user's allow list run only after the user approves them. Returns status, exit code, stdout and stderr (each cut at plugin.cmd.max_output_bytes).",
         parameters: {
           type: "object",
           properties: {
@@ -150,7 +154,8 @@ export function createCmdPlugin(): Plugin {
             },
             workdir: {
               type: "string",
-              description: "A folder in the workspace, relative to it (default the workspace).",
+              description:
+                'Run it in the workspace: "." or a folder in it, relative to it (default: a new empty folder, where files of the workspace are not seen).',
             },
           },
           required: ["command"],

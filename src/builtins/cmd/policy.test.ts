@@ -12,6 +12,7 @@ import { splitCommand } from "./split.js";
 test("a command line splits as a shell would quote it, and shell syntax is refused, not passed on", () => {
   assert.deepEqual(splitCommand(`grep -r "two words" 'it''s' a\\ b`), ["grep", "-r", "two words", "its", "a b"]);
   assert.deepEqual(splitCommand(`echo "a \\"q\\" \\\\ b" '|'`), ["echo", 'a "q" \\ b', "|"]);
+  assert.deepEqual(splitCommand(`date +%s# "#"`), ["date", "+%s#", "#"]);
   for (const [line, why] of [
     ["ls | wc -l", /shell operator/],
     ["cat a > b", /shell operator/],
@@ -19,6 +20,8 @@ test("a command line splits as a shell would quote it, and shell syntax is refus
     ["echo $HOME", /needs a shell/],
     ["echo `id`", /needs a shell/],
     ['echo "open', /unclosed double quote/],
+    ["uname # -a", /starts a comment/],
+    ["uname\nrm -rf x", /one line/],
     ["   ", /empty/],
   ] as const) {
     assert.throws(() => splitCommand(line), why, line);

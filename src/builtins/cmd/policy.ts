@@ -3,11 +3,14 @@
  * `plugin.cmd.mode` (ask, allowlist, any, off) and the argument patterns of `plugin.cmd.allow`. A pattern is
  * a whole command line, not a program name — a name alone is not safe (`date -f ~/.homeagent/credentials`
  * prints the file's lines as "invalid date"; `date -s …` sets the clock) — whose words match literally, or a
- * word with `*` matches one argument of any text but a path. A path argument (with `/`, starting with `~` or
- * `.`, or the name of something in the folder — `python3 *` must not run a script the model wrote) never
- * matches a pattern, and neither does a program outside the fixed PATH. In a folder holding settings a
- * program may follow (`.git/config` can make `git status` run any program), no pattern runs a command unasked.
+ * word with `*` matches one argument of any text but a path. A path argument (with `/`, or starting with `~`
+ * or `.`) never matches a pattern, and neither does a program outside the fixed PATH. A pattern runs a
+ * command only away from the workspace (in a new empty folder, scratch.ts): in the workspace, files the model
+ * wrote could steer it (`.git/config` can make `git status` run any program), so there it is always asked.
  */
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { SdkError } from "@homeagent/sdk";
 import { splitCommand } from "./split.js";
 
@@ -52,8 +55,8 @@ export function parsePatterns(text: string): string[][] {
     });
 }
 
-function wordMatches(pattern: string, arg: string, isPath: (arg: string) => boolean): boolean {
-  if (isPath(arg)) return false;
+function wordMatches(pattern: string, arg: string): boolean {
+  if (isPathLike(arg)) return false;
   // `date *` must not let `date -s12:00` or `date --set=…` through: `*` matches an option only where the
   // pattern's own word is one.
   if (arg.startsWith("-") && !pattern.startsWith("-")) return pattern === arg;
@@ -62,36 +65,22 @@ function wordMatches(pattern: string, arg: string, isPath: (arg: string) => bool
   return new RegExp(`^${parts.join("[^/]*")}$`, "s").test(arg);
 }
 
-export function matchesPattern(
-  argv: readonly string[],
-  pattern: readonly string[],
-  isPath: (arg: string) => boolean = isPathLike,
-): boolean {
+export function matchesPattern(argv: readonly string[], pattern: readonly string[]): boolean {
   if (argv.length !== pattern.length || argv[0] !== pattern[0]) return false;
-  return argv.slice(1).every((arg, i) => wordMatches(pattern[i + 1], arg, isPath));
-}
-
-/** What decide() knows of the place a command would run in. */
-export interface Place {
-  /** Whether an argument names a file or folder (the path-like ones, and any name present in the folder). */
-  isPath?: (arg: string) => boolean;
-  /**
-   * Entries a program may take settings from (`.git`, `.npmrc`…) in the folder or one above it in the
-   * workspace: the model can write them, so with any there a pattern does not run a command unasked.
-   */
-  folderConfig?: readonly string[];
+  return argv.slice(1).every((arg, i) => wordMatches(pattern[i + 1], arg));
 }
 
 /**
- * The verdict on `argv` (its program found in the fixed PATH or not). `ask: true`: allowed once the user
- * approves this exact command line; the reason says which setting or approval would allow it.
+ * The verdict on `argv` (its program found in the fixed PATH or not; run in the workspace or not). `ask:
+ * true`: allowed once the user approves this exact command line; the reason says which setting or approval
+ * would allow it.
  */
 export function decide(
   mode: CmdMode,
   patterns: readonly string[][],
   argv: readonly string[],
   inPath: boolean,
-  place: Place = {},
+  inWorkspace = false,
 ): Verdict {
   if (mode === "off")
     return {
@@ -100,16 +89,14 @@ export function decide(
       why: "commands are off (plugin.cmd.mode = off); the user can turn them on in Settings",
     };
   if (mode === "any") return { run: true, why: "plugin.cmd.mode = any" };
-  const isPath = place.isPath ?? isPathLike;
-  const config = place.folderConfig ?? [];
-  const matched = inPath && patterns.some((p) => matchesPattern(argv, p, isPath));
-  if (matched && config.length === 0) return { run: true, why: "it matches a pattern of plugin.cmd.allow" };
+  const matched = inPath && patterns.some((p) => matchesPattern(argv, p));
+  if (matched && !inWorkspace) return { run: true, why: "it matches a pattern of plugin.cmd.allow" };
   const why = !inPath
     ? `"${argv[0]}" is not a program in /usr/local/bin, /usr/bin or /bin`
-    : argv.slice(1).some(isPath)
+    : argv.slice(1).some(isPathLike)
       ? "it names a path, and a path never matches plugin.cmd.allow"
       : matched
-        ? `it would run in a folder holding ${config.join(", ")}, settings the model could have written, so no pattern runs it unasked`
+        ? "it runs in the workspace (workdir), whose files the model can write, so no pattern runs it unasked"
         : "it matches no pattern of plugin.cmd.allow";
   if (mode === "allowlist") {
     return {
@@ -119,6 +106,44 @@ export function decide(
     };
   }
   return { run: false, ask: true, why: `${why}: it runs only once the user approves it` };
+}
+
+/**
+ * Whether an argument reaches into HomeAgent's data folder (the workspace the model writes, the
+ * credentials…) as a path: the whole argument, its value after `=`, or its tail from a `/` or `~` (`-f/x`),
+ * resolved as the command would from its run folder under `scratchRoot`, links followed.
+ */
+export function namesDataDir(arg: string, dataDir: string, scratchRoot: string): boolean {
+  const tails = [arg, arg.slice(arg.indexOf("=") + 1), arg.slice(arg.indexOf("/")), arg.slice(arg.indexOf("~"))];
+  const data = realOf(dataDir);
+  const scratch = realOf(scratchRoot);
+  return tails.some((tail) => {
+    if (!isPathLike(tail)) return false;
+    const expanded = tail === "~" || tail.startsWith("~/") ? join(homedir(), tail.slice(1)) : tail;
+    const real = realOf(resolve(scratch, "run", expanded));
+    return within(real, data) && !within(real, join(scratch, "run"));
+  });
+}
+
+/** The real path of `path`, through its nearest existing folder when it does not exist. */
+function realOf(path: string): string {
+  const rest: string[] = [];
+  let at = path;
+  for (;;) {
+    try {
+      return join(realpathSync(at), ...rest.reverse());
+    } catch {
+      const up = dirname(at);
+      if (up === at) return path;
+      rest.push(basename(at));
+      at = up;
+    }
+  }
+}
+
+function within(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 export function checkMode(value: string | undefined): CmdMode {

@@ -64,6 +64,12 @@ export function splitCommand(line: string): string[] {
       if (i + 1 < line.length) word += line[++i];
       inWord = true;
       quotedWord = true;
+    } else if (c === "\n" || c === "\r") {
+      // A shell would end the command here and run the next line: refused rather than read as a space.
+      throw new SplitError("a command is one line: run one program at a time");
+    } else if (c === "#" && !inWord) {
+      // A shell would drop the rest as a comment; the user approving it might read it so too.
+      throw new SplitError(`an unquoted # starts a comment in a shell; quote it ("#") if it is meant as text`);
     } else if (/\s/.test(c)) {
       end();
     } else {

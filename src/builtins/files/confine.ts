@@ -11,7 +11,7 @@
  * which narrows the race to the moment between the check and the open.
  */
 import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readlinkSync, realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { SdkError } from "@homeagent/sdk";
 
 export interface Area {
@@ -25,8 +25,12 @@ export interface Area {
 
 export function inside(path: string, folder: string): boolean {
   const rel = relative(folder, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
+
+/** The longest path and the deepest one the tools take: each level of a path costs a look on the disk. */
+export const MAX_PATH_CHARS = 4_096;
+export const MAX_PATH_DEPTH = 64;
 
 function denied(message: string): SdkError {
   return new SdkError({ code: "path_denied", message });
@@ -49,7 +53,13 @@ export function checkReal(area: Area, real: string, given: string): string {
  */
 export function resolvePath(area: Area, given: string): string {
   if (typeof given !== "string" || given.includes("\u0000")) throw denied("a path is a string without NUL");
+  if (given.length > MAX_PATH_CHARS) {
+    throw new SdkError({ code: "invalid_argument", message: `a path is at most ${MAX_PATH_CHARS} characters` });
+  }
   const target = resolve(area.root, given === "" ? "." : given);
+  if (relative(area.root, target).split(sep).length > MAX_PATH_DEPTH) {
+    throw new SdkError({ code: "invalid_argument", message: `a path is at most ${MAX_PATH_DEPTH} folders deep` });
+  }
   let existing = target;
   const rest: string[] = [];
   for (;;) {
@@ -58,6 +68,8 @@ export function resolvePath(area: Area, given: string): string {
       return checkReal(area, rest.length > 0 ? join(real, ...rest.reverse()) : real, given);
     } catch (err) {
       if (err instanceof SdkError) throw err;
+      if ((err as NodeJS.ErrnoException).code === "ENAMETOOLONG")
+        throw denied(`${given.slice(0, 80)}… is too long a path`);
       const parent = dirname(existing);
       if (parent === existing) throw denied(`${given} cannot be resolved`);
       rest.push(basename(existing));

@@ -3,6 +3,8 @@
  * writing atomically (a temporary file in the same folder, then a rename, the file's mode kept), editing by
  * unique replacements all or nothing, listing a folder. Every size has a limit and every refusal says why.
  */
+
+import type { Dirent } from "node:fs";
 import {
   closeSync,
   constants,
@@ -16,7 +18,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { lstat, opendir } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { SdkError } from "@homeagent/sdk";
 import { type Area, checkReal, holdFolderMaking, openChecked, openFolderChecked, resolvePath } from "./confine.js";
@@ -267,6 +269,21 @@ export interface Entry {
   modifiedAt: number;
 }
 
+/** Entries of one folder read at most: the list is sorted, so a huge folder is sorted in part. */
+const MAX_LISTED = 10_000;
+
+/** The first `max` entries of a folder, read one by one: a folder of a million files is not read whole. */
+async function firstEntries(path: string, max: number): Promise<Dirent[]> {
+  const dir = await opendir(path);
+  const out: Dirent[] = [];
+  try {
+    for (let d = await dir.read(); d !== null && out.length < max; d = await dir.read()) out.push(d);
+  } finally {
+    await dir.close();
+  }
+  return out;
+}
+
 /** A folder's entries, sorted, at most `limit`; links are described as links, never followed. */
 export async function listFolder(
   area: Area,
@@ -275,7 +292,7 @@ export async function listFolder(
 ): Promise<{ path: string; entries: Entry[]; more?: number }> {
   const folder = openFolderChecked(area, path);
   try {
-    const names = await readdir(folder.at("."), { withFileTypes: true });
+    const names = await firstEntries(folder.at("."), MAX_LISTED);
     const entries: Entry[] = [];
     for (const d of names.sort((a, b) => a.name.localeCompare(b.name))) {
       if (entries.length >= limit) break;

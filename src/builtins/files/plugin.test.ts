@@ -188,6 +188,17 @@ test("files_find stops at its budget and says so", async () => {
   assert.match(String(bytes.note), /14 bytes searched/);
 });
 
+test("a path too long or too deep is refused at once, before any folder is made", async () => {
+  const { call, ws } = await start();
+  const started = performance.now();
+  await assert.rejects(call("files_read", { path: "a/".repeat(20_000) }), /at most 4096 characters/);
+  await assert.rejects(call("files_write", { path: `${"d/".repeat(70)}f`, content: "" }), /at most 64 folders deep/);
+  assert.ok(performance.now() - started < 500, "no walk of a huge path");
+  assert.equal(existsSync(join(ws, "d")), false);
+  await call("files_write", { path: "..notes", content: "a name that starts with two dots is inside" });
+  assert.equal(((await call("files_read", { path: "..notes" })) as { text: string }).text.startsWith("a name"), true);
+});
+
 test("the workspace has a size limit, and a refusal says how to make room", async () => {
   const { call, sdk } = await start();
   sdk.settings.set("max_workspace_mb", "1");
@@ -197,6 +208,10 @@ test("the workspace has a size limit, and a refusal says how to make room", asyn
     call("files_write", { path: "b.txt", content: half }),
     /may hold 1.0 MB \(plugin.files.max_workspace_mb\).*remove files/,
   );
+  sdk.settings.set("max_write_bytes", "1000");
+  sdk.settings.set("max_workspace_mb", "2");
+  await assert.rejects(call("files_write", { path: "c.txt", content: "y".repeat(5_000) }), /max_write_bytes/);
+  await call("files_write", { path: "d.txt", content: "fits" });
 });
 
 test("a folder widened over the data dir still never reaches it; writing outside the workspace asks", async () => {

@@ -46,6 +46,14 @@ export function createFilesPlugin(): Plugin {
      */
     const mayWrite = async (a: Area, path: string, bytes: number, what: string, ctx: ToolContext): Promise<void> => {
       const real = resolvePath(a, path);
+      const max = number("max_write_bytes");
+      // Refused before it is counted: a write too big to happen must not use up the quota.
+      if (bytes > max) {
+        throw new SdkError({
+          code: "too_large",
+          message: `${bytes} bytes is more than ${max} (plugin.files.max_write_bytes)`,
+        });
+      }
       if (inside(real, a.workspace)) return quota.take(bytes, number("max_workspace_mb") * 1024 * 1024);
       const outcome = await sdk.ask({
         requestId: ctx.requestId,

@@ -53,7 +53,13 @@ export class WorkspaceQuota {
   }
 }
 
-/** Bytes of the files under `folder` (links not followed), at most MAX_ENTRIES of them counted. */
+/** What a folder takes on the disk however empty: folders cost too (a path of 60 of them is one write). */
+const FOLDER_BYTES = 4_096;
+
+/**
+ * Bytes the entries under `folder` take on the disk (blocks, not lengths: a sparse file is counted for what
+ * it holds), folders included, links not followed; at most MAX_ENTRIES of them counted.
+ */
 async function measure(folder: string): Promise<number> {
   let total = 0;
   let seen = 0;
@@ -64,8 +70,10 @@ async function measure(folder: string): Promise<number> {
     for (const d of entries) {
       if (++seen > MAX_ENTRIES) break;
       const full = join(dir, d.name);
-      if (d.isDirectory()) stack.push(full);
-      else if (d.isFile()) total += (await lstat(full).catch(() => undefined))?.size ?? 0;
+      if (d.isDirectory()) {
+        stack.push(full);
+        total += FOLDER_BYTES;
+      } else if (d.isFile()) total += ((await lstat(full).catch(() => undefined))?.blocks ?? 0) * 512;
     }
   }
   return total;

@@ -41,7 +41,8 @@ export function mockIo(
         } catch (err) {
           if ((err as { code?: unknown }).code !== "no_client") {
             failure = err;
-            continue;
+            if ((err as { code?: unknown }).code === "channel_not_found") continue;
+            break;
           }
           inbox.push({ id: ++nextId, channel: target, kind, text, createdAt: Date.now() });
           return { delivered: false, kept: true, channel: target };

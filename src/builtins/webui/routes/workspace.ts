@@ -6,9 +6,9 @@
  * folder swapped for a link meanwhile changes nothing), and a file with several hard links is not served
  * (another of its names may be outside).
  */
-import { constants, createReadStream, existsSync, mkdirSync, realpathSync } from "node:fs";
-import { type FileHandle, lstat, open, readdir, readlink, unlink } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { constants, createReadStream, type Dirent, existsSync, mkdirSync, realpathSync } from "node:fs";
+import { type FileHandle, lstat, open, opendir, readlink, unlink } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { Readable } from "node:stream";
 import type { Context } from "hono";
 import { ApiError, type RouteGroup, type WebEnv } from "../context.js";
@@ -16,6 +16,8 @@ import { attachmentDisposition } from "../upload-names.js";
 
 const MAX_PATH_CHARS = 4_096;
 const MAX_ENTRIES = 2_000;
+/** Entries of one folder read at most, of which MAX_ENTRIES are listed. */
+const MAX_READ = 10_000;
 
 interface WorkspaceEntry {
   name: string;
@@ -30,31 +32,34 @@ export const workspaceRoutes: RouteGroup = (app, { sdk }) => {
 
   app.get("/api/v1/workspace", async (c) => {
     const { real, shown } = place(root, c);
-    // A link to a folder is not followed: the list would show what is outside.
-    if ((await lstat(real).catch(() => null))?.isSymbolicLink()) {
-      throw new ApiError(404, "not_found", `${shown} is a link, which the dashboard does not follow`);
-    }
-    let names: import("node:fs").Dirent[];
+    // Held open without following a link (a link to a folder would list what is outside), and checked.
+    let folder: FileHandle;
     try {
-      names = await readdir(real, { withFileTypes: true });
+      folder = await open(real, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     } catch {
-      throw new ApiError(404, "not_found", `no folder ${shown} in the workspace`);
+      throw new ApiError(404, "not_found", `no folder ${shown} in the workspace (a link is not followed)`);
     }
-    const entries: WorkspaceEntry[] = [];
-    for (const d of names.sort((a, b) => a.name.localeCompare(b.name)).slice(0, MAX_ENTRIES)) {
-      const st = await lstat(join(real, d.name)).catch(() => null);
-      entries.push({
-        name: d.name,
-        type: d.isSymbolicLink() ? "link" : d.isDirectory() ? "folder" : d.isFile() ? "file" : "other",
-        size: st?.size ?? 0,
-        modifiedAt: Math.round(st?.mtimeMs ?? 0),
+    try {
+      const at = await checkedPath(root, folder, real);
+      const names = await firstEntries(at, MAX_READ);
+      const entries: WorkspaceEntry[] = [];
+      for (const d of names.sort((a, b) => a.name.localeCompare(b.name)).slice(0, MAX_ENTRIES)) {
+        const st = await lstat(join(at, d.name)).catch(() => null);
+        entries.push({
+          name: d.name,
+          type: d.isSymbolicLink() ? "link" : d.isDirectory() ? "folder" : d.isFile() ? "file" : "other",
+          size: st?.size ?? 0,
+          modifiedAt: Math.round(st?.mtimeMs ?? 0),
+        });
+      }
+      return c.json({
+        path: shown,
+        entries,
+        ...(names.length > MAX_ENTRIES ? { more: names.length - MAX_ENTRIES } : {}),
       });
+    } finally {
+      await folder.close();
     }
-    return c.json({
-      path: shown,
-      entries,
-      ...(names.length > MAX_ENTRIES ? { more: names.length - MAX_ENTRIES } : {}),
-    });
   });
 
   app.get("/api/v1/workspace/file", async (c) => {
@@ -113,7 +118,6 @@ const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
  */
 async function inFolder<T>(root: string, real: string, use: (at: string) => Promise<T>): Promise<T> {
   if (real === realpathSync(root)) throw new ApiError(404, "not_found", "the workspace itself is a folder");
-  if (!PROC_FD) return use(real);
   let folder: FileHandle;
   try {
     folder = await open(dirname(real), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
@@ -121,15 +125,40 @@ async function inFolder<T>(root: string, real: string, use: (at: string) => Prom
     throw new ApiError(404, "not_found", "no such place in the workspace");
   }
   try {
-    const opened = await readlink(`${PROC_FD}/${folder.fd}`);
-    const rel = relative(realpathSync(root), opened);
-    if (rel.startsWith("..") || isAbsolute(rel)) {
-      throw new ApiError(403, "path_denied", "a folder on the way changed while it was being opened; not followed");
-    }
-    return await use(`${PROC_FD}/${folder.fd}/${basename(real)}`);
+    return await use(join(await checkedPath(root, folder, dirname(real)), basename(real)));
   } finally {
     await folder.close();
   }
+}
+
+/**
+ * A path to the folder held open in `handle`, checked by the descriptor's own path to be in the workspace
+ * (`/proc/self/fd/N`, which stays that folder whatever is swapped meanwhile); off Linux, `real` itself.
+ */
+async function checkedPath(root: string, handle: FileHandle, real: string): Promise<string> {
+  if (!PROC_FD) return real;
+  const opened = await readlink(`${PROC_FD}/${handle.fd}`);
+  if (!within(opened, realpathSync(root))) {
+    throw new ApiError(403, "path_denied", "a folder on the way changed while it was being opened; not followed");
+  }
+  return `${PROC_FD}/${handle.fd}`;
+}
+
+function within(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** The first `max` entries of a folder, read one by one: a folder of a million files is not read whole. */
+async function firstEntries(path: string, max: number): Promise<Dirent[]> {
+  const dir = await opendir(path);
+  const out: Dirent[] = [];
+  try {
+    for (let d = await dir.read(); d !== null && out.length < max; d = await dir.read()) out.push(d);
+  } finally {
+    await dir.close();
+  }
+  return out;
 }
 
 /**
@@ -151,7 +180,7 @@ function place(root: string, c: Context<WebEnv>): { real: string; shown: string 
   }
   const real = target === realRoot ? realRoot : join(folder, basename(target));
   const rel = relative(realRoot, real);
-  if (rel.startsWith("..") || isAbsolute(rel)) {
+  if (!within(real, realRoot)) {
     throw new ApiError(403, "path_denied", `${given} is outside the workspace`);
   }
   return { real, shown: rel || "." };
