@@ -5,10 +5,12 @@
  * took the daemon to 1.9 GB. The child's heap is capped by flag, its resident memory is watched and it is
  * SIGKILLed over the limit or at the time limit, which bounds it whatever the document declares. A DOCX
  * whose ZIP directory already declares too much is refused before anything starts (zip-sizes.ts). At most
- * two children run at once and a few requests wait, so a burst of uploads cannot fork one child each.
+ * two children run at once and a few requests wait, so a burst of uploads cannot fork one child each. The
+ * child runs under Node's permission model: it may read the installed code and nothing else.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { SdkError } from "@homeagent/sdk";
@@ -24,6 +26,8 @@ const MAX_RESULT_BYTES = 16 * 1024 * 1024;
 const POLL_MS = 50;
 /** Plain JavaScript beside this file, in src/ and in dist/ alike (scripts/copy-assets.mjs). */
 const WORKER_PATH = fileURLToPath(new URL("./document-worker.js", import.meta.url));
+/** The installed package the worker and its readers (unpdf, mammoth) are in: all the reader may read. */
+const PACKAGE_ROOT = packageRoot(dirname(WORKER_PATH));
 
 export interface ReaderLimits {
   /** Children extracting at once. */
@@ -102,7 +106,18 @@ function extractInChild(kind: DocumentKind, bytes: Buffer, name: string, limits:
     try {
       child = spawn(
         process.execPath,
-        [`--max-old-space-size=${heapMb}`, WORKER_PATH, kind, String(MAX_PAGES), String(MAX_CHARS)],
+        [
+          `--max-old-space-size=${heapMb}`,
+          // A parser bug must not read the user's files (the credentials least of all) or start programs:
+          // the reader may read only the installed code it runs.
+          "--experimental-permission",
+          `--allow-fs-read=${PACKAGE_ROOT}`,
+          "--no-warnings=ExperimentalWarning",
+          WORKER_PATH,
+          kind,
+          String(MAX_PAGES),
+          String(MAX_CHARS),
+        ],
         // pdf.js talks on the console, so the result comes on a pipe of its own (fd 3) and stdout is nobody's.
         { stdio: ["pipe", "ignore", "ignore", "pipe"], env: childEnv() },
       );
@@ -190,6 +205,14 @@ function extractInChild(kind: DocumentKind, bytes: Buffer, name: string, limits:
       );
     });
   });
+}
+
+/** The nearest folder above `from` whose node_modules holds the readers. */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules", "mammoth"))) return dir;
+    if (dirname(dir) === dir) return from;
+  }
 }
 
 /** The daemon's environment without its own variables: the reader gets none of its keys or settings. */
