@@ -5,6 +5,7 @@ import type { InputReply, PluginSDK } from "@homeagent/sdk";
 import { approvalsCommand, inboxCommand } from "./approval-commands.js";
 import { cmdCommand } from "./cmd-command.js";
 import { runCommand } from "./commands.js";
+import { historyCommand } from "./history-command.js";
 import { memoryCommand } from "./memory-commands.js";
 import { pluginsCommand } from "./plugin-commands.js";
 
@@ -37,6 +38,7 @@ export function answer(
   if (/^\/approvals(\s|$)/.test(line)) return approvalsCommand(sdk, line.slice("/approvals".length));
   if (line.trim() === "/inbox") return inboxCommand(sdk);
   if (/^\/cmd(\s|$)/.test(line)) return cmdCommand(sdk, line.slice("/cmd".length));
+  if (/^\/history(\s|$)/.test(line)) return historyCommand(sdk, line.slice("/history".length));
   if (line.startsWith("/")) return runCommand(sdk, line);
   return chat(sdk, line, signal, onQueued);
 }

@@ -23,6 +23,7 @@ import { pluginsRoutes } from "./routes/plugins.js";
 import { sessionRoutes } from "./routes/session.js";
 import { settingsRoutes } from "./routes/settings.js";
 import { statusRoutes } from "./routes/status.js";
+import { transcriptsRoutes } from "./routes/transcripts.js";
 import { uploadsRoutes } from "./routes/uploads.js";
 import { workspaceRoutes } from "./routes/workspace.js";
 import type { SseHub } from "./sse-hub.js";
@@ -60,6 +61,7 @@ function routeGroups(hub: SseHub, webRoot: string | undefined): RouteGroup[] {
     kernelRoutes,
     chatRoutes,
     chatFileRoutes,
+    transcriptsRoutes,
     approvalsRoutes,
     workspaceRoutes,
     uploadsRoutes,

@@ -1,0 +1,29 @@
+/**
+ * The chat's history: `GET /api/v1/transcripts` pages backwards through what every turn of every channel
+ * looked like (input, reasoning, tool calls, approvals, reply or error, and messages sent on their own),
+ * newest first: `before` (an entry id) for "load earlier", `channel` for one channel, `search` for entries
+ * holding every word of it. Memory's own view stays at /api/v1/memory; this is what happened.
+ */
+import type { RouteGroup } from "../context.js";
+import { MAX_QUERY_CHARS } from "../limits.js";
+import { intQuery, invalid } from "../params.js";
+import { sdkCall } from "../sdk-errors.js";
+
+const MAX_LIMIT = 200;
+const MAX_CHANNEL_CHARS = 64;
+
+export const transcriptsRoutes: RouteGroup = (app, { sdk }) => {
+  app.get("/api/v1/transcripts", async (c) => {
+    const before = intQuery(c, "before", 1, Number.MAX_SAFE_INTEGER);
+    const limit = intQuery(c, "limit", 1, MAX_LIMIT, 50);
+    const channel = c.req.query("channel") || undefined;
+    if (channel && channel.length > MAX_CHANNEL_CHARS) {
+      throw invalid("channel", `must be at most ${MAX_CHANNEL_CHARS} characters`);
+    }
+    const search = c.req.query("search")?.trim() || undefined;
+    if (search && search.length > MAX_QUERY_CHARS)
+      throw invalid("search", `must be at most ${MAX_QUERY_CHARS} characters`);
+    return c.json(await sdkCall(() => sdk.transcripts.list({ before, limit, channel, search })));
+  });
+  return undefined;
+};

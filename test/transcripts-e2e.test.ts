@@ -1,0 +1,81 @@
+/**
+ * Transcripts through a real daemon with the fake LLM: a turn over the cli socket that calls a tool is kept
+ * with its tool call, reasoning and reply; the dashboard's route lists it with its channel, finds it by a
+ * word of the tool's result and pages backwards; waiter's /history prints it; a reminder sent on its own is
+ * an entry; bad parameters are refused clearly.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { TranscriptEntry } from "@homeagent/sdk";
+import { CliLines } from "./fixtures/homed-process.js";
+import { startWebDaemon, TEST_API_KEY, type WebDaemon } from "./fixtures/webui.js";
+
+let w: WebDaemon;
+let cli: CliLines;
+
+before(async () => {
+  w = await startWebDaemon();
+  cli = await CliLines.open(join(w.daemon.paths.root, "cli.sock"));
+  assert.equal(await cli.text(`/auth ${TEST_API_KEY}`), "authenticated");
+});
+
+after(async () => {
+  cli?.close();
+  await w?.stop();
+});
+
+async function transcripts(query = ""): Promise<{ items: TranscriptEntry[]; more: boolean }> {
+  const res = await w.json("GET", `/api/v1/transcripts${query}`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+test("a cli turn with a tool call is kept whole, listed by the route and printed by /history", async () => {
+  w.llm.enqueue(
+    { reasoning: "the user wants the tools", toolCalls: [{ name: "cmd_history", arguments: {} }] },
+    { text: "no commands ran yet: 菠萝 time" },
+  );
+  assert.equal(await cli.text("which commands ran?", 20_000), "no commands ran yet: 菠萝 time");
+  const [entry] = (await transcripts("?channel=cli")).items;
+  assert.equal(entry.channel, "cli");
+  assert.equal(entry.input, "which commands ran?");
+  assert.equal(entry.reply, "no commands ran yet: 菠萝 time");
+  assert.equal(entry.status, "done");
+  assert.match(entry.reasoning, /the user wants the tools/);
+  assert.deepEqual(
+    entry.items.map((i) => (i.type === "tool" ? [i.name, i.status] : [i.type])),
+    [["cmd_history", "ok"]],
+  );
+  assert.deepEqual(
+    (await transcripts(`?search=${encodeURIComponent("菠萝")}`)).items.map((e) => e.id),
+    [entry.id],
+  );
+  const history = await cli.text("/history 5");
+  assert.match(history, /> which commands ran\?\n {2}\(reasoning: \d+ characters\)\n {2}⚙ cmd_history \{\} → ok/);
+  assert.match(history, /no commands ran yet: 菠萝 time$/);
+});
+
+test("a message sent on its own is an entry; pages go backwards; bad parameters are refused", async () => {
+  await w.daemon.host.io.send("webui", "⏰ stretch", "reminder", false);
+  const sent = w.daemon.host.io.transcripts.list({ limit: 1 }).items[0];
+  assert.equal(sent.kind, "message");
+  assert.equal(sent.reply, "⏰ stretch");
+  for (let i = 0; i < 3; i++) {
+    w.llm.enqueue({ text: `answer ${i}` });
+    await cli.text(`question ${i}`, 20_000);
+  }
+  const first = await transcripts("?limit=2");
+  assert.deepEqual(
+    first.items.map((e) => e.input),
+    ["question 2", "question 1"],
+  );
+  assert.equal(first.more, true);
+  const next = await transcripts(`?limit=2&before=${first.items[1].id}`);
+  assert.deepEqual(
+    next.items.map((e) => e.input || e.reply),
+    ["question 0", "⏰ stretch"],
+  );
+  assert.equal((await w.json("GET", "/api/v1/transcripts?limit=0")).status, 400);
+  assert.equal((await w.json("GET", `/api/v1/transcripts?search=${"x".repeat(5000)}`)).status, 400);
+});
