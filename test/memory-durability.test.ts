@@ -1,6 +1,6 @@
 /**
- * Durability of the three-layer memory through a real `homed` killed with SIGKILL (issue 8, Acceptance:
- * Durability). An acknowledged turn — its reply frame reached the client — must survive the kill in the
+ * Durability of the three-layer memory, and of the transcripts, through a real `homed` killed with SIGKILL
+ * (issue 8, Acceptance: Durability; issue 24: every acknowledged turn in the transcript exactly once). An acknowledged turn — its reply frame reached the client — must survive the kill in the
  * context window or in the documents, and in exactly one of them: pruning moves events from the window
  * into a document in one transaction, so no kill point may leave a turn in neither layer or in both.
  *
@@ -142,6 +142,23 @@ class Ledger {
   }
 }
 
+/** The transcript's turns by input: what each looked like to the user (its reply and status), every copy. */
+function transcriptTurns(dir: string): Map<string, Array<{ reply: string; status: string }>> {
+  const db = new Database(join(dir, "memory.db"), { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare("SELECT input, reply, status FROM transcripts WHERE kind = 'turn'").all() as Array<{
+      input: string;
+      reply: string;
+      status: string;
+    }>;
+    const byInput = new Map<string, Array<{ reply: string; status: string }>>();
+    for (const r of rows) byInput.set(r.input, [...(byInput.get(r.input) ?? []), { reply: r.reply, status: r.status }]);
+    return byInput;
+  } finally {
+    db.close();
+  }
+}
+
 type Mode = "distill" | "turns" | "archive";
 
 const DAY = 24 * 3_600_000;
@@ -197,7 +214,7 @@ describe("memory durability: a real homed killed with SIGKILL", () => {
     await fake.close();
   });
 
-  test("100 acknowledged messages survive SIGKILL, each exactly once in the window or the documents", async () => {
+  test("100 acknowledged messages survive SIGKILL, each exactly once in the window or the documents and in the transcript", async () => {
     const dir = tempDir("ha-durable-");
     const ledger = new Ledger();
     const first = await start(dir);
@@ -214,6 +231,11 @@ describe("memory durability: a real homed killed with SIGKILL", () => {
     const second = await start(dir);
     const counts = ledger.check(dir, "after the restart");
     assert.deepEqual(counts, { window: 10, documents: 90 }, "every turn once: the newest 10 in the window");
+    const kept = transcriptTurns(dir);
+    for (const text of ledger.acked) {
+      assert.deepEqual(kept.get(text), [{ reply: "ok", status: "done" }], `the transcript of ${text.slice(0, 14)}`);
+    }
+    assert.equal(kept.size, 100, "nothing else, nothing twice");
 
     const again = await CliLines.open(second.socket);
     const timeline = (await again.text("/memory timeline")).split("\n");
