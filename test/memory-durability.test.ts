@@ -144,7 +144,7 @@ class Ledger {
 
 /** The transcript's turns by input: what each looked like to the user (its reply and status), every copy. */
 function transcriptTurns(dir: string): Map<string, Array<{ reply: string; status: string }>> {
-  const db = new Database(join(dir, "memory.db"), { readonly: true, fileMustExist: true });
+  const db = new Database(join(dir, "transcripts.db"), { readonly: true, fileMustExist: true });
   try {
     const rows = db.prepare("SELECT input, reply, status FROM transcripts WHERE kind = 'turn'").all() as Array<{
       input: string;

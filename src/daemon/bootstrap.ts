@@ -27,6 +27,7 @@ import { authHost } from "../plugins/auth-host.js";
 import { ForgetHooks } from "../plugins/forget-hooks.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
 import type { PluginHost } from "../plugins/sdk-impl.js";
+import { openTranscriptsDb } from "../transcripts/database.js";
 import { recordTranscripts } from "../transcripts/recorder.js";
 import { TranscriptStore } from "../transcripts/store.js";
 import { errorMessage } from "../util/errors.js";
@@ -139,7 +140,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   });
   const kernelLog = logger("kernel");
   const inbox = new Inbox(memoryDb);
-  const transcripts = new TranscriptStore(memoryDb, {
+  const transcriptsDb = openTranscriptsDb(paths.transcriptsDb);
+  const transcripts = new TranscriptStore(transcriptsDb, {
     maxDays: () => config.getInt("core.transcripts.max_days"),
     maxBytes: () => config.getInt("core.transcripts.max_mb") * 1024 * 1024,
   });
@@ -226,6 +228,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     plugins: (request) => host.forgetHooks.run(request),
     knowledge: (terms, remove) => ready.forgetKnowledge(terms, remove),
     history: (terms, remove) => forgetInHistoryFile(historyFile(paths.root), terms, remove),
+    databases: [paths.transcriptsDb],
     kept: (terms, remove) => ({
       inbox: inbox.forget(terms, remove),
       approvals: approvals.forget(terms, remove),
@@ -278,6 +281,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       await ready.close();
       await memory.close();
       memoryDb.close();
+      transcriptsDb.close();
       auth.close();
       config.close();
     },

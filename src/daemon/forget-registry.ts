@@ -128,6 +128,13 @@ export const FORGET_REGISTRY: readonly DatabaseRules[] = [
         outcome: exempt("once, always, remembered, denied, timeout, no_client or cancelled"),
         answered_by: exempt("the client that answered: waiter or dashboard"),
       },
+    },
+    patterns: memory.patterns,
+  },
+  {
+    file: "transcripts.db",
+    tables: {
+      sqlite_sequence: SQLITE,
       transcripts: {
         kind: exempt("turn or message"),
         request_id: exempt("a random request id"),
@@ -152,7 +159,6 @@ export const FORGET_REGISTRY: readonly DatabaseRules[] = [
       transcript_search_docsize: { sz: exempt("FTS5 token counts") },
       transcript_search_config: { k: exempt("FTS5's settings"), v: exempt("FTS5's settings") },
     },
-    patterns: memory.patterns,
   },
   {
     file: "config.db",

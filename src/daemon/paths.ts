@@ -11,6 +11,8 @@ export interface DataPaths {
   root: string;
   configDb: string;
   memoryDb: string;
+  /** The chat log (transcripts/database.ts). */
+  transcriptsDb: string;
   adapters: string;
   plugins: string;
   /** Today's LLM usage per source (usage-file.ts). */
@@ -40,6 +42,7 @@ export function prepareDataDir(root: string): PreparedDataDir {
     root,
     configDb: join(root, "config.db"),
     memoryDb: join(root, "memory.db"),
+    transcriptsDb: join(root, "transcripts.db"),
     adapters: join(root, "adapters"),
     plugins: join(root, "plugins"),
     usage: join(root, "usage.json"),
@@ -48,7 +51,7 @@ export function prepareDataDir(root: string): PreparedDataDir {
   for (const dir of [paths.adapters, paths.plugins, join(root, "plugin_data"), join(root, "memory")]) {
     mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   }
-  for (const db of [paths.configDb, paths.memoryDb]) closeSync(openSync(db, "a", FILE_MODE));
+  for (const db of [paths.configDb, paths.memoryDb, paths.transcriptsDb]) closeSync(openSync(db, "a", FILE_MODE));
   return { paths, corrected: makePrivate(root) };
 }
 

@@ -127,6 +127,7 @@ test("a plugin that never answers costs a forget one deadline, and the job lane 
     knowledge: async () => ({ matched: 0, paths: [], removed: 0 }),
     history: () => 0,
     kept: () => ({ inbox: 0, approvals: 0, transcripts: 0 }),
+    databases: [],
   });
   await plant(memory);
   const started = performance.now();

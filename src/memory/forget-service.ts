@@ -24,6 +24,8 @@ export interface ForgetReach {
    * mentioning every term; removed when `remove`.
    */
   kept(terms: readonly string[], remove: boolean): { inbox: number; approvals: number; transcripts: number };
+  /** Other databases of the user's words (the transcripts'): scrubbed with memory.db. */
+  databases: readonly string[];
 }
 
 export interface ForgetOptions {
@@ -84,7 +86,7 @@ export class ForgetService {
     // The knowledge index may hold text edited out of a note since: with the knowledge base opted in, it is
     // scrubbed whatever was removed.
     const scrub = this.deps.scrubber.request(
-      opts.knowledge && knowledge.index ? [this.deps.memoryDb, knowledge.index] : [this.deps.memoryDb],
+      opts.knowledge && knowledge.index ? [...this.scrubbed(), knowledge.index] : this.scrubbed(),
     );
     const { index: _, ...report } = knowledge;
     return { ...preview, confirmed: true, removed, plugins, knowledge: report, scrub };
@@ -98,7 +100,7 @@ export class ForgetService {
     const clean = checkTerms(terms);
     const counts = await this.removeHere(clean);
     void this.plugins(clean, true);
-    this.deps.scrubber.request([this.deps.memoryDb]);
+    this.deps.scrubber.request(this.scrubbed());
     return counts;
   }
 
@@ -109,7 +111,7 @@ export class ForgetService {
     const n = await this.deps.forgetter.removeEvents(ids);
     this.deps.log.info(`memory: finished a forget interrupted by a restart (${n} turn(s) removed)`);
     this.held.write([]);
-    this.deps.scrubber.request([this.deps.memoryDb]);
+    this.deps.scrubber.request(this.scrubbed());
   }
 
   /** Stopping: the repeats the job lane will not run any more are run now, while memory is still open. */
@@ -119,6 +121,11 @@ export class ForgetService {
         this.deps.log.warn(`memory: forgetting after the turn failed: ${errorMessage(err)}`),
       );
     }
+  }
+
+  /** memory.db and the other databases of the user's words. */
+  private scrubbed(): string[] {
+    return [this.deps.memoryDb, ...(this.reach?.databases ?? [])];
   }
 
   /** Memory's own removal, the input history's, and the repeat for a turn that is running. */

@@ -1,5 +1,5 @@
 /**
- * TranscriptStore: what each turn looked like to the user, one row a turn in memory.db (`transcripts`), for
+ * TranscriptStore: what each turn looked like to the user, one row a turn in transcripts.db (database.ts), for
  * the dashboard's history and waiter's /history. Memory prunes, archives and forgets by relevance; a chat log
  * must keep what happened, so this is a store of its own: every channel, NoMemory turns included, the tool
  * calls and approvals of a turn kept with it. Written through as the turn goes (each write is a SQLite

@@ -18,6 +18,7 @@ import {
   newTurn,
   REPLY_KEEP_CHARS,
   type Turn,
+  transcriptTurn,
 } from "./chat-state";
 
 function running(input = "hi", file?: { name: string; size: number }): Turn[] {
@@ -118,5 +119,56 @@ describe("chat state", () => {
     const restarted = applyOutput(spoken, { content: "Another one", sent: true }, 42);
     assert.equal(restarted.length, 3, "a message with a seq seen before (a restarted daemon) was dropped");
     assert.notEqual(restarted[2].id, restarted[1].id);
+  });
+
+  it("a turn of another channel is a turn of its own, with its channel; a self-task is not shown", () => {
+    const turns = bindRequest([], { channel: "cli", requestId: "r7", text: "from waiter" });
+    assert.deepEqual(
+      turns.map((t) => [t.input, t.channel, t.requestId, t.state]),
+      [["from waiter", "cli", "r7", "pending"]],
+    );
+    assert.equal(bindRequest(turns, { channel: "cli", requestId: "r7", text: "from waiter" }), turns, "once");
+    assert.deepEqual(bindRequest([], { channel: "kernel", requestId: "r8", text: "consolidate", self: true }), []);
+  });
+
+  it("a transcript entry becomes a turn: tool and approval cards, its channel, a failure as an error", () => {
+    const turn = transcriptTurn({
+      id: 4,
+      kind: "turn",
+      requestId: "r4",
+      ts: 1,
+      channel: "cli",
+      input: "ls /",
+      reasoning: "think",
+      reply: "bin etc",
+      status: "done",
+      items: [
+        { type: "tool", id: "c1", name: "cmd_run", args: "{}", status: "ok", result: "bin etc", durationMs: 5 },
+        { type: "approval", id: "a1", plugin: "cmd", question: "run ls /", outcome: "once", by: "waiter" },
+      ],
+    });
+    assert.equal(turn.text, "bin etc");
+    assert.equal(turn.channel, "cli");
+    assert.equal(turn.entryId, 4);
+    assert.deepEqual(
+      turn.tools.map((c) => [c.kind ?? "tool", c.name, c.status]),
+      [
+        ["tool", "cmd_run", "ok"],
+        ["approval", "cmd", "once"],
+      ],
+    );
+    const stopped = transcriptTurn({
+      id: 5,
+      kind: "turn",
+      ts: 2,
+      channel: "webui",
+      input: "long job",
+      reasoning: "",
+      reply: "",
+      status: "stopped",
+      error: "stopped by the user",
+      items: [],
+    });
+    assert.deepEqual([stopped.state, stopped.error, stopped.channel], ["error", "stopped by the user", undefined]);
   });
 });

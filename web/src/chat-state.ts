@@ -10,6 +10,8 @@
 
 export interface ToolCard {
   id: string;
+  /** An approval a tool asked for, shown as a card of its own; default a tool call. */
+  kind?: "approval";
   name: string;
   args: string;
   status?: string;
@@ -45,6 +47,31 @@ export interface Turn {
   /** Deltas may have been lost (the event stream reconnected): later ones are ignored until the final text. */
   gap?: boolean;
   attachment?: Attachment;
+  /** The channel it came through, when not the dashboard's own (waiter's "cli", a timer's…): a badge. */
+  channel?: string;
+  /** Its transcript entry's id: where "load earlier" goes on from. */
+  entryId?: number;
+  /** For a message the agent sent on its own: reminder, result, notice. */
+  messageKind?: string;
+}
+
+/** A transcript entry as GET /api/v1/transcripts gives it (the SDK's TranscriptEntry). */
+export interface TranscriptEntry {
+  id: number;
+  kind: "turn" | "message";
+  requestId?: string;
+  ts: number;
+  channel: string;
+  input: string;
+  reasoning: string;
+  reply: string;
+  status: "running" | "done" | "error" | "stopped" | "interrupted";
+  error?: string;
+  messageKind?: string;
+  items: Array<
+    | { type: "tool"; id: string; name: string; args: string; status?: string; result?: string; durationMs?: number }
+    | { type: "approval"; id: string; plugin: string; question: string; outcome?: string; by?: string }
+  >;
 }
 
 export type Payload = Record<string, unknown>;
@@ -71,18 +98,47 @@ export function newTurn(id: string, input: string, file?: { name: string; size: 
   return turn;
 }
 
-/** A turn of the memory's history: already final. */
+/** A turn of the history: already final. */
 export function historyTurn(id: string, ts: number, input: string, reply: string): Turn {
   const turn = base(id, input, ts, "done");
   return { ...turn, ...finalText(turn, reply) };
 }
 
+/** A transcript entry as a turn: its tool calls and approvals as cards, its channel as a badge. */
+export function transcriptTurn(e: TranscriptEntry, withBadge = e.channel !== "webui"): Turn {
+  const failed = e.status === "error" || e.status === "stopped" || e.status === "interrupted";
+  const turn: Turn = {
+    ...historyTurn(`tr-${e.id}`, e.ts, e.input, failed ? "" : e.reply),
+    entryId: e.id,
+    reasoning: head(e.reasoning, REPLY_KEEP_CHARS),
+    tools: e.items.map((i) =>
+      i.type === "tool"
+        ? { id: i.id, name: i.name, args: i.args, status: i.status, result: i.result, durationMs: i.durationMs }
+        : { id: i.id, kind: "approval" as const, name: i.plugin, args: i.question, status: i.outcome ?? "waiting" },
+    ),
+    ...(e.requestId ? { requestId: e.requestId } : {}),
+    ...(withBadge ? { channel: e.channel } : {}),
+    ...(e.messageKind ? { messageKind: e.messageKind } : {}),
+  };
+  if (e.status === "running") turn.state = "pending";
+  if (failed) Object.assign(turn, { state: "error", error: e.error ?? e.status });
+  return turn;
+}
+
 /** The text a chat with an attachment reaches the agent as starts like this (routes/chat-file.ts). */
 const attachedNote = (input: string): string => `${input}\n\n[attached file: uploads/`;
 
-/** raw_input of the webui channel: the oldest pending turn with the same text and no requestId yet is it. */
+/**
+ * raw_input. Of the webui channel: the oldest pending turn with the same text and no requestId yet is it.
+ * Of another channel (waiter, a timer's follow-up…): a turn of its own, with that channel's badge.
+ */
 export function bindRequest(turns: Turn[], p: Payload): Turn[] {
-  if (p.channel !== "webui" || typeof p.requestId !== "string") return turns;
+  if (typeof p.requestId !== "string" || p.self === true) return turns;
+  if (p.channel !== "webui") {
+    if (turns.some((t) => t.requestId === p.requestId)) return turns;
+    const turn = base(`rq-${p.requestId}`, str(p.text), Date.now(), "pending");
+    return [...turns, { ...turn, requestId: p.requestId, channel: str(p.channel) }];
+  }
   const text = str(p.text);
   const index = turns.findIndex(
     (t) =>

@@ -11,11 +11,12 @@ import {
   bindRequest,
   failTurn,
   finishTurn,
-  historyTurn,
   markGap,
   newId,
   newTurn,
+  type TranscriptEntry,
   type Turn,
+  transcriptTurn,
   update,
 } from "./chat-state";
 import { errorText } from "./error-text";
@@ -23,13 +24,13 @@ import { events } from "./events";
 import { pageMessages } from "./i18n";
 import { notifyIfHidden } from "./notify";
 
-interface HistoryEntry {
-  id: string;
-  ts: number;
-  input: string;
-  response: string;
-  unanswered?: string;
+interface TranscriptPage {
+  items: TranscriptEntry[];
+  more: boolean;
 }
+
+/** Entries a page of history brings. */
+const PAGE = 50;
 
 interface Reply {
   requestId?: string;
@@ -44,6 +45,8 @@ interface FileAnswer {
 
 let turns: Turn[] = [];
 let historyLoaded = false;
+/** Whether the transcript holds entries older than the ones shown. */
+let olderLeft = false;
 let subscribed = false;
 let notifying = false;
 const watchers = new Set<(turns: Turn[]) => void>();
@@ -75,15 +78,41 @@ function subscribe(): void {
   events.onMissed(() => set(markGap(turns)));
 }
 
+/** The newest page of the transcript, every channel's turns, under the turns already shown. */
 export async function loadHistory(): Promise<void> {
   if (historyLoaded) return;
-  const page = await get<{ items: HistoryEntry[] }>("/api/v1/chat/history?limit=50");
+  const page = await get<TranscriptPage>(`/api/v1/transcripts?limit=${PAGE}`);
   historyLoaded = true;
+  prepend(page);
+}
+
+/** The page before the oldest entry shown ("load earlier"); false when there is none. */
+export async function loadEarlier(): Promise<boolean> {
+  const oldest = turns.find((t) => t.entryId !== undefined)?.entryId;
+  if (!olderLeft || oldest === undefined) return false;
+  prepend(await get<TranscriptPage>(`/api/v1/transcripts?limit=${PAGE}&before=${oldest}`));
+  return true;
+}
+
+export function hasEarlier(): boolean {
+  return olderLeft;
+}
+
+/** Entries holding every word of `query`, newest first, as turns (not merged into the conversation). */
+export async function searchHistory(query: string): Promise<Turn[]> {
+  const page = await get<TranscriptPage>(`/api/v1/transcripts?limit=${PAGE}&search=${encodeURIComponent(query)}`);
+  return page.items.map((e) => transcriptTurn(e));
+}
+
+/** Older entries above what is shown; a turn shown live already (same request) is not shown twice. */
+function prepend(page: TranscriptPage): void {
+  olderLeft = page.more;
+  const live = new Set(turns.flatMap((t) => (t.requestId ? [t.requestId] : [])));
   const old = page.items
-    .map((h) => historyTurn(h.id, h.ts, h.input, h.response || h.unanswered || ""))
-    .sort((a, b) => a.ts - b.ts);
-  const known = new Set(turns.map((t) => t.id));
-  set([...old.filter((t) => !known.has(t.id)), ...turns]);
+    .filter((e) => !e.requestId || !live.has(e.requestId))
+    .map((e) => transcriptTurn(e))
+    .reverse();
+  set([...old, ...turns]);
 }
 
 export async function send(message: string, file?: File): Promise<void> {

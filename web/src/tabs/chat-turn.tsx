@@ -1,10 +1,11 @@
 /**
- * One turn of the chat: the user's message and attachment, then the agent's side — reasoning folded away,
- * a card per tool call, and the reply as Markdown kept up to date piece by piece (markdown-view.ts), never parsed
+ * One turn of the chat: the user's message and attachment (with its channel when not the dashboard's), then
+ * the agent's side — reasoning folded away, a card per tool call and per approval asked, and the reply as Markdown kept up to date piece by piece (markdown-view.ts), never parsed
  * again as a whole. A reply longer than the page keeps says how much is left out and, once whole, offers
  * it as a file.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { outcomeText } from "../approval-outcome";
 import type { Attachment, ToolCard, Turn } from "../chat-state";
 import { bytes, count } from "../format";
 import { fill, type Messages, optionalMessage } from "../i18n";
@@ -17,6 +18,7 @@ export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
       {(turn.input || turn.attachment) && (
         <div class="msg msg-user">
           <span class="who">{t.you}</span>
+          {turn.channel && <Badge text={fill(t.viaChannel, { channel: turn.channel })} />}
           {turn.input && (
             <p class="plain" translate={false}>
               {turn.input}
@@ -28,6 +30,10 @@ export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
       {agent && (
         <div class="msg msg-agent">
           <span class="who">{t.agent}</span>
+          {turn.messageKind && (
+            <Badge text={optionalMessage(t, `messageKind_${turn.messageKind}`) ?? turn.messageKind} />
+          )}
+          {!turn.input && turn.channel && <Badge text={fill(t.viaChannel, { channel: turn.channel })} />}
           {turn.reasoning && (
             <details class="reasoning">
               <summary>{t.reasoning}</summary>
@@ -112,19 +118,31 @@ function AttachmentLine({ file, t }: { file: Attachment; t: Messages }) {
   );
 }
 
+function Badge({ text }: { text: string }) {
+  return (
+    <span class="badge badge-muted" translate={false}>
+      {text}
+    </span>
+  );
+}
+
 function ToolView({ card, t }: { card: ToolCard; t: Messages }) {
   const status =
-    card.status === undefined ? t.toolRunning : (optionalMessage(t, `toolStatus_${card.status}`) ?? card.status);
+    card.kind === "approval"
+      ? outcomeText(t, card.status ?? "waiting")
+      : card.status === undefined
+        ? t.toolRunning
+        : (optionalMessage(t, `toolStatus_${card.status}`) ?? card.status);
   const took = card.durationMs !== undefined ? ` · ${card.durationMs} ${t.unit_ms}` : "";
   return (
-    <details class="tool-card" data-status={card.status ?? "running"}>
+    <details class="tool-card" data-status={card.status ?? "running"} data-kind={card.kind ?? "tool"}>
       <summary>
-        {t.tool}
+        {card.kind === "approval" ? t.approvalCard : t.tool}
         {t.colon}
         <code translate={false}>{card.name}</code> — <span>{status}</span>
         <span translate={false}>{took}</span>
       </summary>
-      <h3>{t.toolArguments}</h3>
+      {card.kind !== "approval" && <h3>{t.toolArguments}</h3>}
       <pre translate={false}>{card.args}</pre>
       {card.result !== undefined && (
         <>

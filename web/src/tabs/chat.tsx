@@ -1,10 +1,12 @@
 /**
- * Chat: the conversation (history from memory, then live turns), replies streaming in as they are
- * written (chat-turn.tsx), a stop button while a reply runs, and a file to attach. The log keeps to its
+ * Chat: the conversation of every channel (history from the transcript, "load earlier" going back, then
+ * live turns — waiter's too, with their badge), replies streaming in as they are written (chat-turn.tsx), a
+ * search of the whole history, a stop button while a reply runs, and a file to attach. The log keeps to its
  * bottom while new text arrives, unless the reader has scrolled up; it follows at most once per frame.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { loadHistory, send, stop, useChat } from "../chat-store";
+import type { Turn } from "../chat-state";
+import { hasEarlier, loadEarlier, loadHistory, searchHistory, send, stop, useChat } from "../chat-store";
 import { ErrorLine } from "../components/status";
 import { errorText } from "../error-text";
 import { useT } from "../i18n";
@@ -20,6 +22,8 @@ export function ChatTab() {
   const [text, setText] = useState("");
   const [file, setFile] = useState<File | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [query, setQuery] = useState("");
+  const [found, setFound] = useState<Turn[] | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   const log = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
@@ -62,14 +66,71 @@ export function ChatTab() {
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) submit(event);
   };
+  const earlier = async () => {
+    const box = log.current;
+    const before = box ? box.scrollHeight - box.scrollTop : 0;
+    follow.current = false;
+    try {
+      await loadEarlier();
+    } catch (err) {
+      setError(errorText(t, err));
+    }
+    // The page grows above what was read: the reader stays where they were.
+    requestAnimationFrame(() => {
+      if (box) box.scrollTop = box.scrollHeight - before;
+    });
+  };
+  const search = (event: Event) => {
+    event.preventDefault();
+    const q = query.trim();
+    if (!q) return setFound(null);
+    searchHistory(q)
+      .then(setFound)
+      .catch((err: unknown) => setError(errorText(t, err)));
+  };
 
   return (
     <div class="stack chat">
       <h1>{t.tabChat}</h1>
       <ErrorLine message={error} />
-      <div class="chat-log card" role="log" aria-label={t.conversation} ref={log}>
+      <form class="row chat-search" role="search" onSubmit={search}>
+        <label for="chat-search" class="visually-hidden">
+          {t.historySearch}
+        </label>
+        <input
+          id="chat-search"
+          type="search"
+          value={query}
+          placeholder={t.historySearch}
+          title={t.historySearchHint}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+        />
+        <button type="submit">{t.search}</button>
+        {found && (
+          <button type="button" onClick={() => (setFound(null), setQuery(""))}>
+            {t.clearSearch}
+          </button>
+        )}
+      </form>
+      {found && (
+        <div class="chat-log card" role="region" aria-label={t.historySearch}>
+          {found.length === 0 && <p class="hint">{t.noMatches}</p>}
+          <div class="stack chat-turns">
+            {found.map((turn) => (
+              <TurnView key={turn.id} turn={turn} t={t} />
+            ))}
+          </div>
+        </div>
+      )}
+      <div class="chat-log card" role="log" aria-label={t.conversation} ref={log} hidden={found !== null}>
         {turns.length === 0 && <p class="hint">{t.noMessages}</p>}
         <div class="stack chat-turns" ref={content}>
+          {hasEarlier() && (
+            <button type="button" class="load-earlier" onClick={() => void earlier()}>
+              {t.loadEarlier}
+            </button>
+          )}
+          <p class="hint">{t.oneMemory}</p>
           {turns.map((turn) => (
             <TurnView key={turn.id} turn={turn} t={t} />
           ))}

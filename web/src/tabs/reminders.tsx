@@ -4,6 +4,7 @@
  * approvals — the standing "always" answers (each can be revoked) and the last questions with how they ended.
  */
 import { useEffect, useState } from "preact/hooks";
+import { outcomeText } from "../approval-outcome";
 import { ErrorLine, Loading } from "../components/status";
 import { Time } from "../components/time";
 import { useApi } from "../components/use-api";
@@ -143,19 +144,4 @@ export function RemindersTab({ onRead }: { onRead?: () => void }) {
       </section>
     </div>
   );
-}
-
-const OUTCOMES = {
-  once: "outcomeOnce",
-  always: "outcomeAlways",
-  remembered: "outcomeRemembered",
-  denied: "outcomeDenied",
-  timeout: "outcomeTimeout",
-  no_client: "outcomeNoClient",
-  cancelled: "outcomeCancelled",
-} as const;
-
-function outcomeText(t: ReturnType<typeof useT>, outcome: string): string {
-  const key = OUTCOMES[outcome as keyof typeof OUTCOMES];
-  return key ? t[key] : outcome;
 }

@@ -1,0 +1,73 @@
+/**
+ * The Chat tab's history in a real Chromium: after a reload it shows what happened, not what memory kept —
+ * a web turn's tool card and its reasoning (folded), a turn sent through waiter with its channel's badge
+ * (also live while the page is open), a reminder sent on its own — and search finds a tool result's text.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { dashboardSkip, newPage, openDashboard, openTab, screenshot, sendChat } from "../fixtures/browser.js";
+import { CliLines } from "../fixtures/homed-process.js";
+import { startWebDaemon, TEST_API_KEY, type WebDaemon } from "../fixtures/webui.js";
+
+describe("chat history in a real browser", { skip: dashboardSkip }, () => {
+  let web: WebDaemon;
+  let cookie: string;
+  let cli: CliLines;
+  before(async () => {
+    web = await startWebDaemon();
+    cookie = (await web.login()).cookie;
+    cli = await CliLines.open(join(web.daemon.paths.root, "cli.sock"));
+    assert.equal(await cli.text(`/auth ${TEST_API_KEY}`), "authenticated");
+  });
+  after(async () => {
+    cli?.close();
+    await web?.stop();
+  });
+
+  test("after a reload: tool cards, folded reasoning, a waiter turn with its badge, a reminder; search finds a tool's result", async (t) => {
+    const page = await newPage(t);
+    await openDashboard(page, web.base, cookie);
+    web.llm.enqueue(
+      { reasoning: "asking the system first", toolCalls: [{ name: "cmd_run", arguments: { command: "uname -s" } }] },
+      { text: "A Unix-like system." },
+    );
+    const turn = await sendChat(page, "which system is this?");
+    await turn.getByText("A Unix-like system.").waitFor();
+
+    // A turn through waiter shows up live, with its channel.
+    web.llm.enqueue({ text: "菠萝 from the terminal" });
+    assert.equal(await cli.text("hello from waiter", 20_000), "菠萝 from the terminal");
+    const log = page.getByRole("log", { name: "Conversation" });
+    const waiterTurn = log.getByRole("article").filter({ hasText: "hello from waiter" });
+    await waiterTurn.getByText("via cli").waitFor();
+    await web.daemon.host.io.send("webui", "⏰ stand up and stretch", "reminder", false);
+
+    await page.reload();
+    await openTab(page, "Chat");
+    const webTurn = log.getByRole("article").filter({ hasText: "which system is this?" });
+    await webTurn.getByText("A Unix-like system.").waitFor();
+    const card = webTurn.locator("details.tool-card");
+    assert.match(String(await card.locator("summary").textContent()), /cmd_run.*done/);
+    const reasoning = webTurn.locator("details.reasoning");
+    assert.equal(await reasoning.getAttribute("open"), null, "reasoning is folded");
+    await reasoning.locator("summary").click();
+    await reasoning.getByText("asking the system first").waitFor();
+    await log.getByRole("article").filter({ hasText: "hello from waiter" }).getByText("via cli").waitFor();
+    const reminder = log.getByRole("article").filter({ hasText: "⏰ stand up and stretch" });
+    await reminder.getByText("reminder", { exact: true }).waitFor();
+    await screenshot(page, "history-after-reload");
+
+    await page.getByRole("searchbox", { name: "Search the conversation" }).fill("菠萝");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const results = page.getByRole("region", { name: "Search the conversation" });
+    await results.getByText("菠萝 from the terminal").waitFor();
+    assert.equal(await results.getByRole("article").count(), 1);
+    // "Linux" is only in the tool's result (uname -s), not in the question or the reply.
+    await page.getByRole("searchbox", { name: "Search the conversation" }).fill("linux");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await results.getByText("which system is this?").waitFor();
+    await page.getByRole("button", { name: "Back to the conversation" }).click();
+    await log.waitFor({ state: "visible" });
+  });
+});
