@@ -93,7 +93,7 @@ export function ChatTab() {
     <div class="stack chat">
       <h1>{t.tabChat}</h1>
       <ErrorLine message={error} />
-      <form class="row chat-search" role="search" onSubmit={search}>
+      <form class="row chat-search" onSubmit={search}>
         <label for="chat-search" class="visually-hidden">
           {t.historySearch}
         </label>
@@ -107,20 +107,26 @@ export function ChatTab() {
         />
         <button type="submit">{t.search}</button>
         {found && (
-          <button type="button" onClick={() => (setFound(null), setQuery(""))}>
+          <button
+            type="button"
+            onClick={() => {
+              setFound(null);
+              setQuery("");
+            }}
+          >
             {t.clearSearch}
           </button>
         )}
       </form>
       {found && (
-        <div class="chat-log card" role="region" aria-label={t.historySearch}>
+        <section class="chat-log card" aria-label={t.historySearch}>
           {found.length === 0 && <p class="hint">{t.noMatches}</p>}
           <div class="stack chat-turns">
             {found.map((turn) => (
               <TurnView key={turn.id} turn={turn} t={t} />
             ))}
           </div>
-        </div>
+        </section>
       )}
       <div class="chat-log card" role="log" aria-label={t.conversation} ref={log} hidden={found !== null}>
         {turns.length === 0 && <p class="hint">{t.noMessages}</p>}
