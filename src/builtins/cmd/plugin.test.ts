@@ -156,16 +156,16 @@ test("the folder stays inside the workspace: .., an absolute path and a symlink 
 
 test("a command still running after background_after answers 'still running' and its result is sent later", async () => {
   const { run, sdk } = await start({
-    settings: { background_after: "1s" },
+    settings: { background_after: "300ms" },
     approve: () => ({ approved: true, how: "once", by: "waiter" }),
   });
-  const r = await run({ command: "sleep 2" });
+  const r = await run({ command: "sleep 0.6" });
   assert.equal(r.status, "running");
-  assert.match(String(r.note), /still running after 1 s; its result will be sent/);
+  assert.match(String(r.note), /still running after 300 ms; its result will be sent/);
   await waitFor(() => sdk.sent.length === 1, "the result", { timeoutMs: 10_000 });
   assert.equal(sdk.sent[0].channel, "cli");
   assert.equal(sdk.sent[0].kind, "result");
-  assert.match(sdk.sent[0].text, /^Command \d+ \(sleep 2\) ended:\nstatus ok, exit code 0/);
+  assert.match(sdk.sent[0].text, /^Command \d+ \(sleep 0.6\) ended:\nstatus ok, exit code 0/);
 });
 
 test("stopping the plugin kills a command running in the background, and its result is not sent", async () => {

@@ -135,7 +135,7 @@ export function createCmdPlugin(): Plugin {
       return {
         status: "running",
         id: entry.id,
-        note: `still running after ${Math.round(backgroundMs / 1000)} s; its result will be sent to the user when it ends (at most ${timeoutS} s in all)`,
+        note: `still running after ${backgroundMs < 1000 ? `${backgroundMs} ms` : `${Math.round(backgroundMs / 1000)} s`}; its result will be sent to the user when it ends (at most ${timeoutS} s in all)`,
       };
     };
 

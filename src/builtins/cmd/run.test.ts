@@ -40,10 +40,18 @@ const escaped = (pidfile: string, command = "") =>
 
 const pidIn = (file: string) => Number(readFileSync(file, "utf8"));
 
+/**
+ * Whether `pid` still runs. A killed process stays a zombie until its parent (here often PID 1, which reaps
+ * slowly in a container) collects it; a zombie runs nothing, so it counts as dead.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return false;
   }
