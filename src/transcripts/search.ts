@@ -10,7 +10,9 @@ import { tokenize } from "../embedding/text.js";
 import { cachedStatement } from "../util/statements.js";
 
 /** Entries indexed in one go of the background. */
-const BATCH = 32;
+const BATCH = 64;
+/** How long indexing waits after a write, gathering the writes that follow. */
+const INDEX_DELAY_MS = 1_000;
 
 export interface FindOptions {
   before: number;
@@ -28,25 +30,23 @@ export class TranscriptSearch {
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS transcript_search USING fts5(terms, content='', contentless_delete=1)`);
   }
 
-  /** The entry's text changed: it is indexed again soon. */
-  due(id: number): void {
-    cachedStatement(this.db, "UPDATE transcripts SET indexed = 0 WHERE id = ? AND indexed = 1").run(id);
-  }
-
   drop(id: number): void {
     cachedStatement(this.db, "DELETE FROM transcript_search WHERE rowid = ?").run(id);
   }
 
-  /** Indexes what is due in the background, a batch a turn of the event loop. */
+  /**
+   * Indexes what is due (rows with `indexed = 0`) a moment later, in batches: off the turn's path, and
+   * many turns in one write when they come back to back.
+   */
   schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.scheduled = false;
       // The daemon may have stopped meanwhile: what is due is indexed at the next start.
       if (!this.db.open) return;
       if (this.indexSome(BATCH) === BATCH) this.schedule();
-    });
+    }, INDEX_DELAY_MS).unref();
   }
 
   /** Everything due, now (before a search). */

@@ -19,6 +19,7 @@ export const TRANSCRIPT_CAPS = { input: 100_000, reply: 1_000_000, reasoning: 20
 /** Tool calls and approvals kept of one turn; later ones are counted, not kept. */
 export const MAX_ITEMS = 200;
 export const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
+const EXPIRE_EVERY_MS = 60_000;
 
 export interface TranscriptLimits {
   maxDays: () => number;
@@ -41,6 +42,7 @@ interface Row {
   error: string | null;
   message_kind: string | null;
   item_count: number;
+  bytes: number;
 }
 
 const SCHEMA = `
@@ -87,6 +89,8 @@ export class TranscriptStore {
   private readonly search: TranscriptSearch;
   /** Bytes of all rows, kept as rows come and go (read once at open). */
   private total: number;
+  /** When entries past max_days were last looked for. */
+  private expiredAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Database.Database,
@@ -107,11 +111,14 @@ export class TranscriptStore {
 
   /** A turn began (its raw_input). A request id seen before is left as it is: each turn is kept once. */
   begin(t: { requestId: string; source: string; channel: string; input: string; noMemory: boolean }): void {
-    cachedStatement(
+    const input = capped(t.input, TRANSCRIPT_CAPS.input);
+    const bytes = Buffer.byteLength(input);
+    const info = cachedStatement(
       this.db,
-      `INSERT OR IGNORE INTO transcripts (kind, request_id, ts, source, channel, no_memory, input, status)
-       VALUES ('turn', ?, ?, ?, ?, ?, ?, 'running')`,
-    ).run(t.requestId, this.now(), t.source, t.channel, t.noMemory ? 1 : 0, capped(t.input, TRANSCRIPT_CAPS.input));
+      `INSERT OR IGNORE INTO transcripts (kind, request_id, ts, source, channel, no_memory, input, status, bytes)
+       VALUES ('turn', ?, ?, ?, ?, ?, ?, 'running', ?)`,
+    ).run(t.requestId, this.now(), t.source, t.channel, t.noMemory ? 1 : 0, input, bytes);
+    if (info.changes > 0) this.total += bytes;
   }
 
   /**
@@ -119,17 +126,21 @@ export class TranscriptStore {
    * turn keeps MAX_ITEMS of them; later ones are only counted.
    */
   item(requestId: string, item: TranscriptItem): void {
-    const row = this.row(requestId);
+    const row = cachedStatement(this.db, "SELECT id, item_count FROM transcripts WHERE request_id = ?").get(
+      requestId,
+    ) as Pick<Row, "id" | "item_count"> | undefined;
     if (!row) return;
     const key = `${item.type}:${item.id}`;
     const old = cachedStatement(
       this.db,
       "SELECT id, body, bytes FROM transcript_items WHERE turn_id = ? AND key = ?",
     ).get(row.id, key) as { id: number; body: string; bytes: number } | undefined;
-    if (!old) {
-      cachedStatement(this.db, "UPDATE transcripts SET item_count = item_count + 1 WHERE id = ?").run(row.id);
-      if (row.item_count >= MAX_ITEMS) return;
-    }
+    // Counted, and due for the search index again, in one write.
+    cachedStatement(this.db, "UPDATE transcripts SET item_count = item_count + ?, indexed = 0 WHERE id = ?").run(
+      old ? 0 : 1,
+      row.id,
+    );
+    if (!old && row.item_count >= MAX_ITEMS) return;
     // A later event fills in what an earlier one did not say (a call's end has no arguments): "" keeps the old.
     const said = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== "" && v !== undefined));
     const body = JSON.stringify(boundItem(old ? ({ ...JSON.parse(old.body), ...said } as TranscriptItem) : item));
@@ -140,40 +151,53 @@ export class TranscriptStore {
        ON CONFLICT (turn_id, key) DO UPDATE SET body = excluded.body, bytes = excluded.bytes`,
     ).run(row.id, key, body, bytes);
     this.total += bytes - (old?.bytes ?? 0);
-    this.search.due(row.id);
   }
 
   /** One round's reasoning, added to the turn's. */
   reasoning(requestId: string, text: string): void {
-    const row = this.row(requestId);
+    const row = cachedStatement(this.db, "SELECT id, bytes, reasoning FROM transcripts WHERE request_id = ?").get(
+      requestId,
+    ) as Pick<Row, "id" | "bytes" | "reasoning"> | undefined;
     if (!row || !text) return;
-    const joined = row.reasoning ? `${row.reasoning}\n\n${text}` : text;
-    this.update(row, { reasoning: capped(joined, TRANSCRIPT_CAPS.reasoning) });
+    const reasoning = capped(row.reasoning ? `${row.reasoning}\n\n${text}` : text, TRANSCRIPT_CAPS.reasoning);
+    const bytes = row.bytes - Buffer.byteLength(row.reasoning) + Buffer.byteLength(reasoning);
+    cachedStatement(this.db, "UPDATE transcripts SET reasoning = ?, bytes = ?, indexed = 0 WHERE id = ?").run(
+      reasoning,
+      bytes,
+      row.id,
+    );
+    this.total += bytes - row.bytes;
   }
 
-  /** The turn's end: its reply, or the error it ended with. */
+  /** The turn's end, in one write: its reply, or the error it ended with. */
   end(requestId: string, out: { reply: string; error?: string; stopped?: boolean }): void {
-    const row = this.row(requestId);
+    const row = cachedStatement(
+      this.db,
+      "SELECT id, bytes FROM transcripts WHERE request_id = ? AND status = 'running'",
+    ).get(requestId) as Pick<Row, "id" | "bytes"> | undefined;
     if (!row) return;
-    const status = out.error ? (out.stopped ? "stopped" : "error") : "done";
-    this.update(row, {
-      reply: out.error ? "" : capped(out.reply, TRANSCRIPT_CAPS.reply),
-      status,
-      error: out.error ?? null,
-      ended_at: this.now(),
-    });
+    const reply = out.error ? "" : capped(out.reply, TRANSCRIPT_CAPS.reply);
+    const error = out.error ? capped(out.error, TRANSCRIPT_CAPS.args) : null;
+    const bytes = row.bytes + Buffer.byteLength(reply) + Buffer.byteLength(error ?? "");
+    cachedStatement(
+      this.db,
+      `UPDATE transcripts SET reply = ?, status = ?, error = ?, ended_at = ?, bytes = ?, indexed = 0 WHERE id = ?`,
+    ).run(reply, out.error ? (out.stopped ? "stopped" : "error") : "done", error, this.now(), bytes, row.id);
+    this.total += bytes - row.bytes;
     this.afterWrite();
   }
 
   /** A message the agent sent on its own (a reminder, a background result), as it was delivered or kept. */
   message(m: { channel: string; kind: string; text: string }): void {
     const ts = this.now();
-    const info = cachedStatement(
+    const reply = capped(m.text, TRANSCRIPT_CAPS.reply);
+    const bytes = Buffer.byteLength(reply);
+    cachedStatement(
       this.db,
-      `INSERT INTO transcripts (kind, ts, ended_at, source, channel, reply, status, message_kind)
-       VALUES ('message', ?, ?, 'agent', ?, ?, 'done', ?)`,
-    ).run(ts, ts, m.channel, capped(m.text, TRANSCRIPT_CAPS.reply), m.kind);
-    this.setBytes(Number(info.lastInsertRowid));
+      `INSERT INTO transcripts (kind, ts, ended_at, source, channel, reply, status, message_kind, bytes)
+       VALUES ('message', ?, ?, 'agent', ?, ?, 'done', ?, ?)`,
+    ).run(ts, ts, m.channel, reply, m.kind, bytes);
+    this.total += bytes;
     this.afterWrite();
   }
 
@@ -240,36 +264,19 @@ export class TranscriptStore {
     return this.total;
   }
 
-  private row(requestId: string): Row | undefined {
-    return cachedStatement(this.db, "SELECT * FROM transcripts WHERE request_id = ?").get(requestId) as Row | undefined;
-  }
-
-  private update(row: Row, change: Partial<Row>): void {
-    const keys = Object.keys(change);
-    const sql = `UPDATE transcripts SET ${keys.map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`;
-    cachedStatement(this.db, sql).run({ ...change, id: row.id });
-    this.setBytes(row.id);
-  }
-
-  /** The row's size in its `bytes` column and in the running total; its search row is due again. */
-  private setBytes(id: number): void {
-    const r = cachedStatement(
-      this.db,
-      `SELECT bytes AS old, length(CAST(input || reasoning || reply || coalesce(error, '') AS BLOB)) AS now
-       FROM transcripts WHERE id = ?`,
-    ).get(id) as { old: number; now: number };
-    cachedStatement(this.db, "UPDATE transcripts SET bytes = ? WHERE id = ?").run(r.now, id);
-    this.total += r.now - r.old;
-    this.search.due(id);
-  }
-
-  /** The oldest go: what is older than max_days, then the oldest until the rest fits max_mb. */
+  /**
+   * The oldest go: what is older than max_days (looked for at most once a minute: a day's boundary does not
+   * need each turn to look), then the oldest until the rest fits max_mb (the running total: no query).
+   */
   private afterWrite(): void {
-    const cutoff = this.now() - this.limits.maxDays() * DAY;
-    const old = cachedStatement(this.db, "SELECT id FROM transcripts WHERE ts < ? AND status <> 'running'")
-      .pluck()
-      .all(cutoff) as number[];
-    if (old.length > 0) this.remove(old);
+    if (this.now() - this.expiredAt >= EXPIRE_EVERY_MS) {
+      this.expiredAt = this.now();
+      const cutoff = this.now() - this.limits.maxDays() * DAY;
+      const old = cachedStatement(this.db, "SELECT id FROM transcripts WHERE ts < ? AND status <> 'running'")
+        .pluck()
+        .all(cutoff) as number[];
+      if (old.length > 0) this.remove(old);
+    }
     const max = this.limits.maxBytes();
     while (this.total > max) {
       const oldest = cachedStatement(this.db, "SELECT id FROM transcripts ORDER BY id LIMIT 64")
