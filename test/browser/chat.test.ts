@@ -111,6 +111,34 @@ describe("chat in a real browser", { skip: dashboardSkip }, () => {
     await screenshot(page, "chat-stopped");
   });
 
+  test("Esc stops a reply, but not while an input method composes; a reply copies as its Markdown", async (t) => {
+    const page = await newPage(t);
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await openDashboard(page, web.base, cookie);
+    web.llm.enqueue({ text: "**bold** and `code`" });
+    const done = await sendChat(page, "say something in Markdown");
+    await done.getByRole("button", { name: "Copy as Markdown" }).click();
+    await done.getByRole("button", { name: "Copied" }).waitFor();
+    assert.equal(await page.evaluate("navigator.clipboard.readText()"), "**bold** and `code`");
+
+    const before = web.llm.requests.length;
+    web.llm.enqueue({ text: "on and on ", endless: true, pieceChars: 2, frameIntervalMs: 50 });
+    const turn = await sendChat(page, "talk until Esc");
+    await turn.getByText("on and on").first().waitFor();
+    const box = page.getByLabel("Message", { exact: true });
+    // An IME's Esc cancels its composition (Chinese pinyin, say): the reply goes on.
+    await box.dispatchEvent("keydown", { key: "Escape", isComposing: true, bubbles: true });
+    await box.dispatchEvent("keydown", { key: "Enter", isComposing: true, bubbles: true });
+    const shownBefore = ((await turn.textContent()) ?? "").length;
+    await waitFor(async () => ((await turn.textContent()) ?? "").length > shownBefore + 20, "the reply to go on");
+    assert.equal(web.llm.requests[before]?.aborted, false, "not stopped while composing");
+    await box.press("Escape");
+    await waitFor(() => web.llm.requests[before]?.aborted, "the daemon to hang up on the LLM", { timeoutMs: 15_000 });
+    await waitFor(async () => (await turn.getAttribute("aria-busy")) === "false", "the turn to end", {
+      timeoutMs: 15_000,
+    });
+  });
+
   test("at 390×844 the composer stays fully on screen with a conversation longer than the screen", async (t) => {
     const page = await newPage(t, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await openDashboard(page, web.base, cookie);

@@ -133,6 +133,9 @@ export const en = {
   noMessages: "No messages yet. Say hello.",
   // Chat: history from the transcript (chat.tsx, chat-turn.tsx)
   loadEarlier: "Load earlier",
+  copyReply: "Copy as Markdown",
+  copied: "Copied",
+  jumpNewest: "Jump to the newest",
   historySearch: "Search the conversation",
   historySearchHint: "Words of a message, a reply or a tool's result, in English or Chinese.",
   clearSearch: "Back to the conversation",

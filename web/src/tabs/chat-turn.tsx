@@ -46,6 +46,7 @@ export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
             <ToolView key={card.id} card={card} t={t} />
           ))}
           {turn.text ? <Reply turn={turn} /> : turn.state === "pending" && <p class="hint">{t.thinking}</p>}
+          {turn.text && turn.state === "done" && <CopyReply turn={turn} t={t} />}
           {turn.omitted > 0 && <Omitted turn={turn} t={t} />}
           {turn.gap && <p class="hint">{t.replyGap}</p>}
           {turn.state === "error" && (
@@ -71,6 +72,20 @@ function Reply({ turn }: { turn: Turn }) {
   }, [turn.text, turn.epoch, final]);
   useEffect(() => () => view.current?.destroy(), []);
   return <div class="markdown" ref={element} translate={false} />;
+}
+
+/** Copies the reply as its Markdown source (the whole of it, when the page keeps only its start). */
+function CopyReply({ turn, t }: { turn: Turn; t: Messages }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard.writeText(turn.whole ? await turn.whole.text() : turn.text);
+    setCopied(true);
+  };
+  return (
+    <button type="button" class="copy-reply" onClick={() => void copy()} onBlur={() => setCopied(false)}>
+      {copied ? t.copied : t.copyReply}
+    </button>
+  );
 }
 
 function Omitted({ turn, t }: { turn: Turn; t: Messages }) {

@@ -28,6 +28,7 @@ export function ChatTab() {
   const log = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const follow = useRef(true);
+  const [atBottom, setAtBottom] = useState(true);
   const running = turns.some((turn) => turn.state === "pending");
 
   useEffect(() => {
@@ -40,6 +41,7 @@ export function ChatTab() {
     if (!box || !inner) return;
     const onScroll = () => {
       follow.current = box.scrollHeight - box.scrollTop - box.clientHeight < BOTTOM_SLACK_PX;
+      setAtBottom(follow.current);
     };
     // Called at most once per frame, after layout: the cheapest moment to read and set the scroll.
     const observer = new ResizeObserver(() => {
@@ -63,8 +65,22 @@ export function ChatTab() {
     follow.current = true;
     void send(message, file ?? undefined);
   };
+  const halt = () => stop().catch((err: unknown) => setError(errorText(t, err)));
+  // While an input method composes (Chinese, Japanese…), its keys are its own: Enter picks, Esc cancels.
   const onKeyDown = (event: KeyboardEvent) => {
-    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) submit(event);
+    if (event.isComposing) return;
+    if (event.key === "Enter" && !event.shiftKey) submit(event);
+    else if (event.key === "Escape" && running) {
+      event.preventDefault();
+      void halt();
+    }
+  };
+  const newest = () => {
+    const box = log.current;
+    if (!box) return;
+    follow.current = true;
+    setAtBottom(true);
+    box.scrollTop = box.scrollHeight;
   };
   const earlier = async () => {
     const box = log.current;
@@ -163,8 +179,13 @@ export function ChatTab() {
             onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
           />
           <span class="spacer" />
+          {!atBottom && found === null && (
+            <button type="button" onClick={newest}>
+              {t.jumpNewest}
+            </button>
+          )}
           {running && (
-            <button type="button" onClick={() => stop().catch((err: unknown) => setError(errorText(t, err)))}>
+            <button type="button" onClick={() => void halt()}>
               {t.stop}
             </button>
           )}
