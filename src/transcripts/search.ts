@@ -13,6 +13,8 @@ import { cachedStatement } from "../util/statements.js";
 const BATCH = 64;
 /** How long indexing waits after a write, gathering the writes that follow. */
 const INDEX_DELAY_MS = 1_000;
+/** Entries a search indexes before it runs, at most. */
+const CATCH_UP = 256;
 
 export interface FindOptions {
   before: number;
@@ -28,6 +30,8 @@ export class TranscriptSearch {
     private readonly textOf: (id: number) => string,
   ) {
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS transcript_search USING fts5(terms, content='', contentless_delete=1)`);
+    // What a stop left unindexed (or a file from before the index) is indexed in the background.
+    this.schedule();
   }
 
   drop(id: number): void {
@@ -41,17 +45,22 @@ export class TranscriptSearch {
   schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setTimeout(() => {
-      this.scheduled = false;
+    const step = () => {
       // The daemon may have stopped meanwhile: what is due is indexed at the next start.
-      if (!this.db.open) return;
-      if (this.indexSome(BATCH) === BATCH) this.schedule();
-    }, INDEX_DELAY_MS).unref();
+      if (!this.db.open) return void (this.scheduled = false);
+      // A batch at a time, the event loop free between two: a backlog never holds the daemon for long.
+      if (this.indexSome(BATCH) === BATCH) setImmediate(step);
+      else this.scheduled = false;
+    };
+    setTimeout(step, INDEX_DELAY_MS).unref();
   }
 
-  /** Everything due, now (before a search). */
+  /**
+   * Before a search: what is due now, up to CATCH_UP entries (the turns of the last second, normally). A
+   * larger backlog (after a restart) is left to the background, so a search never stalls the daemon.
+   */
   catchUp(): void {
-    while (this.indexSome(BATCH * 8) > 0);
+    this.indexSome(CATCH_UP);
   }
 
   /** Entries older than `before` (on `channel`) whose text holds every token of `query`, newest first. */
