@@ -47,9 +47,8 @@ export class TranscriptSearch {
     this.scheduled = true;
     const step = () => {
       // The daemon may have stopped meanwhile: what is due is indexed at the next start.
-      if (!this.db.open) return void (this.scheduled = false);
       // A batch at a time, the event loop free between two: a backlog never holds the daemon for long.
-      if (this.indexSome(BATCH) === BATCH) setImmediate(step);
+      if (this.db.open && this.indexSome(BATCH) === BATCH) setImmediate(step);
       else this.scheduled = false;
     };
     setTimeout(step, INDEX_DELAY_MS).unref();
