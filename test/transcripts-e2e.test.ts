@@ -2,7 +2,8 @@
  * Transcripts through a real daemon with the fake LLM: a turn over the cli socket that calls a tool is kept
  * with its tool call, reasoning and reply; the dashboard's route lists it with its channel, finds it by a
  * word of the tool's result and pages backwards; waiter's /history prints it; a reminder sent on its own is
- * an entry; bad parameters are refused clearly.
+ * an entry; bad parameters are refused clearly; a message may start a new topic or name the LLM source to
+ * ask first.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -78,4 +79,25 @@ test("a message sent on its own is an entry; pages go backwards; bad parameters 
   );
   assert.equal((await w.json("GET", "/api/v1/transcripts?limit=0")).status, 400);
   assert.equal((await w.json("GET", `/api/v1/transcripts?search=${"x".repeat(5000)}`)).status, 400);
+});
+
+test("a message may start a new topic: the model is told, the transcript marks it; an unknown LLM source is refused", async () => {
+  w.llm.enqueue({ text: "sure, something else" });
+  const before = w.llm.requests.length;
+  const res = await w.json("POST", "/api/v1/chat", { message: "let us talk about gardens", new_topic: true });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const sent = JSON.stringify(w.llm.requests[before].body.messages);
+  assert.match(sent, /新话题 \/ New topic/);
+  const [entry] = (await transcripts("?channel=webui&limit=1")).items;
+  assert.equal(entry.input, "let us talk about gardens");
+  assert.equal(entry.newTopic, true);
+  w.llm.enqueue({ text: "and on" });
+  await w.json("POST", "/api/v1/chat", { message: "and roses?" });
+  assert.doesNotMatch(JSON.stringify(w.llm.requests.at(-1)?.body.messages), /New topic/, "only that message");
+  const unknown = await w.json("POST", "/api/v1/chat", { message: "hi", llm_source: "nope" });
+  assert.equal(unknown.status, 400);
+  assert.match(unknown.body.error.message, /no LLM source named "nope"/);
+  w.llm.enqueue({ text: "from env" });
+  const named = await w.json("POST", "/api/v1/chat", { message: "ask env", llm_source: "env" });
+  assert.equal(named.body.response, "from env");
 });

@@ -278,6 +278,9 @@ export class Agent {
     if (typeof text !== "string" || !text.trim())
       throw new HomeAgentError({ code: "input_empty", message: "empty input: nothing to process" });
     const opts = given.history === undefined ? given : { ...given, history: checkHistory(given.history) };
+    if (opts.llmSource !== undefined && (typeof opts.llmSource !== "string" || opts.llmSource.length > 64)) {
+      throw new HomeAgentError({ code: "invalid_argument", message: "llmSource is the name of an LLM source" });
+    }
     const signal = opts.signal;
     if (signal?.aborted) throw new HomeAgentError({ code: "input_cancelled", message: stopMessage(signal.reason) });
     const task: InputTask = {
@@ -306,7 +309,12 @@ export class Agent {
     const cancel = task.opts.signal || task.kind === "self" ? new AbortController() : undefined;
     const unlink = cancel ? linkAbort(cancel, [this.shutdown.signal, task.opts.signal]) : () => {};
     const stop = cancel?.signal ?? this.shutdown.signal;
-    const control: TurnControl = { stop, interrupts: new InterruptQueue(), llmAbort: null };
+    const control: TurnControl = {
+      stop,
+      interrupts: new InterruptQueue(),
+      llmAbort: null,
+      ...(task.opts.llmSource ? { llmSource: task.opts.llmSource } : {}),
+    };
     this.running = { task, control, cancel };
     try {
       const reply = await runTurn(

@@ -62,6 +62,8 @@ export interface ComposeInput {
   allow?: ReadonlySet<string>;
   /** The client's own conversation (checked by history.ts): the timeline instead of the window's events. */
   history?: ContextMessage[];
+  /** The input starts a new topic (InjectOptions.newTopic). */
+  newTopic?: boolean;
 }
 
 export interface Composed {
@@ -92,6 +94,7 @@ export async function composeRequest(deps: ComposeDeps, c: ComposeInput): Promis
     outputChannels: c.outputChannels,
     now: new Date(),
     zone: c.zone,
+    newTopic: c.newTopic,
   });
   const chat = c.history?.filter((m) => m.role !== "system").map((m) => ({ role: m.role, content: m.content }));
   const timelinePart = chat ? historyTimeline(chat) : windowTimeline(c.timeline, c.zone);

@@ -25,9 +25,15 @@ export interface RulesParts {
   now: Date;
   /** IANA zone of every time shown. */
   zone: string;
+  /** The input starts a new topic. */
+  newTopic?: boolean;
 }
 
-/** The output-rules section: the time, and where replies go. */
+/** Said when an input starts a new topic; in both languages, like the timeline's header. */
+export const NEW_TOPIC_RULE =
+  "新话题 / New topic: the user starts a new subject with this message. The earlier turns of the timeline may be about something else: do not carry their subject over unless the user refers to it.";
+
+/** The output-rules section: the time, where replies go, and a new topic when the input starts one. */
 export function outputRulesText(p: RulesParts): string {
   const lines = [
     `Current time: ${currentTime(p.now.getTime(), p.zone)}.`,
@@ -39,6 +45,7 @@ export function outputRulesText(p: RulesParts): string {
       `To reach another channel (${others.join(", ")}), call output_send__<channel>; call output_send__<channel>_help for its fields. Split long messages.`,
     );
   }
+  if (p.newTopic) lines.push(NEW_TOPIC_RULE);
   return lines.join("\n");
 }
 

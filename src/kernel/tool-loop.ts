@@ -35,6 +35,8 @@ export interface TurnControl {
   stop: AbortSignal;
   interrupts: InterruptQueue;
   llmAbort: AbortController | null;
+  /** The LLM source the input asked for first. */
+  llmSource?: string;
 }
 
 export interface LoopResult {
@@ -201,7 +203,12 @@ async function streamLLM(
         disable_thinking: !deps.settings.thinkingEnabled(),
         stream: true,
       },
-      { signal: abort.signal, onChunk: (chunk) => deltas.chunk(chunk), onRestart: () => deltas.reset() },
+      {
+        signal: abort.signal,
+        onChunk: (chunk) => deltas.chunk(chunk),
+        onRestart: () => deltas.reset(),
+        ...(control.llmSource ? { source: control.llmSource } : {}),
+      },
     );
   } catch (err) {
     if (abort.signal.aborted && !control.stop.aborted) {

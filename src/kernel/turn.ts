@@ -76,6 +76,7 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     text: ctx.rawMessage,
     ...(ctx.noMemory ? { noMemory: true } : {}),
     ...(task.kind === "self" ? { self: true } : {}),
+    ...(task.opts.newTopic ? { newTopic: true } : {}),
   });
   await deps.stages.run("on_input", ctx, { stop });
   let outcome: Outcome;
@@ -188,6 +189,7 @@ async function think(
     contextMsgs: ctx.contextMsgs,
     allow: task.tools ? new Set(task.tools) : undefined,
     history: task.opts.history,
+    newTopic: task.opts.newTopic === true,
   });
   deps.onComposed(report);
   deps.offers.set(ctx.requestId, offer);

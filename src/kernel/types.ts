@@ -21,6 +21,8 @@ export interface LLMClient {
       onChunk?: (chunk: StreamChunk) => void;
       /** The text starts over (a broken stream is asked again): drop the chunks delivered so far. */
       onRestart?: () => void;
+      /** The source to ask first (the input's `llmSource`); default the preferred one. */
+      source?: string;
     },
   ): Promise<CompletionResponse>;
 }

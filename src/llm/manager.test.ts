@@ -92,6 +92,22 @@ test("401 on the first source → fallback to the second, first disabled until r
   assert.equal(x.requests.length, 2);
 });
 
+test("one call may ask a source first, before the preferred one; an unknown name is refused", async () => {
+  const [x, y] = await fresh();
+  const m = new ProviderManager({ retryDelayMs: 20 });
+  m.setSources([source("x", x), source("y", y)]);
+  m.setPreferred("x");
+  y.enqueue({ text: "from y" });
+  assert.equal((await m.stream(req, { source: "y" })).content, "from y");
+  assert.equal(x.requests.length, 0);
+  x.enqueue({ text: "from x" });
+  assert.equal((await m.stream(req)).content, "from x", "the next call goes back to the preferred");
+  y.enqueue({ status: 401 });
+  x.enqueue({ text: "x stands in" });
+  assert.equal((await m.stream(req, { source: "y" })).content, "x stands in", "the others still stand in");
+  await assert.rejects(m.stream(req, { source: "nope" }), /no LLM source named "nope"/);
+});
+
 test("503 is retried once on the same source after the delay, then succeeds", async () => {
   const [x, y] = await fresh();
   const m = new ProviderManager({ retryDelayMs: 20 });

@@ -176,16 +176,17 @@ export class ProviderManager {
    */
   stream(req: CompletionRequest, opts: StreamOptions = {}): Promise<CompletionResponse> {
     const attempts = new StreamAttempts(opts, this.log);
-    return this.run(req, opts.signal, (source, r) => attempts.next(source.entry.provider, r));
+    return this.run(req, opts.signal, (source, r) => attempts.next(source.entry.provider, r), opts.source);
   }
 
   private async run(
     req: CompletionRequest,
     signal: AbortSignal | undefined,
     call: (source: Source, req: CompletionRequest) => Promise<CompletionResponse>,
+    askFirst?: string,
   ): Promise<CompletionResponse> {
     if (this.list.length === 0) throw new NoSourceError();
-    const { first, lastResort, skipped } = this.candidates(req.model);
+    const { first, lastResort, skipped } = this.candidates(req.model, askFirst);
     const failures = [...skipped];
     for (const candidate of [...first, ...lastResort]) {
       const attempts = lastResort.includes(candidate) ? 1 : ATTEMPTS_PER_SOURCE;
@@ -226,7 +227,9 @@ export class ProviderManager {
     return { ...response, source: name };
   }
 
-  private candidates(model: string) {
+  /** The sources to try, in order: `askFirst` (one input's choice), the preferred one, then priority. */
+  private candidates(model: string, askFirst?: string) {
+    if (askFirst && !this.find(askFirst)) throw unknownSource(askFirst, this.names());
     const exact = model !== "" && model !== "AUTO";
     const serving = exact ? this.list.filter((s) => s.entry.provider.model === model) : this.list;
     if (exact && serving.length === 0) {
@@ -236,10 +239,8 @@ export class ProviderManager {
         message: `no LLM source serves model "${model}"; the sources are: ${served.join(", ")}`,
       });
     }
-    const ordered = [
-      ...serving.filter((s) => s.entry.name === this.preferred),
-      ...serving.filter((s) => s.entry.name !== this.preferred),
-    ];
+    const rank = (s: Source) => (s.entry.name === askFirst ? 0 : s.entry.name === this.preferred ? 1 : 2);
+    const ordered = [0, 1, 2].flatMap((r) => serving.filter((s) => rank(s) === r));
     const now = this.now();
     const skipped = ordered
       .filter((s) => s.disabled)

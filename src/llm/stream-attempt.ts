@@ -25,6 +25,8 @@ export interface StreamOptions extends CallOptions {
    * another attempt or source). Called only when something had been delivered.
    */
   onRestart?: () => void;
+  /** The source to ask first for this call (an input's `llmSource`). */
+  source?: string;
 }
 
 /** The attempts of one ProviderManager.stream() call, which share whether anything was delivered yet. */

@@ -22,6 +22,7 @@ export function recordTranscripts(bus: Pick<KernelBus, "subscribe">, store: Tran
         channel: str(p.channel),
         input: str(p.text),
         noMemory: p.noMemory === true,
+        newTopic: p.newTopic === true,
       });
     }),
     bus.subscribe("tool_call", ({ payload: p }) => {

@@ -35,6 +35,7 @@ interface Row {
   source: string;
   channel: string;
   no_memory: number;
+  new_topic: number;
   input: string;
   reasoning: string;
   reply: string;
@@ -55,6 +56,7 @@ const SCHEMA = `
     source TEXT NOT NULL,
     channel TEXT NOT NULL,
     no_memory INTEGER NOT NULL DEFAULT 0,
+    new_topic INTEGER NOT NULL DEFAULT 0,
     input TEXT NOT NULL DEFAULT '',
     reasoning TEXT NOT NULL DEFAULT '',
     reply TEXT NOT NULL DEFAULT '',
@@ -110,14 +112,21 @@ export class TranscriptStore {
   }
 
   /** A turn began (its raw_input). A request id seen before is left as it is: each turn is kept once. */
-  begin(t: { requestId: string; source: string; channel: string; input: string; noMemory: boolean }): void {
+  begin(t: {
+    requestId: string;
+    source: string;
+    channel: string;
+    input: string;
+    noMemory: boolean;
+    newTopic?: boolean;
+  }): void {
     const input = capped(t.input, TRANSCRIPT_CAPS.input);
     const bytes = Buffer.byteLength(input);
     const info = cachedStatement(
       this.db,
-      `INSERT OR IGNORE INTO transcripts (kind, request_id, ts, source, channel, no_memory, input, status, bytes)
-       VALUES ('turn', ?, ?, ?, ?, ?, ?, 'running', ?)`,
-    ).run(t.requestId, this.now(), t.source, t.channel, t.noMemory ? 1 : 0, input, bytes);
+      `INSERT OR IGNORE INTO transcripts (kind, request_id, ts, source, channel, no_memory, new_topic, input, status, bytes)
+       VALUES ('turn', ?, ?, ?, ?, ?, ?, ?, 'running', ?)`,
+    ).run(t.requestId, this.now(), t.source, t.channel, t.noMemory ? 1 : 0, t.newTopic ? 1 : 0, input, bytes);
     if (info.changes > 0) this.total += bytes;
   }
 
@@ -329,6 +338,7 @@ function entryOf(r: Row, items: TranscriptItem[]): TranscriptEntry {
     source: r.source,
     channel: r.channel,
     noMemory: r.no_memory === 1,
+    ...(r.new_topic === 1 ? { newTopic: true } : {}),
     input: r.input,
     reasoning: r.reasoning,
     reply: r.reply,

@@ -1,7 +1,8 @@
 /**
  * The Chat tab's history in a real Chromium: after a reload it shows what happened, not what memory kept —
  * a web turn's tool card and its reasoning (folded), a turn sent through waiter with its channel's badge
- * (also live while the page is open), a reminder sent on its own — and search finds a tool result's text.
+ * (also live while the page is open), a reminder sent on its own — and search finds a tool result's text;
+ * "New topic" marks the next message.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -69,5 +70,23 @@ describe("chat history in a real browser", { skip: dashboardSkip }, () => {
     await results.getByText("which system is this?").waitFor();
     await page.getByRole("button", { name: "Back to the conversation" }).click();
     await log.waitFor({ state: "visible" });
+  });
+
+  test("New topic marks the next message, and the mark stays after a reload", async (t) => {
+    const page = await newPage(t);
+    await openDashboard(page, web.base, cookie);
+    await openTab(page, "Chat");
+    const toggle = page.getByRole("button", { name: "New topic" });
+    await toggle.click();
+    assert.equal(await toggle.getAttribute("aria-pressed"), "true");
+    web.llm.enqueue({ text: "Gardens, then." });
+    const turn = await sendChat(page, "let us talk about gardens");
+    await turn.getByText("Gardens, then.").waitFor();
+    assert.equal(await toggle.getAttribute("aria-pressed"), "false", "only the next message");
+    await turn.locator(".topic-divider").waitFor();
+    await page.reload();
+    await openTab(page, "Chat");
+    const again = page.getByRole("log", { name: "Conversation" }).getByRole("article").filter({ hasText: "gardens" });
+    await again.locator(".topic-divider").waitFor();
   });
 });

@@ -53,6 +53,8 @@ export interface Turn {
   entryId?: number;
   /** For a message the agent sent on its own: reminder, result, notice. */
   messageKind?: string;
+  /** The user started a new topic with this turn: a divider goes above it. */
+  newTopic?: boolean;
 }
 
 /** A transcript entry as GET /api/v1/transcripts gives it (the SDK's TranscriptEntry). */
@@ -68,6 +70,7 @@ export interface TranscriptEntry {
   status: "running" | "done" | "error" | "stopped" | "interrupted";
   error?: string;
   messageKind?: string;
+  newTopic?: boolean;
   items: Array<
     | { type: "tool"; id: string; name: string; args: string; status?: string; result?: string; durationMs?: number }
     | { type: "approval"; id: string; plugin: string; question: string; outcome?: string; by?: string }
@@ -119,6 +122,7 @@ export function transcriptTurn(e: TranscriptEntry, withBadge = e.channel !== "we
     ...(e.requestId ? { requestId: e.requestId } : {}),
     ...(withBadge ? { channel: e.channel } : {}),
     ...(e.messageKind ? { messageKind: e.messageKind } : {}),
+    ...(e.newTopic ? { newTopic: true } : {}),
   };
   if (e.status === "running") turn.state = "pending";
   if (failed) Object.assign(turn, { state: "error", error: e.error ?? e.status });

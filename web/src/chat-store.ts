@@ -115,10 +115,16 @@ function prepend(page: TranscriptPage): void {
   set([...old, ...turns]);
 }
 
-export async function send(message: string, file?: File): Promise<void> {
+/** How the next message goes: the LLM source asked first, and whether it starts a new topic. */
+export interface SendOptions {
+  llmSource?: string;
+  newTopic?: boolean;
+}
+
+export async function send(message: string, file?: File, opts: SendOptions = {}): Promise<void> {
   subscribe();
   const id = newId();
-  set([...turns, newTurn(id, message, file)]);
+  set([...turns, { ...newTurn(id, message, file), ...(opts.newTopic ? { newTopic: true } : {}) }]);
   let finished: string | undefined;
   try {
     if (file) {
@@ -128,7 +134,12 @@ export async function send(message: string, file?: File): Promise<void> {
       set(finishTurn(turns, id, answer.reply ?? {}));
     } else {
       // Awaited first: `turns` must be read after the answer, not before the request.
-      const reply = await post<Reply>("/api/v1/chat", { message, client_msg_id: id });
+      const reply = await post<Reply>("/api/v1/chat", {
+        message,
+        client_msg_id: id,
+        ...(opts.llmSource ? { llm_source: opts.llmSource } : {}),
+        ...(opts.newTopic ? { new_topic: true } : {}),
+      });
       set(finishTurn(turns, id, reply));
       finished = reply.response ?? "";
     }

@@ -134,6 +134,10 @@ export const en = {
   // Chat: history from the transcript (chat.tsx, chat-turn.tsx)
   loadEarlier: "Load earlier",
   copyReply: "Copy as Markdown",
+  askSource: "Ask",
+  askSourcePreferred: "the preferred LLM source",
+  newTopic: "New topic",
+  newTopicDivider: "New topic",
   copied: "Copied",
   jumpNewest: "Jump to the newest",
   historySearch: "Search the conversation",

@@ -21,8 +21,9 @@ import type { TranscriptsAPI } from "./transcripts.js";
 /**
  * The event types on the bus. Payload keys are camelCase; every kernel event of one input carries its
  * `requestId`. Payloads by type:
- * - `raw_input`: `{requestId, source, channel, text, noMemory?, self?}` — a turn began (before on_input);
- *   `noMemory: true` keeps it out of long-term memory, `self: true` marks a kernel self-task.
+ * - `raw_input`: `{requestId, source, channel, text, noMemory?, self?, newTopic?}` — a turn began (before
+ *   on_input); `noMemory: true` keeps it out of long-term memory, `self: true` marks a kernel self-task,
+ *   `newTopic: true` an input that starts a new topic.
  * - `agent_output`: `{requestId, source, channel, content, reasoningContent?, usage?, error?, stopped?}` — the
  *   turn's reply, published before it is delivered; with `error` the turn failed and `content` says why (it
  *   is not an agent reply), `stopped: true` when it was stopped.
@@ -106,6 +107,16 @@ export interface InjectOptions {
    * logged, so nothing is archived or distilled (the client keeps its own history). Implies noMemory.
    */
   transient?: boolean;
+  /**
+   * The LLM source to ask first for this input (a name as `llm.sources()` lists it), instead of the
+   * preferred one; the others still stand in if it fails. An unknown name fails the turn, saying so.
+   */
+  llmSource?: string;
+  /**
+   * This input starts a new topic: the model is told that the turns before it may be about something else.
+   * Nothing is erased (one agent, one memory); the transcript marks where the topic changed.
+   */
+  newTopic?: boolean;
 }
 
 export interface InputReply {

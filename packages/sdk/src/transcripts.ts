@@ -45,6 +45,8 @@ export interface TranscriptEntry {
   channel: string;
   /** Kept out of long-term memory (terminal output, timer follow-ups…): here all the same. */
   noMemory: boolean;
+  /** The user started a new topic with this turn (InjectOptions.newTopic). */
+  newTopic?: boolean;
   /** The user's message ("" for a message). */
   input: string;
   /** Every round's reasoning, joined ("" when the model gave none). */

@@ -26,6 +26,9 @@ export interface ChatInput {
   meta?: unknown;
   /** The HTTP request's signal: aborted when the client disconnects. */
   signal?: AbortSignal;
+  /** The LLM source to ask first, and whether a new topic starts (InjectOptions). */
+  llmSource?: string;
+  newTopic?: boolean;
 }
 
 export interface ChatOutcome {
@@ -140,7 +143,11 @@ export class ChatRunner {
     });
     try {
       const reply = await Promise.race([
-        this.sdk.injectInputSync(input.source, CHAT_CHANNEL, input.text, { signal: flight.controller.signal }),
+        this.sdk.injectInputSync(input.source, CHAT_CHANNEL, input.text, {
+          signal: flight.controller.signal,
+          ...(input.llmSource ? { llmSource: input.llmSource } : {}),
+          ...(input.newTopic ? { newTopic: true } : {}),
+        }),
         timeout,
       ]);
       if (reply.error !== undefined) throw this.failure(flight, reply.error);

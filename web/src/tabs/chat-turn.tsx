@@ -15,6 +15,7 @@ export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
   const agent = turn.state !== "done" || turn.text || turn.reasoning || turn.tools.length > 0;
   return (
     <article class="turn" aria-busy={turn.state === "pending"}>
+      {turn.newTopic && <p class="topic-divider">{t.newTopicDivider}</p>}
       {(turn.input || turn.attachment) && (
         <div class="msg msg-user">
           <span class="who">{t.you}</span>

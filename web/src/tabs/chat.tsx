@@ -8,9 +8,11 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { Turn } from "../chat-state";
 import { hasEarlier, loadEarlier, loadHistory, searchHistory, send, stop, useChat } from "../chat-store";
 import { ErrorLine } from "../components/status";
+import { useApi } from "../components/use-api";
 import { errorText } from "../error-text";
 import { useT } from "../i18n";
 import { warmUp } from "../markdown-view";
+import type { Runtime } from "../types";
 import { TurnView } from "./chat-turn";
 
 /** Within this many pixels of the bottom the log counts as at the bottom, and follows new text. */
@@ -23,6 +25,10 @@ export function ChatTab() {
   const [file, setFile] = useState<File | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [query, setQuery] = useState("");
+  const [llmSource, setLlmSource] = useState("");
+  const [newTopic, setNewTopic] = useState(false);
+  const runtime = useApi<Runtime>("/api/v1/runtime");
+  const sources = runtime.data?.llm ?? [];
   const [found, setFound] = useState<Turn[] | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   const log = useRef<HTMLDivElement>(null);
@@ -63,7 +69,8 @@ export function ChatTab() {
     setFile(null);
     if (fileInput.current) fileInput.current.value = "";
     follow.current = true;
-    void send(message, file ?? undefined);
+    setNewTopic(false);
+    void send(message, file ?? undefined, { llmSource: llmSource || undefined, newTopic });
   };
   const halt = () => stop().catch((err: unknown) => setError(errorText(t, err)));
   // While an input method composes (Chinese, Japanese…), its keys are its own: Enter picks, Esc cancels.
@@ -178,6 +185,22 @@ export function ChatTab() {
             type="file"
             onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
           />
+          {sources.length > 1 && (
+            <>
+              <label for="chat-llm">{t.askSource}</label>
+              <select id="chat-llm" value={llmSource} onChange={(e) => setLlmSource(e.currentTarget.value)}>
+                <option value="">{t.askSourcePreferred}</option>
+                {sources.map((s) => (
+                  <option key={s.name} value={s.name} translate={false}>
+                    {s.name}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
+          <button type="button" aria-pressed={newTopic} title={t.oneMemory} onClick={() => setNewTopic(!newTopic)}>
+            {t.newTopic}
+          </button>
           <span class="spacer" />
           {!atBottom && found === null && (
             <button type="button" onClick={newest}>

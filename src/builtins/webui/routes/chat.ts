@@ -18,13 +18,15 @@ import {
   MAX_CLIENT_MSG_ID,
   MAX_MESSAGE_BYTES,
 } from "../chat-runner.js";
-import type { RouteGroup, WebDeps } from "../context.js";
-import { intQuery, optionalString, requiredText } from "../params.js";
+import { ApiError, type RouteGroup, type WebDeps } from "../context.js";
+import { intQuery, optionalBoolean, optionalString, requiredText } from "../params.js";
 import { sdkCall } from "../sdk-errors.js";
 
 export const HISTORY_MAX = 200;
 /** Unix ms far beyond any real date: the upper bound of `before`. */
 const MAX_TIME_MS = 8_640_000_000_000_000;
+/** LLM source names are at most 64 characters (config keys core.llm.sources.<name>.*). */
+const MAX_SOURCE_NAME = 64;
 
 export const chatRoutes: RouteGroup = (app, deps) => {
   const runner = chatRunner(deps);
@@ -35,7 +37,19 @@ export const chatRoutes: RouteGroup = (app, deps) => {
     const text = requiredText(body, "message", MAX_MESSAGE_BYTES);
     const deviceId = optionalString(body, "device_id", 64, DEVICE_ID);
     const clientMsgId = optionalString(body, "client_msg_id", MAX_CLIENT_MSG_ID);
-    const outcome = await runner.chat({ source: chatSource(deviceId), text, clientMsgId, signal: c.req.raw.signal });
+    const llmSource = optionalString(body, "llm_source", MAX_SOURCE_NAME);
+    if (llmSource && !deps.sdk.llm.sources().some((s) => s.name === llmSource)) {
+      throw new ApiError(400, "llm_unknown_source", `no LLM source named "${llmSource}"`);
+    }
+    const newTopic = optionalBoolean(body, "new_topic") === true;
+    const outcome = await runner.chat({
+      source: chatSource(deviceId),
+      text,
+      clientMsgId,
+      signal: c.req.raw.signal,
+      llmSource,
+      newTopic,
+    });
     return c.json(replyJson(outcome));
   });
 
