@@ -8,6 +8,8 @@
  * counted and, once the reply is whole, offered as a file (a Blob, outside the script heap).
  */
 
+import type { TranscriptEntry } from "@homeagent/sdk";
+
 export interface ToolCard {
   id: string;
   /** An approval a tool asked for, shown as a card of its own; default a tool call. */
@@ -55,26 +57,6 @@ export interface Turn {
   messageKind?: string;
   /** The user started a new topic with this turn: a divider goes above it. */
   newTopic?: boolean;
-}
-
-/** A transcript entry as GET /api/v1/transcripts gives it (the SDK's TranscriptEntry). */
-export interface TranscriptEntry {
-  id: number;
-  kind: "turn" | "message";
-  requestId?: string;
-  ts: number;
-  channel: string;
-  input: string;
-  reasoning: string;
-  reply: string;
-  status: "running" | "done" | "error" | "stopped" | "interrupted";
-  error?: string;
-  messageKind?: string;
-  newTopic?: boolean;
-  items: Array<
-    | { type: "tool"; id: string; name: string; args: string; status?: string; result?: string; durationMs?: number }
-    | { type: "approval"; id: string; plugin: string; question: string; outcome?: string; by?: string }
-  >;
 }
 
 export type Payload = Record<string, unknown>;

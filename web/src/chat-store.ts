@@ -2,6 +2,8 @@
  * The chat outlives its tab: the turns and the event subscriptions live here, so switching to another tab
  * while a reply streams loses nothing. The Chat tab reads the turns with useChat().
  */
+
+import type { TranscriptEntry } from "@homeagent/sdk";
 import { useEffect, useState } from "preact/hooks";
 import { api, get, post } from "./api";
 import {
@@ -14,7 +16,6 @@ import {
   markGap,
   newId,
   newTurn,
-  type TranscriptEntry,
   type Turn,
   transcriptTurn,
   update,
