@@ -36,7 +36,12 @@ export function agentParts(
     send: async (channel, text, kind, fallback) => {
       if (!outputs) throw new HomeAgentError({ code: "unavailable", message: "the agent has not started yet" });
       const result = await outputs.sendUnprompted(channel, text, kind, fallback);
-      onSent?.({ channel: result.channel, kind, text });
+      // It was delivered: a failure to record it must not make the sender think otherwise (and send again).
+      try {
+        onSent?.({ channel: result.channel, kind, text });
+      } catch (err) {
+        log.warn(`a message sent to "${result.channel}" could not be recorded in the transcript: ${errorMessage(err)}`);
+      }
       return result;
     },
   };

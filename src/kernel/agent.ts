@@ -344,6 +344,14 @@ export class Agent {
     } catch (err) {
       const message = `internal error while processing: ${errorMessage(err)}`;
       this.opts.log.error(`${task.requestId}: ${message}`);
+      // The turn's end is published all the same: whoever shows or records it must not wait for it forever.
+      this.bus.publish("agent_output", "kernel", {
+        requestId: task.requestId,
+        source: task.source,
+        channel: task.opts.outputChannel ?? task.channel,
+        content: message,
+        error: message,
+      });
       task.reply?.({ requestId: task.requestId, content: message, shortCircuited: false, error: message });
     } finally {
       unlink();

@@ -77,6 +77,7 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     ...(ctx.noMemory ? { noMemory: true } : {}),
     ...(task.kind === "self" ? { self: true } : {}),
     ...(task.opts.newTopic ? { newTopic: true } : {}),
+    ...(task.opts.transient ? { transient: true } : {}),
   });
   await deps.stages.run("on_input", ctx, { stop });
   let outcome: Outcome;

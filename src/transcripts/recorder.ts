@@ -15,7 +15,8 @@ const str = (v: unknown): string =>
 export function recordTranscripts(bus: Pick<KernelBus, "subscribe">, store: TranscriptStore): () => void {
   const offs = [
     bus.subscribe("raw_input", ({ payload: p }) => {
-      if (p.self === true) return;
+      // Not a conversation (a self-task), or one the client keeps itself and asked not to be recorded.
+      if (p.self === true || p.transient === true) return;
       store.begin({
         requestId: str(p.requestId),
         source: str(p.source),

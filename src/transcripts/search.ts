@@ -13,8 +13,11 @@ import { cachedStatement } from "../util/statements.js";
 const BATCH = 64;
 /** How long indexing waits after a write, gathering the writes that follow. */
 const INDEX_DELAY_MS = 1_000;
-/** Entries a search indexes before it runs, at most. */
-const CATCH_UP = 256;
+/** Characters a search indexes before it runs, at most, and one background batch. */
+const CATCH_UP = 500_000;
+const BATCH_CHARS = 200_000;
+/** What of one entry is searchable: its first 100,000 characters (input, reasoning, reply, tool calls). */
+const ENTRY_CHARS = 100_000;
 
 export interface FindOptions {
   before: number;
@@ -48,18 +51,23 @@ export class TranscriptSearch {
     const step = () => {
       // The daemon may have stopped meanwhile: what is due is indexed at the next start.
       // A batch at a time, the event loop free between two: a backlog never holds the daemon for long.
-      if (this.db.open && this.indexSome(BATCH) === BATCH) setImmediate(step);
+      if (this.db.open && this.indexSome(BATCH, BATCH_CHARS) > 0) setImmediate(step);
       else this.scheduled = false;
     };
     setTimeout(step, INDEX_DELAY_MS).unref();
   }
 
   /**
-   * Before a search: what is due now, up to CATCH_UP entries (the turns of the last second, normally). A
+   * Before a search: what is due now, up to CATCH_UP characters (the turns of the last second, normally). A
    * larger backlog (after a restart) is left to the background, so a search never stalls the daemon.
    */
   catchUp(): void {
-    this.indexSome(CATCH_UP);
+    this.indexSome(BATCH, CATCH_UP);
+  }
+
+  /** Merges the index, so that the words of deleted rows leave its stored blocks (after a forget). */
+  compact(): void {
+    cachedStatement(this.db, "INSERT INTO transcript_search (transcript_search) VALUES ('optimize')").run();
   }
 
   /** Entries older than `before` (on `channel`) whose text holds every token of `query`, newest first. */
@@ -75,20 +83,30 @@ export class TranscriptSearch {
     ).all({ match, ...opts });
   }
 
-  private indexSome(max: number): number {
+  /**
+   * Indexes up to `max` due entries, stopping once `chars` characters were tokenized (one huge entry alone
+   * costs a second of jieba); each entry's text is indexed up to ENTRY_CHARS. Returns how many.
+   */
+  private indexSome(max: number, chars: number): number {
     const ids = cachedStatement(this.db, "SELECT id FROM transcripts WHERE indexed = 0 AND status <> 'running' LIMIT ?")
       .pluck()
       .all(max) as number[];
     if (ids.length === 0) return 0;
     const put = cachedStatement(this.db, "INSERT INTO transcript_search (rowid, terms) VALUES (?, ?)");
     const done = cachedStatement(this.db, "UPDATE transcripts SET indexed = 1 WHERE id = ?");
+    let spent = 0;
+    let n = 0;
     this.db.transaction(() => {
       for (const id of ids) {
+        if (n > 0 && spent >= chars) break;
+        const text = this.textOf(id).slice(0, ENTRY_CHARS);
+        spent += text.length;
         this.drop(id);
-        put.run(id, tokenize(this.textOf(id)).join(" "));
+        put.run(id, tokenize(text).join(" "));
         done.run(id);
+        n++;
       }
     })();
-    return ids.length;
+    return n;
   }
 }

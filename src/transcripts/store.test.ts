@@ -6,6 +6,7 @@
  * bound the whole; a turn cut off by a crash reads as interrupted after a restart.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import Database from "better-sqlite3";
@@ -193,4 +194,37 @@ test("a turn cut off by a crash reads as interrupted after a restart; a repeated
   assert.equal(items.length, 1);
   assert.equal(items[0].input, "half way");
   assert.equal(items[0].status, "interrupted");
+});
+
+test("forget leaves none of the words in the file once it is vacuumed: the search index is merged", () => {
+  const { store, bus, db, file } = open();
+  turn(bus, "r1", "my passphrase is zqxwvsecret", "noted");
+  turn(bus, "r2", "something else", "fine");
+  assert.equal(store.list({ search: "zqxwvsecret" }).items.length, 1, "indexed");
+  assert.equal(store.forget(["zqxwvsecret"], true), 1);
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  db.exec("VACUUM");
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  db.close();
+  assert.equal(readFileSync(file).includes("zqxwvsecret"), false);
+});
+
+test("a turn still running is not pushed out by the size limit; a page stops at its size; transient turns are not kept", () => {
+  const { store, bus } = open({ maxBytes: 3_000 });
+  bus.publish("raw_input", "cli", { requestId: "long", source: "cli", channel: "cli", text: "a long job" });
+  for (let i = 0; i < 10; i++) store.message({ channel: "cli", kind: "notice", text: "n".repeat(500) });
+  bus.publish("agent_output", "kernel", { requestId: "long", channel: "cli", content: "done at last" });
+  assert.ok(store.list({ limit: 200 }).items.some((e) => e.reply === "done at last"));
+  turn(bus, "t1", "from an API client", "not kept", { transient: true });
+  assert.equal(
+    store.list({ limit: 200 }).items.some((e) => e.input === "from an API client"),
+    false,
+  );
+
+  const big = open();
+  for (let i = 0; i < 6; i++) big.store.message({ channel: "webui", kind: "result", text: "x".repeat(1_000_000) });
+  const page = big.store.list({ limit: 50 });
+  assert.equal(page.items.length, 4, "about 4 MB a page");
+  assert.equal(page.more, true);
+  assert.throws(() => big.store.list({ search: 5 as unknown as string }), /search is a text/);
 });

@@ -20,6 +20,8 @@ export const TRANSCRIPT_CAPS = { input: 100_000, reply: 1_000_000, reasoning: 20
 export const MAX_ITEMS = 200;
 export const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
 const EXPIRE_EVERY_MS = 60_000;
+/** About how many characters one page carries (a page of 50 maximal entries would be hundreds of MB). */
+const PAGE_CHARS = 4_000_000;
 
 export interface TranscriptLimits {
   maxDays: () => number;
@@ -144,9 +146,10 @@ export class TranscriptStore {
       this.db,
       "SELECT id, body, bytes FROM transcript_items WHERE turn_id = ? AND key = ?",
     ).get(row.id, key) as { id: number; body: string; bytes: number } | undefined;
-    // Counted, and due for the search index again, in one write.
+    // A call or a question is counted once, when it starts; due for the search index again, in one write.
+    const starts = item.type === "tool" ? item.status === undefined : item.outcome === undefined;
     cachedStatement(this.db, "UPDATE transcripts SET item_count = item_count + ?, indexed = 0 WHERE id = ?").run(
-      old ? 0 : 1,
+      !old && starts ? 1 : 0,
       row.id,
     );
     if (!old && row.item_count >= MAX_ITEMS) return;
@@ -167,7 +170,8 @@ export class TranscriptStore {
     const row = cachedStatement(this.db, "SELECT id, bytes, reasoning FROM transcripts WHERE request_id = ?").get(
       requestId,
     ) as Pick<Row, "id" | "bytes" | "reasoning"> | undefined;
-    if (!row || !text) return;
+    // Past its cap (the cut said once) later rounds are not kept: each would rewrite the whole text again.
+    if (!row || !text || row.reasoning.length >= TRANSCRIPT_CAPS.reasoning) return;
     const reasoning = capped(row.reasoning ? `${row.reasoning}\n\n${text}` : text, TRANSCRIPT_CAPS.reasoning);
     const bytes = row.bytes - Buffer.byteLength(row.reasoning) + Buffer.byteLength(reasoning);
     cachedStatement(this.db, "UPDATE transcripts SET reasoning = ?, bytes = ?, indexed = 0 WHERE id = ?").run(
@@ -210,14 +214,19 @@ export class TranscriptStore {
     this.afterWrite();
   }
 
+  /**
+   * A page, newest first: at most `limit` entries and about PAGE_CHARS characters (at least one entry), so
+   * a page of long replies stays a size a client can take; `more` says what is left either way.
+   */
   list(query: TranscriptQuery = {}): { items: TranscriptEntry[]; more: boolean } {
     const limit = checkLimit(query.limit);
     const before = query.before === undefined ? Number.MAX_SAFE_INTEGER : checkBefore(query.before);
-    const channel = query.channel ?? null;
+    const channel = optionalText(query.channel, "channel") ?? null;
+    const search = optionalText(query.search, "search");
     let rows: Row[];
-    if (query.search?.trim()) {
+    if (search?.trim()) {
       this.search.catchUp();
-      rows = this.search.find(query.search, { before, channel, take: limit + 1 }) as Row[];
+      rows = this.search.find(search, { before, channel, take: limit + 1 }) as Row[];
     } else {
       rows = cachedStatement(
         this.db,
@@ -225,9 +234,16 @@ export class TranscriptStore {
          ORDER BY id DESC LIMIT @take`,
       ).all({ before, channel, take: limit + 1 }) as Row[];
     }
-    const page = rows.slice(0, limit);
-    const items = this.itemsOf(page.map((r) => r.id));
-    return { items: page.map((r) => entryOf(r, items.get(r.id) ?? [])), more: rows.length > limit };
+    const items = this.itemsOf(rows.slice(0, limit).map((r) => r.id));
+    const page: TranscriptEntry[] = [];
+    let chars = 0;
+    for (const r of rows.slice(0, limit)) {
+      const kept = items.get(r.id) ?? [];
+      chars += r.bytes + kept.reduce((n, i) => n + JSON.stringify(i).length, 0);
+      if (page.length > 0 && chars > PAGE_CHARS) break;
+      page.push(entryOf(r, kept));
+    }
+    return { items: page, more: rows.length > page.length };
   }
 
   /** The items of these turns, each turn's in the order they came. */
@@ -264,7 +280,12 @@ export class TranscriptStore {
     const matches = forgetMatcher(terms);
     const ids = cachedStatement(this.db, "SELECT id FROM transcripts").pluck().all() as number[];
     const hits = ids.filter((id) => matches(this.textOf(id)));
-    if (remove && hits.length > 0) this.remove(hits);
+    if (remove && hits.length > 0) {
+      this.remove(hits);
+      // A deleted row's words stay in the index's stored blocks (VACUUM copies them as they are) until the
+      // index is merged: merged now, so the scrub that follows a forget finds nothing.
+      this.search.compact();
+    }
     return hits.length;
   }
 
@@ -288,7 +309,11 @@ export class TranscriptStore {
     }
     const max = this.limits.maxBytes();
     while (this.total > max) {
-      const oldest = cachedStatement(this.db, "SELECT id FROM transcripts ORDER BY id LIMIT 64")
+      // A turn still running keeps its place: its reply is on its way.
+      const oldest = cachedStatement(
+        this.db,
+        "SELECT id FROM transcripts WHERE status <> 'running' ORDER BY id LIMIT 64",
+      )
         .pluck()
         .all() as number[];
       if (oldest.length <= 1) break;
@@ -358,6 +383,14 @@ function checkLimit(limit: unknown): number {
     });
   }
   return limit as number;
+}
+
+function optionalText(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || value.length > 1_000) {
+    throw new TranscriptError({ code: "invalid_argument", message: `${name} is a text of at most 1,000 characters` });
+  }
+  return value;
 }
 
 function checkBefore(before: unknown): number {

@@ -119,7 +119,7 @@ const attachedNote = (input: string): string => `${input}\n\n[attached file: upl
  * Of another channel (waiter, a timer's follow-up…): a turn of its own, with that channel's badge.
  */
 export function bindRequest(turns: Turn[], p: Payload): Turn[] {
-  if (typeof p.requestId !== "string" || p.self === true) return turns;
+  if (typeof p.requestId !== "string" || p.self === true || p.transient === true) return turns;
   if (p.channel !== "webui") {
     if (turns.some((t) => t.requestId === p.requestId)) return turns;
     const turn = base(`rq-${p.requestId}`, str(p.text), Date.now(), "pending");

@@ -21,9 +21,9 @@ import type { TranscriptsAPI } from "./transcripts.js";
 /**
  * The event types on the bus. Payload keys are camelCase; every kernel event of one input carries its
  * `requestId`. Payloads by type:
- * - `raw_input`: `{requestId, source, channel, text, noMemory?, self?, newTopic?}` — a turn began (before
- *   on_input); `noMemory: true` keeps it out of long-term memory, `self: true` marks a kernel self-task,
- *   `newTopic: true` an input that starts a new topic.
+ * - `raw_input`: `{requestId, source, channel, text, noMemory?, self?, newTopic?, transient?}` — a turn began
+ *   (before on_input); `noMemory: true` keeps it out of long-term memory, `self: true` marks a kernel
+ *   self-task, `newTopic: true` an input that starts a new topic, `transient: true` one recorded nowhere.
  * - `agent_output`: `{requestId, source, channel, content, reasoningContent?, usage?, error?, stopped?}` — the
  *   turn's reply, published before it is delivered; with `error` the turn failed and `content` says why (it
  *   is not an agent reply), `stopped: true` when it was stopped.

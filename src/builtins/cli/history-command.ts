@@ -14,6 +14,10 @@ const DEFAULT_TURNS = 10;
 const MAX_TURNS = 50;
 /** A tool result or a reply is shown up to this many characters; the rest is said, not printed. */
 const SHOWN_CHARS = 2_000;
+/** A tool call's arguments or an approval's question: one line's worth. */
+const ARGS_CHARS = 200;
+/** C0 and C1 controls and DEL (newline and tab are kept as they are). */
+const CONTROL = /\p{Cc}/gu;
 
 export async function historyCommand(sdk: PluginSDK, args: string): Promise<FinalFrame> {
   const given = args.trim();
@@ -31,7 +35,7 @@ export async function historyCommand(sdk: PluginSDK, args: string): Promise<Fina
 function entryText(e: TranscriptEntry): string {
   const when = new Date(e.ts).toLocaleString();
   if (e.kind === "message") return `── ${when}  ${e.messageKind ?? "message"}\n» ${shown(e.reply)}`;
-  const lines = [`── ${when}${e.noMemory ? "  (not remembered)" : ""}`, `> ${e.input}`];
+  const lines = [`── ${when}${e.noMemory ? "  (not remembered)" : ""}`, `> ${shown(e.input)}`];
   if (e.reasoning) lines.push(`  (reasoning: ${e.reasoning.length} characters)`);
   for (const item of e.items) lines.push(`  ${itemText(item)}`);
   if (e.status === "done") lines.push(shown(e.reply));
@@ -41,14 +45,20 @@ function entryText(e: TranscriptEntry): string {
 }
 
 function itemText(i: TranscriptItem): string {
-  if (i.type === "approval")
-    return `? ${i.plugin}: ${i.question} → ${i.outcome ?? "waiting"}${i.by ? ` (${i.by})` : ""}`;
+  if (i.type === "approval") {
+    return `? ${i.plugin}: ${shown(i.question, ARGS_CHARS)} → ${i.outcome ?? "waiting"}${i.by ? ` (${i.by})` : ""}`;
+  }
   const took = i.durationMs === undefined ? "" : `, ${i.durationMs} ms`;
-  return `⚙ ${i.name} ${i.args} → ${i.status ?? "running"}${took}`;
+  return `⚙ ${i.name} ${shown(i.args, ARGS_CHARS)} → ${i.status ?? "running"}${took}`;
 }
 
-function shown(text: string): string {
-  return text.length <= SHOWN_CHARS
-    ? text
-    : `${text.slice(0, SHOWN_CHARS)}… (${text.length - SHOWN_CHARS} more characters)`;
+/**
+ * `text` as the terminal may show it: cut at `max` characters (the rest counted), and control characters
+ * (an escape sequence a tool's result or a model wrote) made visible instead of acted on.
+ */
+function shown(text: string, max = SHOWN_CHARS): string {
+  const cut = text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return cut.replace(CONTROL, (c) =>
+    c === "\n" || c === "\t" ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
