@@ -15,8 +15,10 @@ import {
   head,
   historyTurn,
   markGap,
+  mergeHistory,
   newTurn,
   REPLY_KEEP_CHARS,
+  settleEnded,
   type Turn,
   transcriptTurn,
 } from "./chat-state";
@@ -174,5 +176,38 @@ describe("chat state", () => {
       items: [],
     });
     assert.deepEqual([stopped.state, stopped.error, stopped.channel], ["error", "stopped by the user", undefined]);
+  });
+
+  it("history merges with what is shown: no turn twice, and a running entry binds this page's pending turn", () => {
+    const entry = (id: number, requestId: string, input: string, status: "running" | "done", channel = "webui") => ({
+      id,
+      kind: "turn" as const,
+      requestId,
+      ts: id,
+      source: channel,
+      channel,
+      noMemory: false,
+      input,
+      reasoning: "",
+      reply: status === "done" ? `re ${input}` : "",
+      status,
+      items: [],
+    });
+    const shown = [newTurn("c1", "hello")];
+    const merged = mergeHistory(shown, [entry(2, "r2", "hello", "running"), entry(1, "r1", "earlier", "done")]);
+    assert.deepEqual(
+      merged.map((t) => [t.input, t.requestId]),
+      [
+        ["earlier", "r1"],
+        ["hello", "r2"],
+      ],
+      "the running entry is the pending turn, bound; not a second 'hello'",
+    );
+    assert.equal(mergeHistory(merged, [entry(2, "r2", "hello", "running")]).length, 2, "nothing twice");
+
+    const other = bindRequest([], { channel: "cli", requestId: "r9", text: "from waiter" });
+    const settled = settleEnded(markGap(other), [entry(9, "r9", "from waiter", "done", "cli")]);
+    assert.deepEqual([settled[0].state, settled[0].text], ["done", "re from waiter"]);
+    assert.equal(settleEnded(other, [entry(9, "r9", "from waiter", "running", "cli")])[0].state, "pending");
   });
 });

@@ -115,6 +115,41 @@ export function transcriptTurn(e: TranscriptEntry, withBadge = e.channel !== "we
 const attachedNote = (input: string): string => `${input}\n\n[attached file: uploads/`;
 
 /**
+ * A page of older history (newest first) put above the turns shown: an entry shown live already (same
+ * request) is not shown twice, and a running entry of this page's channel that a pending, not yet bound
+ * turn of the same text is waiting for is that turn (its raw_input event has not come yet): it is bound.
+ */
+export function mergeHistory(turns: Turn[], entries: TranscriptEntry[]): Turn[] {
+  const live = new Set(turns.flatMap((t) => (t.requestId ? [t.requestId] : [])));
+  let shown = turns;
+  const old = entries
+    .filter((e) => {
+      if (e.requestId && live.has(e.requestId)) return false;
+      const own =
+        e.status === "running" && e.channel === "webui"
+          ? shown.findIndex((t) => t.state === "pending" && !t.requestId && !t.channel && t.input === e.input)
+          : -1;
+      if (own >= 0) shown = update(shown, own, { requestId: e.requestId });
+      return own < 0;
+    })
+    .map((e) => transcriptTurn(e))
+    .reverse();
+  return [...old, ...shown];
+}
+
+/**
+ * After missed events: a pending turn of another channel whose transcript entry has ended takes the entry's
+ * final state (its agent_output was among the events missed).
+ */
+export function settleEnded(turns: Turn[], entries: TranscriptEntry[]): Turn[] {
+  const ended = new Map(entries.filter((e) => e.status !== "running" && e.requestId).map((e) => [e.requestId, e]));
+  return turns.map((t) => {
+    const entry = t.state === "pending" && t.channel ? ended.get(t.requestId) : undefined;
+    return entry ? { ...transcriptTurn(entry), id: t.id } : t;
+  });
+}
+
+/**
  * raw_input. Of the webui channel: the oldest pending turn with the same text and no requestId yet is it.
  * Of another channel (waiter, a timer's follow-up…): a turn of its own, with that channel's badge.
  */

@@ -14,8 +14,10 @@ import {
   failTurn,
   finishTurn,
   markGap,
+  mergeHistory,
   newId,
   newTurn,
+  settleEnded,
   type Turn,
   transcriptTurn,
   update,
@@ -76,7 +78,20 @@ function subscribe(): void {
   events.on("reasoning_delta", (e) => set(applyDelta(turns, e.payload, "reasoning")));
   events.on("tool_call", (e) => set(applyTool(turns, e.payload)));
   events.on("agent_output", (e) => set(applyOutput(turns, e.payload, e.seq)));
-  events.onMissed(() => set(markGap(turns)));
+  events.onMissed(() => {
+    set(markGap(turns));
+    void settleFromTranscript().catch(() => undefined);
+  });
+}
+
+/**
+ * Events were missed: a turn of another channel may have ended meanwhile (its agent_output is gone), and
+ * only its transcript entry can say so. Pending turns whose entry has ended take the entry's final state.
+ */
+async function settleFromTranscript(): Promise<void> {
+  if (!turns.some((t) => t.state === "pending" && t.channel)) return;
+  const page = await get<TranscriptPage>(`/api/v1/transcripts?limit=${PAGE}`);
+  set(settleEnded(turns, page.items));
 }
 
 /** The newest page of the transcript, every channel's turns, under the turns already shown. */
@@ -108,12 +123,7 @@ export async function searchHistory(query: string): Promise<Turn[]> {
 /** Older entries above what is shown; a turn shown live already (same request) is not shown twice. */
 function prepend(page: TranscriptPage): void {
   olderLeft = page.more;
-  const live = new Set(turns.flatMap((t) => (t.requestId ? [t.requestId] : [])));
-  const old = page.items
-    .filter((e) => !e.requestId || !live.has(e.requestId))
-    .map((e) => transcriptTurn(e))
-    .reverse();
-  set([...old, ...turns]);
+  set(mergeHistory(turns, page.items));
 }
 
 /** How the next message goes: the LLM source asked first, and whether it starts a new topic. */
