@@ -351,10 +351,14 @@ export const CORE_DEFS: ConfigDef[] = [
     max: 100_000,
     unit: "MiB",
     category: "memory",
-    description: "The most the chat history may take; beyond it the oldest turns are removed.",
+    description:
+      "The most text the chat history may keep (its search index and the file's own overhead come on top, up to about as much again); beyond it the oldest turns are removed.",
     displayName: "Chat history size limit",
     translations: {
-      zh: { displayName: "聊天记录大小上限", description: "聊天记录最多占用的空间；超出时删除最早的对话。" },
+      zh: {
+        displayName: "聊天记录大小上限",
+        description: "聊天记录最多保存的文本量（搜索索引和文件自身的开销另计，最多约同样大小）；超出时删除最早的对话。",
+      },
     },
   },
 

@@ -70,11 +70,12 @@ export class TranscriptSearch {
     cachedStatement(this.db, "INSERT INTO transcript_search (transcript_search) VALUES ('optimize')").run();
   }
 
-  /** Entries older than `before` (on `channel`) whose text holds every token of `query`, newest first. */
+  /** Entries older than `before` (on `channel`) whose text holds every word of `query` (or words they start), newest first. */
   find(query: string, opts: FindOptions): unknown[] {
     const tokens = [...new Set(tokenize(query))];
     if (tokens.length === 0) return [];
-    const match = tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(" ");
+    // Each word as a prefix: "iphone" finds iphone15pro, "meeting" finds meetings.
+    const match = tokens.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" ");
     return cachedStatement(
       this.db,
       `SELECT t.* FROM transcript_search s JOIN transcripts t ON t.id = s.rowid

@@ -143,6 +143,11 @@ test("search finds the text of a tool result, in Chinese and in English", () => 
     ["read the recipe"],
   );
   assert.deepEqual(store.list({ search: "fridge pineapple" }).items, [], "every word must be there");
+  assert.deepEqual(
+    store.list({ search: "pine reci" }).items.map((e) => e.input),
+    ["read the recipe"],
+    "a word finds the words it starts",
+  );
 });
 
 test("forget removes every entry that mentions the text, its items and its search row", () => {
