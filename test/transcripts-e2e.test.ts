@@ -104,3 +104,27 @@ test("a message may start a new topic: the model is told, the transcript marks i
   const named = await w.json("POST", "/api/v1/chat", { message: "ask env", llm_source: "env" });
   assert.equal(named.body.response, "from env");
 });
+
+test("a reply asked again replaces the turn in memory and stays in the transcript as an earlier version", async () => {
+  w.llm.enqueue({ text: "two plus two is five" });
+  const first = await w.json("POST", "/api/v1/chat", { message: "what is two plus two?" });
+  w.llm.enqueue({ text: "two plus two is four" });
+  const again = await w.json("POST", "/api/v1/chat", {
+    message: "what is two plus two?",
+    replaces: first.body.requestId,
+  });
+  assert.equal(again.body.response, "two plus two is four");
+  assert.doesNotMatch(JSON.stringify(w.llm.requests.at(-1)?.body.messages), /five/);
+  const [latest, earlier] = (await transcripts("?channel=webui&limit=2")).items;
+  assert.deepEqual(
+    [latest.reply, latest.replaces, earlier.reply],
+    ["two plus two is four", first.body.requestId, "two plus two is five"],
+  );
+  w.llm.enqueue({ text: "ok" });
+  await w.json("POST", "/api/v1/chat", { message: "thanks" });
+  const sent = JSON.stringify(w.llm.requests.at(-1)?.body.messages);
+  assert.match(sent, /four/);
+  assert.doesNotMatch(sent, /five/, "the next request holds only the chosen version");
+  const stale = await w.json("POST", "/api/v1/chat", { message: "again", replaces: first.body.requestId });
+  assert.match(JSON.stringify(stale.body), /only the last turn of channel/);
+});

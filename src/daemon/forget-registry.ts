@@ -146,6 +146,7 @@ export const FORGET_REGISTRY: readonly DatabaseRules[] = [
         status: exempt("running, done, error, stopped or interrupted"),
         error: TRANSCRIPTS,
         message_kind: exempt("reminder, result, notice"),
+        replaces: exempt("the request id of the turn it replaced"),
       },
       transcript_items: { key: exempt("tool:<call id> or approval:<id>"), body: TRANSCRIPTS },
       // Contentless FTS5: the index holds the entries' tokens, deleted with their rows.

@@ -24,6 +24,7 @@ import type { TurnControl } from "./tool-loop.js";
 import { plainWords, TOOL_SEARCH_DEF, type ToolOffer, type Words } from "./tool-search.js";
 import { type CoreOwner, KERNEL_OWNER, ToolRegistry } from "./tools.js";
 import { runTurn, SELF_CHANNEL } from "./turn.js";
+import type { LastTurns } from "./turn-events.js";
 import type { AgentSettings, ContextWindow, InputTask, LLMClient, MemoryContext, TaskKind } from "./types.js";
 
 export interface AgentOptions {
@@ -92,6 +93,8 @@ export class Agent {
   private previews = 0;
   /** The running turn's tool offer, for tool_search. */
   private readonly offers = new Map<string, ToolOffer>();
+  /** Each channel's last user turn this run, which an input may replace (InjectOptions.replaces). */
+  private readonly lastTurns: LastTurns = new Map();
   private last: ContextReport | null = null;
   /** Once-per-run notices already given. */
   private readonly noticed = new Set<string>();
@@ -281,6 +284,9 @@ export class Agent {
     if (opts.llmSource !== undefined && (typeof opts.llmSource !== "string" || opts.llmSource.length > 64)) {
       throw new HomeAgentError({ code: "invalid_argument", message: "llmSource is the name of an LLM source" });
     }
+    if (opts.replaces !== undefined && (typeof opts.replaces !== "string" || opts.replaces.length > 64)) {
+      throw new HomeAgentError({ code: "invalid_argument", message: "replaces is the request id of a turn" });
+    }
     const signal = opts.signal;
     if (signal?.aborted) throw new HomeAgentError({ code: "input_cancelled", message: stopMessage(signal.reason) });
     const task: InputTask = {
@@ -325,6 +331,7 @@ export class Agent {
           bus: this.bus,
           settings: this.opts.settings,
           context: this.opts.context,
+          lastTurns: this.lastTurns,
           outputs: this.outputs,
           inputs: this.inputs,
           memory: this.opts.memory,

@@ -26,8 +26,12 @@ import type {
   ToolResultRecord,
 } from "./types.js";
 
+/** Each channel's last user turn this run: the one an input may replace (InjectOptions.replaces). */
+export type LastTurns = Map<string, { requestId: string; eventId: number }>;
+
 export interface EventDeps {
   context: ContextWindow;
+  lastTurns: LastTurns;
   inputs: InputRegistry;
   tools: ToolRegistry;
   settings: AgentSettings;
@@ -49,8 +53,11 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
   const channel = deps.inputs.get(ctx.channel);
   const { cleanInput, query, text } = await inputQuery(deps, task.requestId, ctx.channel, ctx.rawMessage);
   if (task.opts.transient) return { query };
+  const replacing = task.opts.replaces === undefined ? undefined : replaceable(deps, task, ctx.channel);
   if (task.kind === "input") {
-    await deps.context.prune(query ?? text, Math.max(0, deps.settings.maxContextSize() - 1));
+    // A replacing turn takes its predecessor's place: the window does not grow.
+    const room = deps.settings.maxContextSize() - (replacing ? 0 : 1);
+    await deps.context.prune(query ?? text, Math.max(0, room));
   }
   const event: NewContextEvent = {
     ts: Date.now(),
@@ -61,8 +68,26 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
     noMemory: ctx.noMemory || channel?.noMemory === true,
     ...(cleanInput !== undefined ? { cleanInput } : {}),
   };
-  const id = await deps.context.append(event);
+  let id: number;
+  if (replacing) {
+    const swapped = await deps.context.replace(replacing.eventId, event);
+    id = swapped.id;
+    await deps.memory?.superseded?.(swapped.replaced);
+  } else id = await deps.context.append(event);
+  if (task.kind === "input") deps.lastTurns.set(ctx.channel, { requestId: task.requestId, eventId: id });
   return { id, event, query };
+}
+
+/** The channel's last turn, when it is the one `replaces` names; refused otherwise, saying why. */
+function replaceable(deps: EventDeps, task: InputTask, channel: string): { eventId: number } {
+  const last = deps.lastTurns.get(channel);
+  if (task.kind !== "input" || !last || last.requestId !== task.opts.replaces) {
+    throw new HomeAgentError({
+      code: "invalid_argument",
+      message: `only the last turn of channel "${channel}" since the daemon started can be asked again or edited; send the message as a new one`,
+    });
+  }
+  return last;
 }
 
 /**

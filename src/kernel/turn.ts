@@ -21,11 +21,12 @@ import type { InputRegistry, OutputRegistry } from "./ports.js";
 import { newStageContext } from "./stages.js";
 import { type LoopDeps, runToolLoop, type TurnControl } from "./tool-loop.js";
 import type { ToolOffer, Words } from "./tool-search.js";
-import { closeTurn, type OpenedTurn, openTurn } from "./turn-events.js";
+import { closeTurn, type LastTurns, type OpenedTurn, openTurn } from "./turn-events.js";
 import type { ContextWindow, InputTask, MemoryContext, MutableStageContext } from "./types.js";
 
 export interface TurnDeps extends LoopDeps {
   context: ContextWindow;
+  lastTurns: LastTurns;
   outputs: OutputRegistry;
   inputs: InputRegistry;
   memory?: MemoryContext;
@@ -78,6 +79,7 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     ...(task.kind === "self" ? { self: true } : {}),
     ...(task.opts.newTopic ? { newTopic: true } : {}),
     ...(task.opts.transient ? { transient: true } : {}),
+    ...(task.opts.replaces ? { replaces: task.opts.replaces } : {}),
   });
   await deps.stages.run("on_input", ctx, { stop });
   let outcome: Outcome;

@@ -103,6 +103,11 @@ export interface ContextWindow {
   prune(query: string | PreparedQuery, keep: number): Promise<ContextEvent[]>;
   insertByTimestamp(events: NewContextEvent[]): Promise<number[]>;
   remove(ids: number[]): Promise<number>;
+  /**
+   * Event `oldId` leaves and `e` comes in, in one transaction (a turn asked again, or edited): the window
+   * never holds both, nor neither. Refused ("context_event_gone") when `oldId` is no longer in the window.
+   */
+  replace(oldId: number, e: NewContextEvent): Promise<{ id: number; replaced: ContextEvent }>;
   /** Ordered by ts, then id. */
   window(): Promise<ContextEvent[]>;
   size(): number;
@@ -130,6 +135,11 @@ export interface MemoryContext {
    * written), so only the per-request state goes.
    */
   turnDone(requestId: string, e: ContextEvent | null): Promise<void>;
+  /**
+   * A turn was replaced in the window (asked again, or edited): what it left in the raw log and in the
+   * distiller's waiting candidates goes too, so that nothing downstream sees both versions.
+   */
+  superseded?(e: ContextEvent): Promise<void>;
 }
 
 export type TaskKind = "input" | "self" | "interrupt";

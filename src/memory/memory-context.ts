@@ -55,6 +55,17 @@ export class LayeredMemoryContext implements MemoryContext {
     this.deps.indexer.markRecalled(requestId, names);
   }
 
+  async superseded(e: ContextEvent): Promise<void> {
+    if (e.noMemory) return;
+    // Its own candidate only (by its time): the same text said in another turn stays.
+    this.deps.pipeline.withdraw({ ts: e.ts, input: e.input });
+    try {
+      await this.deps.textlog.purge((line) => line.ts === e.ts && line.input === e.input);
+    } catch (err) {
+      this.deps.warn(`text log: the replaced turn's line could not be removed: ${errorMessage(err)}`);
+    }
+  }
+
   async turnDone(requestId: string, e: ContextEvent | null): Promise<void> {
     this.deps.indexer.endTurn(requestId);
     if (!e || e.noMemory) return;

@@ -24,6 +24,7 @@ export function recordTranscripts(bus: Pick<KernelBus, "subscribe">, store: Tran
         input: str(p.text),
         noMemory: p.noMemory === true,
         newTopic: p.newTopic === true,
+        ...(typeof p.replaces === "string" ? { replaces: p.replaces } : {}),
       });
     }),
     bus.subscribe("tool_call", ({ payload: p }) => {

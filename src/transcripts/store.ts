@@ -38,6 +38,7 @@ interface Row {
   channel: string;
   no_memory: number;
   new_topic: number;
+  replaces: string | null;
   input: string;
   reasoning: string;
   reply: string;
@@ -59,6 +60,7 @@ const SCHEMA = `
     channel TEXT NOT NULL,
     no_memory INTEGER NOT NULL DEFAULT 0,
     new_topic INTEGER NOT NULL DEFAULT 0,
+    replaces TEXT,
     input TEXT NOT NULL DEFAULT '',
     reasoning TEXT NOT NULL DEFAULT '',
     reply TEXT NOT NULL DEFAULT '',
@@ -121,14 +123,27 @@ export class TranscriptStore {
     input: string;
     noMemory: boolean;
     newTopic?: boolean;
+    /** The request id of the turn this one took the place of (asked again or edited): kept as a version. */
+    replaces?: string;
   }): void {
     const input = capped(t.input, TRANSCRIPT_CAPS.input);
     const bytes = Buffer.byteLength(input);
     const info = cachedStatement(
       this.db,
-      `INSERT OR IGNORE INTO transcripts (kind, request_id, ts, source, channel, no_memory, new_topic, input, status, bytes)
-       VALUES ('turn', ?, ?, ?, ?, ?, ?, ?, 'running', ?)`,
-    ).run(t.requestId, this.now(), t.source, t.channel, t.noMemory ? 1 : 0, t.newTopic ? 1 : 0, input, bytes);
+      `INSERT OR IGNORE INTO transcripts
+         (kind, request_id, ts, source, channel, no_memory, new_topic, replaces, input, status, bytes)
+       VALUES ('turn', ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)`,
+    ).run(
+      t.requestId,
+      this.now(),
+      t.source,
+      t.channel,
+      t.noMemory ? 1 : 0,
+      t.newTopic ? 1 : 0,
+      t.replaces ?? null,
+      input,
+      bytes,
+    );
     if (info.changes > 0) this.total += bytes;
   }
 
@@ -364,6 +379,7 @@ function entryOf(r: Row, items: TranscriptItem[]): TranscriptEntry {
     channel: r.channel,
     noMemory: r.no_memory === 1,
     ...(r.new_topic === 1 ? { newTopic: true } : {}),
+    ...(r.replaces ? { replaces: r.replaces } : {}),
     input: r.input,
     reasoning: r.reasoning,
     reply: r.reply,

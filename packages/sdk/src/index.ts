@@ -21,9 +21,10 @@ import type { TranscriptsAPI } from "./transcripts.js";
 /**
  * The event types on the bus. Payload keys are camelCase; every kernel event of one input carries its
  * `requestId`. Payloads by type:
- * - `raw_input`: `{requestId, source, channel, text, noMemory?, self?, newTopic?, transient?}` — a turn began
- *   (before on_input); `noMemory: true` keeps it out of long-term memory, `self: true` marks a kernel
- *   self-task, `newTopic: true` an input that starts a new topic, `transient: true` one recorded nowhere.
+ * - `raw_input`: `{requestId, source, channel, text, noMemory?, self?, newTopic?, transient?, replaces?}` — a
+ *   turn began (before on_input); `noMemory: true` keeps it out of long-term memory, `self: true` marks a
+ *   kernel self-task, `newTopic: true` an input that starts a new topic, `transient: true` one recorded
+ *   nowhere, `replaces` the request id of the turn it takes the place of.
  * - `agent_output`: `{requestId, source, channel, content, reasoningContent?, usage?, error?, stopped?}` — the
  *   turn's reply, published before it is delivered; with `error` the turn failed and `content` says why (it
  *   is not an agent reply), `stopped: true` when it was stopped.
@@ -117,6 +118,14 @@ export interface InjectOptions {
    * Nothing is erased (one agent, one memory); the transcript marks where the topic changed.
    */
   newTopic?: boolean;
+  /**
+   * The request id of this channel's last turn, which this input takes the place of (its reply asked
+   * again, or its message edited): in one write the earlier turn leaves the context window (its raw-log
+   * line and its waiting distill candidate go too) and this one comes in, so neither the model nor memory
+   * sees both. Refused ("invalid_argument") when that turn is not the channel's last of this run of the
+   * daemon, or has left the window.
+   */
+  replaces?: string;
 }
 
 export interface InputReply {

@@ -47,6 +47,11 @@ export interface TranscriptEntry {
   noMemory: boolean;
   /** The user started a new topic with this turn (InjectOptions.newTopic). */
   newTopic?: boolean;
+  /**
+   * The request id of the turn this one took the place of (its reply asked again, or its message edited):
+   * that entry stays in the transcript as an earlier version; only this one is in memory.
+   */
+  replaces?: string;
   /** The user's message ("" for a message). */
   input: string;
   /** Every round's reasoning, joined ("" when the model gave none). */

@@ -29,6 +29,8 @@ export interface ChatInput {
   /** The LLM source to ask first, and whether a new topic starts (InjectOptions). */
   llmSource?: string;
   newTopic?: boolean;
+  /** The request id of the last turn this message takes the place of (regenerate, edit). */
+  replaces?: string;
 }
 
 export interface ChatOutcome {
@@ -147,6 +149,7 @@ export class ChatRunner {
           signal: flight.controller.signal,
           ...(input.llmSource ? { llmSource: input.llmSource } : {}),
           ...(input.newTopic ? { newTopic: true } : {}),
+          ...(input.replaces ? { replaces: input.replaces } : {}),
         }),
         timeout,
       ]);

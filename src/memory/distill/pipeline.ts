@@ -132,6 +132,13 @@ export class DistillPipeline {
     return this.matching(match).length;
   }
 
+  /** Takes back what one turn offered (the turn was replaced: asked again or edited); returns how many. */
+  withdraw(turn: { ts: number; input: string }): number {
+    return this.db
+      .prepare("DELETE FROM distill_candidates WHERE ts = ? AND content = ?")
+      .run(turn.ts, turn.input.slice(0, MAX_LINE_CHARS)).changes;
+  }
+
   /** Deletes the candidates whose text `match` accepts (forgetting); returns how many. */
   purge(match: (content: string) => boolean): number {
     const ids = this.matching(match);

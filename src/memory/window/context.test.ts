@@ -226,6 +226,24 @@ test("past maxEvents an insert archives the oldest events instead of growing or 
   assert.deepEqual(archived.sort(), overflowed.map((e) => e.input).sort());
 });
 
+test("replace swaps an event for another in one step, its search item too; a gone event is refused", async () => {
+  const { context, index } = openLayers();
+  const old = await context.append(userEvent(T0, "what is two plus two"));
+  const { id, replaced } = await context.replace(old, userEvent(T0 + 1, "what is three plus three"));
+  assert.equal(replaced.input, "what is two plus two");
+  assert.deepEqual(
+    (await context.window()).map((e) => e.input),
+    ["what is three plus three"],
+  );
+  assert.equal(index.get(contextItemId(old)), null);
+  assert.notEqual(index.get(contextItemId(id)), null);
+  await assert.rejects(
+    context.replace(old, userEvent(T0 + 2, "again")),
+    (err: unknown) => err instanceof ContextError && err.code === "context_event_gone",
+  );
+  assert.equal(context.size(), 1, "a refused replace adds nothing");
+});
+
 test("remove deletes events and their items; bad input is refused with a clear error", async () => {
   const { context, index } = openLayers();
   const id = await context.append(userEvent(T0, "forget me"));

@@ -194,6 +194,22 @@ export class RelevanceContext implements ContextWindow {
     });
   }
 
+  async replace(oldId: number, e: NewContextEvent): Promise<{ id: number; replaced: ContextEvent }> {
+    check(e);
+    return this.inserting((w) => {
+      const replaced = this.event(oldId);
+      if (!replaced) {
+        throw new ContextError({
+          code: "context_event_gone",
+          message: `context event ${oldId} is no longer in the window (archived or forgotten), so it cannot be replaced: send the message as a new one`,
+        });
+      }
+      this.st.delete.run(oldId);
+      w.remove([contextItemId(oldId)]);
+      return { id: this.insertWith(w, [e])[0], replaced };
+    });
+  }
+
   async remove(ids: number[]): Promise<number> {
     return this.index.write((w) => {
       let n = 0;

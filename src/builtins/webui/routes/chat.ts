@@ -42,6 +42,7 @@ export const chatRoutes: RouteGroup = (app, deps) => {
       throw new ApiError(400, "llm_unknown_source", `no LLM source named "${llmSource}"`);
     }
     const newTopic = optionalBoolean(body, "new_topic") === true;
+    const replaces = optionalString(body, "replaces", MAX_CLIENT_MSG_ID);
     const outcome = await runner.chat({
       source: chatSource(deviceId),
       text,
@@ -49,6 +50,7 @@ export const chatRoutes: RouteGroup = (app, deps) => {
       signal: c.req.raw.signal,
       llmSource,
       newTopic,
+      replaces,
     });
     return c.json(replyJson(outcome));
   });
