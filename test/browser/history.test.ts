@@ -89,4 +89,37 @@ describe("chat history in a real browser", { skip: dashboardSkip }, () => {
     const again = page.getByRole("log", { name: "Conversation" }).getByRole("article").filter({ hasText: "gardens" });
     await again.locator(".topic-divider").waitFor();
   });
+
+  test("Ask again and ↑-to-edit replace the last turn: the next request holds only the chosen version", async (t) => {
+    const page = await newPage(t);
+    await openDashboard(page, web.base, cookie);
+    web.llm.enqueue({ text: "Two plus two is five." });
+    const turn = await sendChat(page, "what is two plus two?");
+    await turn.getByText("Two plus two is five.").waitFor();
+    web.llm.enqueue({ text: "Two plus two is four." });
+    await turn.getByRole("button", { name: "Ask again" }).click();
+    const log = page.getByRole("log", { name: "Conversation" });
+    await log.getByText("Two plus two is four.").waitFor();
+    await log.getByText("Two plus two is five.").waitFor({ state: "detached" });
+    assert.equal(await log.getByRole("article").filter({ hasText: "what is two plus two?" }).count(), 1);
+    assert.doesNotMatch(JSON.stringify(web.llm.requests.at(-1)?.body.messages), /five/);
+
+    const box = page.getByLabel("Message", { exact: true });
+    // While an input method composes, ↑ is its own (it moves among the candidates).
+    await box.dispatchEvent("keydown", { key: "ArrowUp", isComposing: true, bubbles: true });
+    assert.equal(await box.inputValue(), "");
+    await box.press("ArrowUp");
+    assert.equal(await box.inputValue(), "what is two plus two?");
+    await box.fill("what is three plus three?");
+    web.llm.enqueue({ text: "Six." });
+    await box.press("Enter");
+    await log.getByText("Six.").waitFor();
+    await log.getByText("Two plus two is four.").waitFor({ state: "detached" });
+    web.llm.enqueue({ text: "Noted." });
+    await sendChat(page, "thanks");
+    await log.getByText("Noted.").waitFor();
+    const sent = JSON.stringify(web.llm.requests.at(-1)?.body.messages);
+    assert.match(sent, /three plus three/);
+    assert.doesNotMatch(sent, /two plus two/, "neither earlier version reaches the model");
+  });
 });

@@ -126,10 +126,21 @@ function prepend(page: TranscriptPage): void {
   set(mergeHistory(turns, page.items));
 }
 
-/** How the next message goes: the LLM source asked first, and whether it starts a new topic. */
+/** How the next message goes: the LLM source asked first, whether it starts a new topic, what it replaces. */
 export interface SendOptions {
   llmSource?: string;
   newTopic?: boolean;
+  /** The shown turn (and its request) this message takes the place of: asked again, or edited. */
+  replaces?: { turnId: string; requestId: string };
+}
+
+/**
+ * The page's own last turn, when it may be asked again or edited: answered, and the last turn shown (the
+ * daemon replaces only a channel's last turn).
+ */
+export function replaceableTurn(list: Turn[]): Turn | undefined {
+  const last = list.at(-1);
+  return last && !last.channel && last.state === "done" && last.requestId && last.input ? last : undefined;
 }
 
 export async function send(message: string, file?: File, opts: SendOptions = {}): Promise<void> {
@@ -150,8 +161,11 @@ export async function send(message: string, file?: File, opts: SendOptions = {})
         client_msg_id: id,
         ...(opts.llmSource ? { llm_source: opts.llmSource } : {}),
         ...(opts.newTopic ? { new_topic: true } : {}),
+        ...(opts.replaces ? { replaces: opts.replaces.requestId } : {}),
       });
       set(finishTurn(turns, id, reply));
+      // The earlier version left memory; the history keeps it (the transcript), the conversation shows the new.
+      if (opts.replaces) set(turns.filter((t) => t.id !== opts.replaces?.turnId));
       finished = reply.response ?? "";
     }
   } catch (err) {

@@ -134,6 +134,10 @@ export const en = {
   // Chat: history from the transcript (chat.tsx, chat-turn.tsx)
   loadEarlier: "Load earlier",
   copyReply: "Copy as Markdown",
+  askAgain: "Ask again",
+  editMessage: "Edit",
+  editingLast: "Editing your last message: sent, it takes the place of the earlier one (Esc cancels).",
+  cancelEdit: "Cancel",
   askSource: "Ask",
   askSourcePreferred: "the preferred LLM source",
   newTopic: "New topic",

@@ -11,7 +11,13 @@ import { bytes, count } from "../format";
 import { fill, type Messages, optionalMessage } from "../i18n";
 import { MarkdownView } from "../markdown-view";
 
-export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
+/** What the page's last turn offers: its reply asked again, its message edited. */
+export interface TurnActions {
+  again: () => void;
+  edit: () => void;
+}
+
+export function TurnView({ turn, t, actions }: { turn: Turn; t: Messages; actions?: TurnActions }) {
   const agent = turn.state !== "done" || turn.text || turn.reasoning || turn.tools.length > 0;
   return (
     <article class="turn" aria-busy={turn.state === "pending"}>
@@ -26,6 +32,11 @@ export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
             </p>
           )}
           {turn.attachment && <AttachmentLine file={turn.attachment} t={t} />}
+          {actions && (
+            <button type="button" class="copy-reply" onClick={actions.edit}>
+              {t.editMessage}
+            </button>
+          )}
         </div>
       )}
       {agent && (
@@ -48,6 +59,11 @@ export function TurnView({ turn, t }: { turn: Turn; t: Messages }) {
           ))}
           {turn.text ? <Reply turn={turn} /> : turn.state === "pending" && <p class="hint">{t.thinking}</p>}
           {turn.text && turn.state === "done" && <CopyReply turn={turn} t={t} />}
+          {actions && (
+            <button type="button" class="copy-reply" onClick={actions.again}>
+              {t.askAgain}
+            </button>
+          )}
           {turn.omitted > 0 && <Omitted turn={turn} t={t} />}
           {turn.gap && <p class="hint">{t.replyGap}</p>}
           {turn.state === "error" && (

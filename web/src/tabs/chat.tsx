@@ -6,7 +6,16 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Turn } from "../chat-state";
-import { hasEarlier, loadEarlier, loadHistory, searchHistory, send, stop, useChat } from "../chat-store";
+import {
+  hasEarlier,
+  loadEarlier,
+  loadHistory,
+  replaceableTurn,
+  searchHistory,
+  send,
+  stop,
+  useChat,
+} from "../chat-store";
 import { ErrorLine } from "../components/status";
 import { useApi } from "../components/use-api";
 import { errorText } from "../error-text";
@@ -27,6 +36,9 @@ export function ChatTab() {
   const [query, setQuery] = useState("");
   const [llmSource, setLlmSource] = useState("");
   const [newTopic, setNewTopic] = useState(false);
+  /** The last message being edited: sending it takes the place of that turn. */
+  const [editing, setEditing] = useState<Turn | null>(null);
+  const last = replaceableTurn(turns);
   const runtime = useApi<Runtime>("/api/v1/runtime");
   const sources = runtime.data?.llm ?? [];
   const [found, setFound] = useState<Turn[] | null>(null);
@@ -70,16 +82,36 @@ export function ChatTab() {
     if (fileInput.current) fileInput.current.value = "";
     follow.current = true;
     setNewTopic(false);
-    void send(message, file ?? undefined, { llmSource: llmSource || undefined, newTopic });
+    const replaces = editing?.requestId ? { turnId: editing.id, requestId: editing.requestId } : undefined;
+    setEditing(null);
+    void send(message, file ?? undefined, { llmSource: llmSource || undefined, newTopic, replaces });
   };
   const halt = () => stop().catch((err: unknown) => setError(errorText(t, err)));
   // While an input method composes (Chinese, Japanese…), its keys are its own: Enter picks, Esc cancels.
+  const edit = (turn: Turn) => {
+    setEditing(turn);
+    setText(turn.input);
+  };
+  const again = (turn: Turn) => {
+    if (!turn.requestId) return;
+    follow.current = true;
+    void send(turn.input, undefined, {
+      llmSource: llmSource || undefined,
+      replaces: { turnId: turn.id, requestId: turn.requestId },
+    });
+  };
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.isComposing) return;
     if (event.key === "Enter" && !event.shiftKey) submit(event);
     else if (event.key === "Escape" && running) {
       event.preventDefault();
       void halt();
+    } else if (event.key === "Escape" && editing) {
+      setEditing(null);
+      setText("");
+    } else if (event.key === "ArrowUp" && text === "" && last) {
+      event.preventDefault();
+      edit(last);
     }
   };
   const newest = () => {
@@ -161,7 +193,12 @@ export function ChatTab() {
           )}
           <p class="hint">{t.oneMemory}</p>
           {turns.map((turn) => (
-            <TurnView key={turn.id} turn={turn} t={t} />
+            <TurnView
+              key={turn.id}
+              turn={turn}
+              t={t}
+              actions={turn === last && !running ? { again: () => again(turn), edit: () => edit(turn) } : undefined}
+            />
           ))}
         </div>
       </div>
@@ -169,6 +206,20 @@ export function ChatTab() {
         <label for="chat-message" class="visually-hidden">
           {t.message}
         </label>
+        {editing && (
+          <p class="hint">
+            {t.editingLast}{" "}
+            <button
+              type="button"
+              onClick={() => {
+                setEditing(null);
+                setText("");
+              }}
+            >
+              {t.cancelEdit}
+            </button>
+          </p>
+        )}
         <textarea
           id="chat-message"
           rows={3}
