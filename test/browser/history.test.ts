@@ -44,7 +44,7 @@ describe("chat history in a real browser", { skip: dashboardSkip }, () => {
     await waiterTurn.getByText("via cli").waitFor();
     await web.daemon.host.io.send("webui", "⏰ stand up and stretch", "reminder", false);
 
-    await page.reload();
+    await openDashboard(page, web.base, cookie);
     await openTab(page, "Chat");
     const webTurn = log.getByRole("article").filter({ hasText: "which system is this?" });
     await webTurn.getByText("A Unix-like system.").waitFor();
@@ -84,7 +84,7 @@ describe("chat history in a real browser", { skip: dashboardSkip }, () => {
     await turn.getByText("Gardens, then.").waitFor();
     assert.equal(await toggle.getAttribute("aria-pressed"), "false", "only the next message");
     await turn.locator(".topic-divider").waitFor();
-    await page.reload();
+    await openDashboard(page, web.base, cookie);
     await openTab(page, "Chat");
     const again = page.getByRole("log", { name: "Conversation" }).getByRole("article").filter({ hasText: "gardens" });
     await again.locator(".topic-divider").waitFor();
