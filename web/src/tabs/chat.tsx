@@ -92,6 +92,10 @@ export function ChatTab() {
     setEditing(turn);
     setText(turn.input);
   };
+  const cancelEdit = () => {
+    setEditing(null);
+    setText("");
+  };
   const again = (turn: Turn) => {
     if (!turn.requestId) return;
     follow.current = true;
@@ -106,10 +110,8 @@ export function ChatTab() {
     else if (event.key === "Escape" && running) {
       event.preventDefault();
       void halt();
-    } else if (event.key === "Escape" && editing) {
-      setEditing(null);
-      setText("");
-    } else if (event.key === "ArrowUp" && text === "" && last) {
+    } else if (event.key === "Escape" && editing) cancelEdit();
+    else if (event.key === "ArrowUp" && text === "" && last) {
       event.preventDefault();
       edit(last);
     }
@@ -209,13 +211,7 @@ export function ChatTab() {
         {editing && (
           <p class="hint">
             {t.editingLast}{" "}
-            <button
-              type="button"
-              onClick={() => {
-                setEditing(null);
-                setText("");
-              }}
-            >
+            <button type="button" onClick={cancelEdit}>
               {t.cancelEdit}
             </button>
           </p>
