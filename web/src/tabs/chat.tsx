@@ -1,8 +1,10 @@
 /**
  * Chat: the conversation of every channel (history from the transcript, "load earlier" going back, then
  * live turns — waiter's too, with their badge), replies streaming in as they are written (chat-turn.tsx), a
- * search of the whole history, a stop button while a reply runs, and a file to attach. The log keeps to its
- * bottom while new text arrives, unless the reader has scrolled up; it follows at most once per frame.
+ * search of the whole history, a stop button (and Esc) while a reply runs, a file to attach, the LLM source
+ * and a new topic for the next message, and the last turn asked again or edited (↑). Keys an input method
+ * uses while it composes are left to it. The log keeps to its bottom while new text arrives, unless the
+ * reader has scrolled up; it follows at most once per frame.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Turn } from "../chat-state";
