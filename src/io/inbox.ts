@@ -8,6 +8,7 @@
 import type { InboxMessage } from "@homeagent/sdk";
 import { forgetMatcher } from "@homeagent/sdk";
 import type Database from "better-sqlite3";
+import { cutText } from "../util/cut-text.js";
 import { HomeAgentError } from "../util/errors.js";
 import { cachedStatement } from "../util/statements.js";
 import { DAY } from "../util/time-units.js";
@@ -48,10 +49,7 @@ export class Inbox {
    * its length); the oldest beyond the caps, and what is older than 30 days, make room. Returns its id.
    */
   put(channel: string, kind: string, text: string): number {
-    const kept =
-      text.length > INBOX_MAX_TEXT_CHARS
-        ? `${text.slice(0, INBOX_MAX_TEXT_CHARS)}… [${text.length - INBOX_MAX_TEXT_CHARS} more characters not kept]`
-        : text;
+    const kept = cutText(text, INBOX_MAX_TEXT_CHARS);
     this.expire();
     const info = cachedStatement(
       this.db,

@@ -9,6 +9,7 @@
 import type { TranscriptEntry, TranscriptItem, TranscriptQuery } from "@homeagent/sdk";
 import { forgetMatcher } from "@homeagent/sdk";
 import type Database from "better-sqlite3";
+import { cutText } from "../util/cut-text.js";
 import { HomeAgentError } from "../util/errors.js";
 import { cachedStatement } from "../util/statements.js";
 import { DAY } from "../util/time-units.js";
@@ -86,11 +87,6 @@ const SCHEMA = `
 
 export class TranscriptError extends HomeAgentError {}
 
-/** `text` cut at `max` characters, the cut said. */
-export function capped(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters not kept]`;
-}
-
 export class TranscriptStore {
   private readonly search: TranscriptSearch;
   /** Bytes of all rows, kept as rows come and go (read once at open). */
@@ -126,7 +122,7 @@ export class TranscriptStore {
     /** The request id of the turn this one took the place of (asked again or edited): kept as a version. */
     replaces?: string;
   }): void {
-    const input = capped(t.input, TRANSCRIPT_CAPS.input);
+    const input = cutText(t.input, TRANSCRIPT_CAPS.input);
     const bytes = Buffer.byteLength(input);
     const info = cachedStatement(
       this.db,
@@ -187,7 +183,7 @@ export class TranscriptStore {
     ) as Pick<Row, "id" | "bytes" | "reasoning"> | undefined;
     // Past its cap (the cut said once) later rounds are not kept: each would rewrite the whole text again.
     if (!row || !text || row.reasoning.length >= TRANSCRIPT_CAPS.reasoning) return;
-    const reasoning = capped(row.reasoning ? `${row.reasoning}\n\n${text}` : text, TRANSCRIPT_CAPS.reasoning);
+    const reasoning = cutText(row.reasoning ? `${row.reasoning}\n\n${text}` : text, TRANSCRIPT_CAPS.reasoning);
     const bytes = row.bytes - Buffer.byteLength(row.reasoning) + Buffer.byteLength(reasoning);
     cachedStatement(this.db, "UPDATE transcripts SET reasoning = ?, bytes = ?, indexed = 0 WHERE id = ?").run(
       reasoning,
@@ -204,8 +200,8 @@ export class TranscriptStore {
       "SELECT id, bytes FROM transcripts WHERE request_id = ? AND status = 'running'",
     ).get(requestId) as Pick<Row, "id" | "bytes"> | undefined;
     if (!row) return;
-    const reply = out.error ? "" : capped(out.reply, TRANSCRIPT_CAPS.reply);
-    const error = out.error ? capped(out.error, TRANSCRIPT_CAPS.args) : null;
+    const reply = out.error ? "" : cutText(out.reply, TRANSCRIPT_CAPS.reply);
+    const error = out.error ? cutText(out.error, TRANSCRIPT_CAPS.args) : null;
     const bytes = row.bytes + Buffer.byteLength(reply) + Buffer.byteLength(error ?? "");
     cachedStatement(
       this.db,
@@ -218,7 +214,7 @@ export class TranscriptStore {
   /** A message the agent sent on its own (a reminder, a background result), as it was delivered or kept. */
   message(m: { channel: string; kind: string; text: string }): void {
     const ts = this.now();
-    const reply = capped(m.text, TRANSCRIPT_CAPS.reply);
+    const reply = cutText(m.text, TRANSCRIPT_CAPS.reply);
     const bytes = Buffer.byteLength(reply);
     cachedStatement(
       this.db,
@@ -354,11 +350,11 @@ export class TranscriptStore {
 }
 
 function boundItem(item: TranscriptItem): TranscriptItem {
-  if (item.type === "approval") return { ...item, question: capped(item.question, TRANSCRIPT_CAPS.args) };
+  if (item.type === "approval") return { ...item, question: cutText(item.question, TRANSCRIPT_CAPS.args) };
   return {
     ...item,
-    args: capped(item.args, TRANSCRIPT_CAPS.args),
-    ...(item.result === undefined ? {} : { result: capped(item.result, TRANSCRIPT_CAPS.result) }),
+    args: cutText(item.args, TRANSCRIPT_CAPS.args),
+    ...(item.result === undefined ? {} : { result: cutText(item.result, TRANSCRIPT_CAPS.result) }),
   };
 }
 
