@@ -154,10 +154,9 @@ export function runProgram(opts: RunOptions): Promise<RunResult> {
 
 /** commandEnv with the run's marker, first so that the capped read of a process's environment sees it. */
 function markedEnv(marker: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { [MARKER_VAR]: marker, ...commandEnv() };
-  // The daemon may itself run under a marker (started by a command): the key keeps its place, the value is ours.
-  env[MARKER_VAR] = marker;
-  return env;
+  // The daemon may itself run under a marker (started by a command): that one is not passed on.
+  const { [MARKER_VAR]: _, ...env } = commandEnv();
+  return { [MARKER_VAR]: marker, ...env };
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

@@ -175,6 +175,17 @@ export function holdFolderMaking(area: Area, real: string, given: string): HeldF
  * `afterCheck` runs between the check and the open (tests swap things there).
  */
 export function openChecked(area: Area, given: string, flags: number, mode = 0o600, afterCheck?: () => void): number {
+  return openReal(area, given, flags, mode, afterCheck).fd;
+}
+
+/** openChecked, with the real path of what was opened (as the descriptor says). */
+function openReal(
+  area: Area,
+  given: string,
+  flags: number,
+  mode = 0o600,
+  afterCheck?: () => void,
+): { fd: number; real: string } {
   const real = resolvePath(area, given);
   afterCheck?.();
   // O_NONBLOCK: a FIFO or device opened for reading would otherwise block the daemon until a writer came.
@@ -197,7 +208,7 @@ export function openChecked(area: Area, given: string, flags: number, mode = 0o6
       folder.close();
     }
   }
-  checkOpened(area, fd, given, real);
+  const opened = checkOpened(area, fd, given, real);
   const stat = fstatSync(fd);
   if (!stat.isFile() && !stat.isDirectory()) {
     closeSync(fd);
@@ -212,11 +223,11 @@ export function openChecked(area: Area, given: string, flags: number, mode = 0o6
       `${given} has ${stat.nlink} hard links: another of its names may be outside the folder, so it is not opened`,
     );
   }
-  return fd;
+  return { fd, real: opened };
 }
 
 /** A checked folder held open for listing (`given` relative to the root); refused when it is not a folder. */
 export function openFolderChecked(area: Area, given: string): HeldFolder {
-  const fd = openChecked(area, given, constants.O_RDONLY | constants.O_DIRECTORY);
-  return heldAt(fd, checkOpened(area, fd, given, resolvePath(area, given)));
+  const { fd, real } = openReal(area, given, constants.O_RDONLY | constants.O_DIRECTORY);
+  return heldAt(fd, real);
 }

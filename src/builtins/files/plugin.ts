@@ -23,6 +23,8 @@ export function createFilesPlugin(): Plugin {
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
     const quota = new WorkspaceQuota(workspace);
     const number = (key: string) => Number(sdk.settings.get(key));
+    // The daemon's own folders, resolved once: only plugin.files.dir can change while it runs.
+    const fixed = { dataDir: realpathSync(sdk.daemonDataDir), workspace: realpathSync(workspace) };
 
     /** Read on every call: a change of plugin.files.dir applies at once. */
     const area = (): Area => {
@@ -37,7 +39,7 @@ export function createFilesPlugin(): Plugin {
           cause: err,
         });
       }
-      return { root, dataDir: realpathSync(sdk.daemonDataDir), workspace: realpathSync(workspace) };
+      return { root, ...fixed };
     };
 
     /**

@@ -27,8 +27,10 @@ interface WorkspaceEntry {
 }
 
 export const workspaceRoutes: RouteGroup = (app, { sdk }) => {
-  const root = join(sdk.daemonDataDir, "workspace");
-  mkdirSync(root, { recursive: true, mode: 0o700 });
+  const made = join(sdk.daemonDataDir, "workspace");
+  mkdirSync(made, { recursive: true, mode: 0o700 });
+  // Resolved once: every path of every request is checked against the workspace's real path.
+  const root = realpathSync(made);
 
   app.get("/api/v1/workspace", async (c) => {
     const { real, shown } = place(root, c);
@@ -117,7 +119,7 @@ const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
  * elsewhere. Off Linux, the path is used as it is.
  */
 async function inFolder<T>(root: string, real: string, use: (at: string) => Promise<T>): Promise<T> {
-  if (real === realpathSync(root)) throw new ApiError(404, "not_found", "the workspace itself is a folder");
+  if (real === root) throw new ApiError(404, "not_found", "the workspace itself is a folder");
   let folder: FileHandle;
   try {
     folder = await open(dirname(real), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
@@ -138,7 +140,7 @@ async function inFolder<T>(root: string, real: string, use: (at: string) => Prom
 async function checkedPath(root: string, handle: FileHandle, real: string): Promise<string> {
   if (!PROC_FD) return real;
   const opened = await readlink(`${PROC_FD}/${handle.fd}`);
-  if (!within(opened, realpathSync(root))) {
+  if (!within(opened, root)) {
     throw new ApiError(403, "path_denied", "a folder on the way changed while it was being opened; not followed");
   }
   return `${PROC_FD}/${handle.fd}`;
@@ -162,25 +164,24 @@ async function firstEntries(path: string, max: number): Promise<Dirent[]> {
 }
 
 /**
- * The `path` query inside the workspace: its folder resolved by real path, its last part never followed (a
- * link is listed and removed as a link, not as what it points to).
+ * The `path` query inside the workspace (`root`, a real path): its folder resolved by real path, its last
+ * part never followed (a link is listed and removed as a link, not as what it points to).
  */
 function place(root: string, c: Context<WebEnv>): { real: string; shown: string } {
   const given = c.req.query("path") ?? "";
   if (given.length > MAX_PATH_CHARS || given.includes("\u0000")) {
     throw new ApiError(400, "invalid_argument", `path must be at most ${MAX_PATH_CHARS} characters, without NUL`);
   }
-  const realRoot = realpathSync(root);
-  const target = resolve(realRoot, given === "" ? "." : given);
+  const target = resolve(root, given === "" ? "." : given);
   let folder: string;
   try {
     folder = realpathSync(resolve(target, ".."));
   } catch {
     throw new ApiError(404, "not_found", `no such place in the workspace: ${given}`);
   }
-  const real = target === realRoot ? realRoot : join(folder, basename(target));
-  const rel = relative(realRoot, real);
-  if (!within(real, realRoot)) {
+  const real = target === root ? root : join(folder, basename(target));
+  const rel = relative(root, real);
+  if (!within(real, root)) {
     throw new ApiError(403, "path_denied", `${given} is outside the workspace`);
   }
   return { real, shown: rel || "." };
