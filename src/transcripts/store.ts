@@ -289,8 +289,17 @@ export class TranscriptStore {
   /** Entries whose text holds every term; removed (with their search rows) when `remove`. */
   forget(terms: readonly string[], remove: boolean): number {
     const matches = forgetMatcher(terms);
-    const ids = cachedStatement(this.db, "SELECT id FROM transcripts").pluck().all() as number[];
-    const hits = ids.filter((id) => matches(this.textOf(id)));
+    // One pass over the file: each entry's texts with its items' stored JSON (the matcher finds a term
+    // escaped in JSON too), not a query or two per entry.
+    const rows = cachedStatement(
+      this.db,
+      `SELECT t.id, t.input || char(10) || t.reasoning || char(10) || t.reply || char(10) || coalesce(t.error, '')
+         || char(10) || coalesce((SELECT group_concat(body, char(10)) FROM transcript_items WHERE turn_id = t.id), '')
+         AS text
+       FROM transcripts t`,
+    ).iterate() as Iterable<{ id: number; text: string }>;
+    const hits: number[] = [];
+    for (const r of rows) if (matches(r.text)) hits.push(r.id);
     if (remove && hits.length > 0) {
       this.remove(hits);
       // A deleted row's words stay in the index's stored blocks (VACUUM copies them as they are) until the
