@@ -16,10 +16,10 @@ import { DAY } from "../util/time-units.js";
 import { TranscriptSearch } from "./search.js";
 
 /** Caps of what one entry keeps, in characters. */
-export const TRANSCRIPT_CAPS = { input: 100_000, reply: 1_000_000, reasoning: 200_000, args: 8_000, result: 16_000 };
+const TRANSCRIPT_CAPS = { input: 100_000, reply: 1_000_000, reasoning: 200_000, args: 8_000, result: 16_000 };
 /** Tool calls and approvals kept of one turn; later ones are counted, not kept. */
-export const MAX_ITEMS = 200;
-export const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
+const MAX_ITEMS = 200;
+const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
 const EXPIRE_EVERY_MS = 60_000;
 /** About how many characters one page carries (a page of 50 maximal entries would be hundreds of MB). */
 const PAGE_CHARS = 4_000_000;
@@ -85,7 +85,7 @@ const SCHEMA = `
   );
 `;
 
-export class TranscriptError extends HomeAgentError {}
+class TranscriptError extends HomeAgentError {}
 
 export class TranscriptStore {
   private readonly search: TranscriptSearch;

@@ -65,7 +65,7 @@ function wordMatches(pattern: string, arg: string): boolean {
   return new RegExp(`^${parts.join("[^/]*")}$`, "s").test(arg);
 }
 
-export function matchesPattern(argv: readonly string[], pattern: readonly string[]): boolean {
+function matchesPattern(argv: readonly string[], pattern: readonly string[]): boolean {
   if (argv.length !== pattern.length || argv[0] !== pattern[0]) return false;
   return argv.slice(1).every((arg, i) => wordMatches(pattern[i + 1], arg));
 }

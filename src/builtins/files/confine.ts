@@ -29,8 +29,8 @@ export function inside(path: string, folder: string): boolean {
 }
 
 /** The longest path and the deepest one the tools take: each level of a path costs a look on the disk. */
-export const MAX_PATH_CHARS = 4_096;
-export const MAX_PATH_DEPTH = 64;
+const MAX_PATH_CHARS = 4_096;
+const MAX_PATH_DEPTH = 64;
 
 function denied(message: string): SdkError {
   return new SdkError({ code: "path_denied", message });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { SdkError } from "@homeagent/sdk";
 
 /** Free space a write must leave on the disk. */
-export const DISK_RESERVE_BYTES = 1024 * 1024 * 1024;
+const DISK_RESERVE_BYTES = 1024 * 1024 * 1024;
 const MEASURE_FOR_MS = 60_000;
 const MAX_ENTRIES = 200_000;
 
@@ -26,7 +26,7 @@ export class WorkspaceQuota {
    * Refuses a write of `bytes` more that would take the workspace over `maxBytes` or the disk under its
    * reserve; else counts it.
    */
-  async take(bytes: number, maxBytes: number, reserve = DISK_RESERVE_BYTES): Promise<void> {
+  async take(bytes: number, maxBytes: number): Promise<void> {
     const used = await this.size();
     if (used + bytes > maxBytes) {
       throw new SdkError({
@@ -36,10 +36,10 @@ export class WorkspaceQuota {
     }
     const disk = await statfs(this.workspace);
     const free = disk.bavail * disk.bsize;
-    if (free - bytes < reserve) {
+    if (free - bytes < DISK_RESERVE_BYTES) {
       throw new SdkError({
         code: "too_large",
-        message: `the disk has ${mb(free)} MB free; a write that would leave less than ${mb(reserve)} MB is refused. Free some space first`,
+        message: `the disk has ${mb(free)} MB free; a write that would leave less than ${mb(DISK_RESERVE_BYTES)} MB is refused. Free some space first`,
       });
     }
     this.used = used + bytes;
