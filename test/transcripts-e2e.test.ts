@@ -128,3 +128,39 @@ test("a reply asked again replaces the turn in memory and stays in the transcrip
   const stale = await w.json("POST", "/api/v1/chat", { message: "again", replaces: first.body.requestId });
   assert.match(JSON.stringify(stale.body), /only the last turn of channel/);
 });
+
+test("after a restart the last turn can still be asked again, and its first version chosen back", async () => {
+  w.llm.enqueue({ text: "the sky is green" });
+  const first = await w.json("POST", "/api/v1/chat", { message: "what colour is the sky?" });
+  const dataDir = w.daemon.paths.root;
+  cli.close();
+  await w.stop();
+  w = await startWebDaemon({ dataDir });
+  cli = await CliLines.open(join(dataDir, "cli.sock"));
+  w.llm.enqueue({ text: "the sky is blue" });
+  const again = await w.json("POST", "/api/v1/chat", {
+    message: "what colour is the sky?",
+    replaces: first.body.requestId,
+  });
+  assert.equal(again.body.response, "the sky is blue");
+
+  const chosen = await w.json("POST", "/api/v1/transcripts/choose", { request_id: first.body.requestId });
+  assert.equal(chosen.status, 200, JSON.stringify(chosen.body));
+  const [latest, earlier] = (await transcripts("?channel=webui&limit=2")).items;
+  assert.deepEqual(
+    [latest.reply, latest.chosenAt, earlier.reply, earlier.chosenAt],
+    ["the sky is blue", undefined, "the sky is green", chosen.body.chosenAt],
+  );
+  w.llm.enqueue({ text: "noted" });
+  await w.json("POST", "/api/v1/chat", { message: "thanks" });
+  const sent = JSON.stringify(w.llm.requests.at(-1)?.body.messages);
+  assert.match(sent, /green/);
+  assert.doesNotMatch(sent, /blue/, "the next request holds only the chosen version");
+
+  const stale = await w.json("POST", "/api/v1/transcripts/choose", { request_id: again.body.requestId });
+  assert.equal(stale.status, 400);
+  assert.match(stale.body.error.message, /only a version of channel "webui"'s last turn/);
+  const unknown = await w.json("POST", "/api/v1/transcripts/choose", { request_id: "req_nothing" });
+  assert.equal(unknown.status, 404);
+  assert.equal((await w.json("POST", "/api/v1/transcripts/choose", {})).status, 400);
+});

@@ -27,6 +27,7 @@ import { authHost } from "../plugins/auth-host.js";
 import { ForgetHooks } from "../plugins/forget-hooks.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
 import type { PluginHost } from "../plugins/sdk-impl.js";
+import { chooseVersion } from "../transcripts/choose.js";
 import { openTranscriptsDb } from "../transcripts/database.js";
 import { recordTranscripts } from "../transcripts/recorder.js";
 import { TranscriptStore } from "../transcripts/store.js";
@@ -213,7 +214,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     embeddings,
     memory: memoryApis(memory),
     forgetHooks: new ForgetHooks(),
-    io: { send, inbox, approvals, transcripts },
+    io: {
+      send,
+      inbox,
+      approvals,
+      transcripts: {
+        list: (query) => transcripts.list(query),
+        choose: (requestId) => chooseVersion(agent, transcripts, requestId),
+      },
+    },
   };
   plugins = new PluginRegistry(host, config, log, { pluginDir: paths.plugins });
   host.plugins = plugins;

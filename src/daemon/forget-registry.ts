@@ -75,6 +75,7 @@ export const FORGET_REGISTRY: readonly DatabaseRules[] = [
         tool_results: CONTEXT,
         clean_input: CONTEXT,
         unanswered: CONTEXT,
+        request_id: exempt("the request id of a user's turn"),
       },
       documents: {
         id: exempt("a random document id"),

@@ -24,7 +24,7 @@ import type { TurnControl } from "./tool-loop.js";
 import { plainWords, TOOL_SEARCH_DEF, type ToolOffer, type Words } from "./tool-search.js";
 import { type CoreOwner, KERNEL_OWNER, ToolRegistry } from "./tools.js";
 import { runTurn, SELF_CHANNEL } from "./turn.js";
-import type { LastTurns } from "./turn-events.js";
+import { chooseVersion, type RecordedTurn } from "./turn-versions.js";
 import type { AgentSettings, ContextWindow, InputTask, LLMClient, MemoryContext, TaskKind } from "./types.js";
 
 export interface AgentOptions {
@@ -93,8 +93,6 @@ export class Agent {
   private previews = 0;
   /** The running turn's tool offer, for tool_search. */
   private readonly offers = new Map<string, ToolOffer>();
-  /** Each channel's last user turn this run, which an input may replace (InjectOptions.replaces). */
-  private readonly lastTurns: LastTurns = new Map();
   private last: ContextReport | null = null;
   /** Once-per-run notices already given. */
   private readonly noticed = new Set<string>();
@@ -219,6 +217,30 @@ export class Agent {
     return this.scheduler.enqueueJob(job);
   }
 
+  /**
+   * Makes `turn`, an earlier version of its channel's last turn (`isVersion` says which request ids are
+   * versions of it), the one in the context window again (turn-versions.ts). Runs between turns, as a job;
+   * rejects ("invalid_argument") when the channel's last turn is not a version of it.
+   */
+  chooseVersion(turn: RecordedTurn, isVersion: (requestId: string) => boolean): Promise<void> {
+    const { context, settings, memory, log } = this.opts;
+    const deps = {
+      context,
+      settings,
+      memory,
+      inputs: this.inputs,
+      tools: this.tools,
+      warn: (msg: string) => log.warn(msg),
+    };
+    return this.enqueueJob({
+      name: "choose a version of a turn",
+      step: async () => {
+        await chooseVersion(deps, turn, isVersion);
+        return false;
+      },
+    });
+  }
+
   /** What the last composed LLM request held, section by section; null before the first. */
   lastContext(): ContextReport | null {
     return this.last;
@@ -331,7 +353,6 @@ export class Agent {
           bus: this.bus,
           settings: this.opts.settings,
           context: this.opts.context,
-          lastTurns: this.lastTurns,
           outputs: this.outputs,
           inputs: this.inputs,
           memory: this.opts.memory,

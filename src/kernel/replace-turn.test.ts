@@ -1,7 +1,8 @@
 /**
  * Asking a turn again, or editing it (InjectOptions.replaces): the earlier turn leaves the window as the new
- * one comes in, so the next request holds only the chosen version; only the channel's last turn of this run
- * can be replaced, and memory hears which turn went.
+ * one comes in, so the next request holds only the chosen version; only the channel's last turn in the window
+ * can be replaced (found there, so a restart does not forget it), memory hears which turn went, and an
+ * earlier version can be chosen back (turn-versions.ts).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -63,4 +64,79 @@ test("only the channel's last turn can be replaced, saying so", async (t) => {
   const elsewhere = await h.agent.injectInputSync("cli", "cli", "x", { replaces: one.requestId });
   assert.match(elsewhere.error ?? "", /only the last turn of channel "cli"/);
   assert.equal((await h.context.window()).length, 2, "nothing was replaced");
+});
+
+test("an earlier version chosen back takes the window's place: the next request holds only it, memory hears of both", async (t) => {
+  const superseded: ContextEvent[] = [];
+  const done: ContextEvent[] = [];
+  const memory: Partial<MemoryContext> = {
+    prepare: async (text) => ({ text }) as never,
+    build: async () => ({ index: "", related: "" }),
+    markRecalled: () => {},
+    turnDone: async (_id, e) => {
+      if (e) done.push(e);
+    },
+    superseded: async (e) => {
+      superseded.push(e);
+    },
+  };
+  const h = startAgent({ memory: memory as MemoryContext });
+  t.after(() => h.close());
+  h.llm.enqueue({ text: "Paris, I think" });
+  const first = await h.agent.injectInputSync("webui", "webui", "capital of France?");
+  h.llm.enqueue({ text: "Lyon" });
+  const again = await h.agent.injectInputSync("webui", "webui", "capital of France?", { replaces: first.requestId });
+  const versions = new Set([first.requestId, again.requestId]);
+  const recorded = {
+    requestId: first.requestId,
+    ts: 1_000,
+    source: "webui",
+    channel: "webui",
+    input: "capital of France?",
+    reply: "Paris, I think",
+    toolResults: [{ name: "knowledge_list", content: "notes: France" }],
+    noMemory: false,
+  };
+  await h.agent.chooseVersion(recorded, (id) => versions.has(id));
+  const window = await h.context.window();
+  assert.deepEqual(
+    window.map((e) => [e.requestId, e.response, e.toolsUsed]),
+    [[first.requestId, "Paris, I think", ["knowledge_list"]]],
+  );
+  assert.deepEqual(
+    superseded.map((e) => e.response),
+    ["Paris, I think", "Lyon"],
+  );
+  assert.equal(done.at(-1)?.response, "Paris, I think", "memory takes the chosen version as a turn that ended");
+  // Choosing the version already there changes nothing.
+  await h.agent.chooseVersion(recorded, (id) => versions.has(id));
+  assert.equal(superseded.length, 2);
+  h.llm.enqueue({ text: "ok" });
+  await h.agent.injectInputSync("webui", "webui", "thanks");
+  const sent = lastRequestText(h.llm.requests);
+  assert.match(sent, /Paris, I think/);
+  assert.doesNotMatch(sent, /Lyon/);
+
+  // Once another turn came, the versions are history: choosing one is refused.
+  await assert.rejects(
+    h.agent.chooseVersion(recorded, (id) => versions.has(id)),
+    /only a version of channel "webui"'s last turn/,
+  );
+  assert.equal((await h.context.window()).length, 2);
+});
+
+test("the turn to replace is found in the window, not in the run: a new agent on the same window replaces it", async (t) => {
+  const h = startAgent();
+  t.after(() => h.close());
+  h.llm.enqueue({ text: "first" });
+  const one = await h.agent.injectInputSync("webui", "webui", "one");
+  const restarted = startAgent({ context: h.context });
+  t.after(() => restarted.close());
+  restarted.llm.enqueue({ text: "second" });
+  const again = await restarted.agent.injectInputSync("webui", "webui", "one", { replaces: one.requestId });
+  assert.equal(again.error, undefined);
+  assert.deepEqual(
+    (await restarted.context.window()).map((e) => e.response),
+    ["second"],
+  );
 });

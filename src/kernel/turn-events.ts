@@ -26,12 +26,8 @@ import type {
   ToolResultRecord,
 } from "./types.js";
 
-/** Each channel's last user turn this run: the one an input may replace (InjectOptions.replaces). */
-export type LastTurns = Map<string, { requestId: string; eventId: number }>;
-
 export interface EventDeps {
   context: ContextWindow;
-  lastTurns: LastTurns;
   inputs: InputRegistry;
   tools: ToolRegistry;
   settings: AgentSettings;
@@ -53,7 +49,7 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
   const channel = deps.inputs.get(ctx.channel);
   const { cleanInput, query, text } = await inputQuery(deps, task.requestId, ctx.channel, ctx.rawMessage);
   if (task.opts.transient) return { query };
-  const replacing = task.opts.replaces === undefined ? undefined : replaceable(deps, task, ctx.channel);
+  const replacing = task.opts.replaces === undefined ? undefined : await replaceable(deps, task, ctx.channel);
   if (task.kind === "input") {
     // A replacing turn takes its predecessor's place: the window does not grow.
     const room = deps.settings.maxContextSize() - (replacing ? 0 : 1);
@@ -67,24 +63,32 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
     input: ctx.rawMessage,
     noMemory: ctx.noMemory || channel?.noMemory === true,
     ...(cleanInput !== undefined ? { cleanInput } : {}),
+    // A user's turn only: an interrupt is not one that could be asked again.
+    ...(task.kind === "input" ? { requestId: task.requestId } : {}),
   };
   let id: number;
-  if (replacing) {
-    const swapped = await deps.context.replace(replacing.eventId, event);
-    id = swapped.id;
-    await deps.memory?.superseded?.(swapped.replaced);
-  } else id = await deps.context.append(event);
-  if (task.kind === "input") deps.lastTurns.set(ctx.channel, { requestId: task.requestId, eventId: id });
+  if (replacing) id = (await swapTurn(deps, replacing.id, event)).id;
+  else id = await deps.context.append(event);
   return { id, event, query };
 }
 
+/**
+ * The turn in the window at `oldId` leaves and `event` takes its place, in one transaction; memory withdraws
+ * what it had of the one that left. Returns the new event's id.
+ */
+export async function swapTurn(deps: EventDeps, oldId: number, event: NewContextEvent): Promise<{ id: number }> {
+  const swapped = await deps.context.replace(oldId, event);
+  await deps.memory?.superseded?.(swapped.replaced);
+  return { id: swapped.id };
+}
+
 /** The channel's last turn, when it is the one `replaces` names; refused otherwise, saying why. */
-function replaceable(deps: EventDeps, task: InputTask, channel: string): { eventId: number } {
-  const last = deps.lastTurns.get(channel);
-  if (task.kind !== "input" || !last || last.requestId !== task.opts.replaces) {
+async function replaceable(deps: EventDeps, task: InputTask, channel: string): Promise<{ id: number }> {
+  const last = task.kind === "input" ? await deps.context.lastTurn(channel) : null;
+  if (!last || last.requestId !== task.opts.replaces) {
     throw new HomeAgentError({
       code: "invalid_argument",
-      message: `only the last turn of channel "${channel}" since the daemon started can be asked again or edited; send the message as a new one`,
+      message: `only the last turn of channel "${channel}" still in the context window can be asked again or edited; send the message as a new one`,
     });
   }
   return last;
@@ -168,14 +172,15 @@ export async function closeTurn(
   return { ...complete(opened.id, opened.event), ...reply };
 }
 
-function complete(id: number, e: NewContextEvent): ContextEvent {
+/** The event as written: the defaults the window fills in, and its id. */
+export function complete(id: number, e: NewContextEvent): ContextEvent {
   return { response: "", toolsUsed: [], toolResults: [], noMemory: false, ...e, id };
 }
 
 /** The turn's tool results as memory keeps them: NoMemory flags and cleaned text from each tool's definition. */
 export async function toolRecords(
   deps: Pick<EventDeps, "tools" | "warn">,
-  results: ToolResult[],
+  results: ReadonlyArray<Pick<ToolResult, "name" | "content">>,
 ): Promise<ToolResultRecord[]> {
   let left = MEMORY_TOOL_CHARS;
   const kept = results.map((r) => {

@@ -21,12 +21,11 @@ import type { InputRegistry, OutputRegistry } from "./ports.js";
 import { newStageContext } from "./stages.js";
 import { type LoopDeps, runToolLoop, type TurnControl } from "./tool-loop.js";
 import type { ToolOffer, Words } from "./tool-search.js";
-import { closeTurn, type LastTurns, type OpenedTurn, openTurn } from "./turn-events.js";
+import { closeTurn, type OpenedTurn, openTurn } from "./turn-events.js";
 import type { ContextWindow, InputTask, MemoryContext, MutableStageContext } from "./types.js";
 
 export interface TurnDeps extends LoopDeps {
   context: ContextWindow;
-  lastTurns: LastTurns;
   outputs: OutputRegistry;
   inputs: InputRegistry;
   memory?: MemoryContext;

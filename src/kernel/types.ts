@@ -87,6 +87,8 @@ export interface ContextEvent {
   cleanInput?: string;
   /** Why a user input got no reply (LLM error, cancelled, shutdown): the next prompt shows it as unanswered. */
   unanswered?: string;
+  /** The request of a user's turn (kind "input"): which turn `InjectOptions.replaces` and a chosen version name. */
+  requestId?: string;
 }
 
 export type NewContextEvent = Omit<ContextEvent, "id" | "response" | "toolsUsed" | "toolResults" | "noMemory"> &
@@ -108,6 +110,8 @@ export interface ContextWindow {
    * never holds both, nor neither. Refused ("context_event_gone") when `oldId` is no longer in the window.
    */
   replace(oldId: number, e: NewContextEvent): Promise<{ id: number; replaced: ContextEvent }>;
+  /** The channel's newest event that has a request id (its last user turn), or null. */
+  lastTurn(channel: string): Promise<{ id: number; requestId: string } | null>;
   /** Ordered by ts, then id. */
   window(): Promise<ContextEvent[]>;
   size(): number;

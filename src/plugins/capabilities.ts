@@ -86,6 +86,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "memory.graph": "memory",
   "memory.history": "memory",
   "transcripts.list": "memory",
+  "transcripts.choose": "memory",
   "memory.commit": "memory_admin",
   "memory.editFact": "memory_admin",
   "memory.deleteFact": "memory_admin",

@@ -62,7 +62,11 @@ export interface IoHost {
   inbox: Inbox;
   approvals: ApprovalBroker;
   /** The transcript store (transcripts/store.ts). */
-  transcripts: { list(query?: TranscriptQuery): { items: TranscriptEntry[]; more: boolean } };
+  transcripts: {
+    list(query?: TranscriptQuery): { items: TranscriptEntry[]; more: boolean };
+    /** An earlier version of a channel's last turn chosen back (transcripts/choose.ts). */
+    choose(requestId: string): Promise<{ chosenAt: number }>;
+  };
 }
 
 /** The daemon's auth module as servers use it; `required` / `verify` (the cli socket's rule) are kept here. */
@@ -312,6 +316,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     },
     transcripts: {
       list: async (query) => host.io.transcripts.list(query),
+      choose: (requestId) => host.io.transcripts.choose(requestId),
     },
     docMemory: {
       query: async (q, topK) => memory().docMemory.query(q, topK),

@@ -233,3 +233,28 @@ test("a turn still running is not pushed out by the size limit; a page stops at 
   assert.equal(page.more, true);
   assert.throws(() => big.store.list({ search: 5 as unknown as string }), /search is a text/);
 });
+
+test("versions of a turn share their first version; the one chosen back says when; a file from before gains the column", () => {
+  const file = join(tempDir("ha-transcripts-"), "transcripts.db");
+  const old = new Database(file);
+  // The table as the first release wrote it: no chosen_at.
+  old.exec(`CREATE TABLE transcripts (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, request_id TEXT UNIQUE,
+    ts INTEGER NOT NULL, ended_at INTEGER, source TEXT NOT NULL, channel TEXT NOT NULL, no_memory INTEGER NOT NULL DEFAULT 0,
+    new_topic INTEGER NOT NULL DEFAULT 0, replaces TEXT, input TEXT NOT NULL DEFAULT '', reasoning TEXT NOT NULL DEFAULT '',
+    reply TEXT NOT NULL DEFAULT '', status TEXT NOT NULL, error TEXT, message_kind TEXT, item_count INTEGER NOT NULL DEFAULT 0,
+    bytes INTEGER NOT NULL DEFAULT 0, indexed INTEGER NOT NULL DEFAULT 0)`);
+  old.close();
+  const { store, bus } = open({ file });
+  turn(bus, "r1", "capital of France?", "Lyon");
+  turn(bus, "r2", "capital of France?", "Paris", { replaces: "r1" });
+  turn(bus, "r3", "capital of France??", "Paris!", { replaces: "r1" });
+  turn(bus, "r4", "thanks", "ok");
+  assert.deepEqual(
+    ["r1", "r2", "r3", "r4", "nope"].map((id) => store.firstVersion(id)),
+    ["r1", "r1", "r1", "r4", null],
+  );
+  store.chosen("r2", 12_345);
+  assert.equal(store.turn("r2")?.chosenAt, 12_345);
+  assert.equal(store.turn("r2")?.reply, "Paris");
+  assert.equal(store.turn("nope"), null);
+});

@@ -21,6 +21,8 @@ const TRANSCRIPT_CAPS = { input: 100_000, reply: 1_000_000, reasoning: 200_000, 
 const MAX_ITEMS = 200;
 const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
 const EXPIRE_EVERY_MS = 60_000;
+/** How far back `replaces` is followed: a turn asked again a thousand times is past any use. */
+const MAX_VERSION_STEPS = 1_000;
 /** About how many characters one page carries (a page of 50 maximal entries would be hundreds of MB). */
 const PAGE_CHARS = 4_000_000;
 
@@ -40,6 +42,7 @@ interface Row {
   no_memory: number;
   new_topic: number;
   replaces: string | null;
+  chosen_at: number | null;
   input: string;
   reasoning: string;
   reply: string;
@@ -62,6 +65,7 @@ const SCHEMA = `
     no_memory INTEGER NOT NULL DEFAULT 0,
     new_topic INTEGER NOT NULL DEFAULT 0,
     replaces TEXT,
+    chosen_at INTEGER,
     input TEXT NOT NULL DEFAULT '',
     reasoning TEXT NOT NULL DEFAULT '',
     reply TEXT NOT NULL DEFAULT '',
@@ -100,6 +104,7 @@ export class TranscriptStore {
     private readonly now: () => number = Date.now,
   ) {
     db.exec(SCHEMA);
+    addColumns(db);
     this.search = new TranscriptSearch(db, (id) => this.textOf(id));
     // A turn still "running" in the file was cut off by a stop or a crash of the daemon.
     db.prepare("UPDATE transcripts SET status = 'interrupted' WHERE status = 'running'").run();
@@ -209,6 +214,36 @@ export class TranscriptStore {
     ).run(reply, out.error ? (out.stopped ? "stopped" : "error") : "done", error, this.now(), bytes, row.id);
     this.total += bytes - row.bytes;
     this.afterWrite();
+  }
+
+  /** The turn of this request, or null. */
+  turn(requestId: string): TranscriptEntry | null {
+    const r = cachedStatement(this.db, "SELECT * FROM transcripts WHERE request_id = ? AND kind = 'turn'").get(
+      requestId,
+    ) as Row | undefined;
+    return r ? entryOf(r, this.itemsOf([r.id]).get(r.id) ?? []) : null;
+  }
+
+  /**
+   * The first version of the turn this request is a version of (following `replaces` back), or null when
+   * the request is not here. Versions of one turn share it.
+   */
+  firstVersion(requestId: string): string | null {
+    const back = cachedStatement(this.db, "SELECT replaces FROM transcripts WHERE request_id = ?").pluck();
+    let id = requestId;
+    // Each step goes to an older entry; the bound only guards a file edited by hand into a loop.
+    for (let step = 0; step < MAX_VERSION_STEPS; step++) {
+      const previous = back.get(id) as string | null | undefined;
+      if (previous === undefined) return step === 0 ? null : id;
+      if (previous === null) return id;
+      id = previous;
+    }
+    return id;
+  }
+
+  /** An earlier version was chosen back (it is again the one in memory): it says so from now on. */
+  chosen(requestId: string, at: number): void {
+    cachedStatement(this.db, "UPDATE transcripts SET chosen_at = ? WHERE request_id = ?").run(at, requestId);
   }
 
   /** A message the agent sent on its own (a reminder, a background result), as it was delivered or kept. */
@@ -358,6 +393,14 @@ export class TranscriptStore {
   }
 }
 
+/** Columns added after the first release of transcripts.db, added to a file that lacks them. */
+function addColumns(db: Database.Database): void {
+  const has = new Set(
+    (db.prepare("PRAGMA table_info(transcripts)").all() as Array<{ name: string }>).map((c) => c.name),
+  );
+  if (!has.has("chosen_at")) db.exec("ALTER TABLE transcripts ADD COLUMN chosen_at INTEGER");
+}
+
 function boundItem(item: TranscriptItem): TranscriptItem {
   if (item.type === "approval") return { ...item, question: cutText(item.question, TRANSCRIPT_CAPS.args) };
   return {
@@ -385,6 +428,7 @@ function entryOf(r: Row, items: TranscriptItem[]): TranscriptEntry {
     noMemory: r.no_memory === 1,
     ...(r.new_topic === 1 ? { newTopic: true } : {}),
     ...(r.replaces ? { replaces: r.replaces } : {}),
+    ...(r.chosen_at ? { chosenAt: r.chosen_at } : {}),
     input: r.input,
     reasoning: r.reasoning,
     reply: r.reply,

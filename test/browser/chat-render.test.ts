@@ -145,7 +145,7 @@ describe("chat replies in a real browser", { skip: dashboardSkip }, () => {
     await screenshot(page, "chat-hostile-reply");
   });
 
-  test("a file goes up with the Attach a file input: stored 0600 under workspace/uploads and shown in the chat", async (t) => {
+  test("a file goes up with the Attach a file input: stored 0600 under workspace/uploads and shown in the chat and its history", async (t) => {
     const page = await newPage(t);
     await openDashboard(page, web.base, cookie);
     await page.getByRole("tab", { name: "Chat", exact: true }).click();
@@ -169,6 +169,17 @@ describe("chat replies in a real browser", { skip: dashboardSkip }, () => {
     const prompt = JSON.stringify(web.llm.requests.at(-1)?.body);
     assert.ok(prompt.includes("[attached file: uploads/笔记.txt"), "the agent was not told of the file");
     await screenshot(page, "chat-upload");
+
+    // The history shows it the same way after a reload: the message, and the file as a link.
+    await openDashboard(page, web.base, cookie);
+    await page.getByRole("tab", { name: "Chat", exact: true }).click();
+    const again = page
+      .getByRole("log", { name: "Conversation" })
+      .getByRole("article")
+      .filter({ hasText: "summarize my note" });
+    const kept = again.getByRole("link", { name: "笔记.txt" });
+    assert.equal(await kept.getAttribute("href"), `/uploads/${encodeURIComponent("笔记.txt")}`);
+    assert.doesNotMatch(String(await again.textContent()), /attached file:/);
 
     // Over the limit: the server's own message, in the turn.
     const before = readdirSync(uploads).length;

@@ -2,7 +2,8 @@
  * The Chat tab's history in a real Chromium: after a reload it shows what happened, not what memory kept —
  * a web turn's tool card and its reasoning (folded), a turn sent through waiter with its channel's badge
  * (also live while the page is open), a reminder sent on its own — and search finds a tool result's text;
- * "New topic" marks the next message.
+ * "New topic" marks the next message; the last turn asked again or edited keeps its versions, and a flip
+ * chooses the one the next request holds.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -90,7 +91,7 @@ describe("chat history in a real browser", { skip: dashboardSkip }, () => {
     await again.locator(".topic-divider").waitFor();
   });
 
-  test("Ask again and ↑-to-edit replace the last turn: the next request holds only the chosen version", async (t) => {
+  test("Ask again and ↑-to-edit make versions of the last turn; a flip chooses one, and the next request holds only it", async (t) => {
     const page = await newPage(t);
     await openDashboard(page, web.base, cookie);
     web.llm.enqueue({ text: "Two plus two is five." });
@@ -101,8 +102,14 @@ describe("chat history in a real browser", { skip: dashboardSkip }, () => {
     const log = page.getByRole("log", { name: "Conversation" });
     await log.getByText("Two plus two is four.").waitFor();
     await log.getByText("Two plus two is five.").waitFor({ state: "detached" });
-    assert.equal(await log.getByRole("article").filter({ hasText: "what is two plus two?" }).count(), 1);
     assert.doesNotMatch(JSON.stringify(web.llm.requests.at(-1)?.body.messages), /five/);
+    const versions = log.getByRole("group", { name: /^Version \d of \d$/ });
+    assert.equal(await versions.getAttribute("aria-label"), "Version 2 of 2");
+
+    // Back to the first reply: it is the one in memory again.
+    await versions.getByRole("button", { name: "Earlier version" }).click();
+    await log.getByText("Two plus two is five.").waitFor();
+    await log.getByRole("group", { name: "Version 1 of 2" }).waitFor();
 
     const box = page.getByLabel("Message", { exact: true });
     // While an input method composes, ↑ is its own (it moves among the candidates).
@@ -114,12 +121,22 @@ describe("chat history in a real browser", { skip: dashboardSkip }, () => {
     web.llm.enqueue({ text: "Six." });
     await box.press("Enter");
     await log.getByText("Six.").waitFor();
-    await log.getByText("Two plus two is four.").waitFor({ state: "detached" });
+    await log.getByRole("group", { name: "Version 3 of 3" }).waitFor();
+    assert.equal(await log.getByRole("article").filter({ hasText: "plus" }).count(), 1, "versions show as one turn");
+
+    // The edit's flip goes back to the second version; a reload shows the one chosen.
+    await log.getByRole("button", { name: "Earlier version" }).click();
+    await log.getByText("Two plus two is four.").waitFor();
+    await openDashboard(page, web.base, cookie);
+    await openTab(page, "Chat");
+    await log.getByText("Two plus two is four.").waitFor();
+    await log.getByRole("group", { name: "Version 2 of 3" }).waitFor();
+    await screenshot(page, "history-versions");
     web.llm.enqueue({ text: "Noted." });
     await sendChat(page, "thanks");
     await log.getByText("Noted.").waitFor();
     const sent = JSON.stringify(web.llm.requests.at(-1)?.body.messages);
-    assert.match(sent, /three plus three/);
-    assert.doesNotMatch(sent, /two plus two/, "neither earlier version reaches the model");
+    assert.match(sent, /Two plus two is four/);
+    assert.doesNotMatch(sent, /five|three plus three|Six/, "only the chosen version reaches the model");
   });
 });

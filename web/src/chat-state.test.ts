@@ -1,7 +1,8 @@
 /**
  * How bus events and answers change the chat's turns: binding a turn to its request (an attachment's
  * chat included), deltas, the final text (same text keeps the view, another starts it over), the page's
- * size cap, a reconnect's possible hole, truncated outputs and messages the agent sent on its own.
+ * size cap, a reconnect's possible hole, truncated outputs and messages the agent sent on its own; versions
+ * of a turn shown as one, the one in use showing.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -9,6 +10,7 @@ import {
   applyDelta,
   applyOutput,
   bindRequest,
+  chooseVersion,
   continues,
   failTurn,
   finishTurn,
@@ -19,8 +21,10 @@ import {
   newTurn,
   REPLY_KEEP_CHARS,
   settleEnded,
+  shownTurns,
   type Turn,
   transcriptTurn,
+  withAttachment,
 } from "./chat-state";
 
 function running(input = "hi", file?: { name: string; size: number }): Turn[] {
@@ -209,5 +213,44 @@ describe("chat state", () => {
     const settled = settleEnded(markGap(other), [entry(9, "r9", "from waiter", "done", "cli")]);
     assert.deepEqual([settled[0].state, settled[0].text], ["done", "re from waiter"]);
     assert.equal(settleEnded(other, [entry(9, "r9", "from waiter", "running", "cli")])[0].state, "pending");
+  });
+
+  it("versions of a turn show as one, where the newest is, the one in use showing; choosing one puts it in use", () => {
+    const version = (id: string, ts: number, more: Partial<Turn> = {}): Turn => ({
+      ...historyTurn(id, ts, "capital of France?", `reply ${id}`),
+      requestId: id,
+      ...more,
+    });
+    const turns = [
+      version("r1", 1),
+      { ...historyTurn("w", 2, "from waiter", "hi"), requestId: "w", channel: "cli" },
+      version("r2", 3, { versionOf: "r1" }),
+      version("r3", 4, { versionOf: "r1", chosenAt: 4 }),
+      version("r4", 5, { versionOf: "r3" }),
+      version("r5", 6),
+    ];
+    const shown = shownTurns(turns);
+    assert.deepEqual(
+      shown.map((s) => [s.turn.requestId, s.versions.map((v) => v.requestId)]),
+      [
+        ["w", ["w"]],
+        ["r4", ["r1", "r2", "r3", "r4"]],
+        ["r5", ["r5"]],
+      ],
+    );
+    const chosen = chooseVersion(turns, "r2");
+    assert.equal(shownTurns(chosen)[1].turn.requestId, "r2", "chosen back: in use, whatever the clocks");
+    assert.equal(chooseVersion(chosen, "r2"), chosen, "the version in use already: nothing changes");
+    assert.equal(shownTurns([version("a", 1), version("b", 2)]).length, 2, "no versions: every turn on its own");
+    // A version whose earlier one is not on the page (an older page not loaded) shows on its own until it is.
+    assert.equal(shownTurns([version("r9", 9, { versionOf: "r0" })])[0].versions.length, 1);
+  });
+
+  it("a message sent with a file shows as the message and a link to the file", () => {
+    assert.deepEqual(withAttachment("看看这个\n\n[attached file: uploads/笔记 (2).txt (1.2 KB, text/plain)]"), {
+      input: "看看这个",
+      attachment: { name: "笔记 (2).txt", size: "1.2 KB", url: `/uploads/${encodeURIComponent("笔记 (2).txt")}` },
+    });
+    assert.deepEqual(withAttachment("no file here"), { input: "no file here" });
   });
 });

@@ -21,10 +21,13 @@ export interface ToolCard {
   durationMs?: number;
 }
 
-/** A file sent with a message: its local name and size, and once stored, the server's name and URL. */
+/**
+ * A file sent with a message: its local name and size, and once stored, the server's name and URL. From the
+ * history, its size is the text the message gave the agent ("1.2 KB").
+ */
 export interface Attachment {
   name: string;
-  size: number;
+  size: number | string;
   url?: string;
 }
 
@@ -57,6 +60,19 @@ export interface Turn {
   messageKind?: string;
   /** The user started a new topic with this turn: a divider goes above it. */
   newTopic?: boolean;
+  /** The request id of the turn this one is a version of (asked again or edited): they show as one. */
+  versionOf?: string;
+  /**
+   * When this version became the one in use, when not when it was asked (`ts`): chosen back, in the daemon's
+   * clock, or for what this page did, just after the other versions (the page's clock may not agree).
+   */
+  chosenAt?: number;
+}
+
+/** A turn as the conversation shows it: the version in use, and all the versions of it, oldest first. */
+export interface ShownTurn {
+  turn: Turn;
+  versions: Turn[];
 }
 
 export type Payload = Record<string, unknown>;
@@ -92,8 +108,10 @@ export function historyTurn(id: string, ts: number, input: string, reply: string
 /** A transcript entry as a turn: its tool calls and approvals as cards, its channel as a badge. */
 export function transcriptTurn(e: TranscriptEntry, withBadge = e.channel !== "webui"): Turn {
   const failed = e.status === "error" || e.status === "stopped" || e.status === "interrupted";
+  const { input, attachment } = e.channel === "webui" ? withAttachment(e.input) : { input: e.input };
   const turn: Turn = {
-    ...historyTurn(`tr-${e.id}`, e.ts, e.input, failed ? "" : e.reply),
+    ...historyTurn(`tr-${e.id}`, e.ts, input, failed ? "" : e.reply),
+    ...(attachment ? { attachment } : {}),
     entryId: e.id,
     reasoning: head(e.reasoning, REPLY_KEEP_CHARS),
     tools: e.items.map((i) =>
@@ -105,14 +123,89 @@ export function transcriptTurn(e: TranscriptEntry, withBadge = e.channel !== "we
     ...(withBadge ? { channel: e.channel } : {}),
     ...(e.messageKind ? { messageKind: e.messageKind } : {}),
     ...(e.newTopic ? { newTopic: true } : {}),
+    ...(e.replaces ? { versionOf: e.replaces } : {}),
+    ...(e.chosenAt ? { chosenAt: e.chosenAt } : {}),
   };
   if (e.status === "running") turn.state = "pending";
   if (failed) Object.assign(turn, { state: "error", error: e.error ?? e.status });
   return turn;
 }
 
+/**
+ * Versions of one turn (its reply asked again, its message edited: each names the one it replaced) shown as
+ * one, at the place of the newest of them, the version in use showing: the latest `chosenAt`, else `ts`.
+ */
+export function shownTurns(turns: Turn[]): ShownTurn[] {
+  if (!turns.some((t) => t.versionOf)) return turns.map((turn) => ({ turn, versions: [turn] }));
+  const first = firstVersions(turns);
+  const groups = new Map<string, Turn[]>();
+  for (const t of turns) {
+    const key = first(t);
+    const group = groups.get(key);
+    if (group) group.push(t);
+    else groups.set(key, [t]);
+  }
+  return turns.flatMap((t) => {
+    const versions = groups.get(first(t)) ?? [t];
+    if (versions.at(-1) !== t) return [];
+    const turn = versions.reduce((a, b) => (inUseSince(b) >= inUseSince(a) ? b : a));
+    return [{ turn, versions }];
+  });
+}
+
+/**
+ * The version with this request id becomes the one in use (it was chosen back, here or elsewhere): placed
+ * just after the group's latest, so the page's clock does not matter.
+ */
+export function chooseVersion(turns: Turn[], requestId: string): Turn[] {
+  const index = turns.findIndex((t) => t.requestId === requestId);
+  if (index < 0) return turns;
+  const group = versionsOf(turns, turns[index]);
+  const latest = Math.max(...group.map(inUseSince));
+  return inUseSince(turns[index]) === latest ? turns : update(turns, index, { chosenAt: latest + 1 });
+}
+
+/** When a new version of the turn with this request id is asked now: after every version of it. */
+export function nextVersionAt(turns: Turn[], requestId: string): number {
+  const of = turns.find((t) => t.requestId === requestId);
+  return Math.max(Date.now(), ...(of ? versionsOf(turns, of).map((t) => inUseSince(t) + 1) : []));
+}
+
+function versionsOf(turns: Turn[], turn: Turn): Turn[] {
+  const first = firstVersions(turns);
+  const key = first(turn);
+  return turns.filter((t) => first(t) === key);
+}
+
+const inUseSince = (t: Turn): number => t.chosenAt ?? t.ts;
+
+/** Each turn's first version (its key): `versionOf` followed back through the turns on the page. */
+function firstVersions(turns: Turn[]): (t: Turn) => string {
+  const byRequest = new Map(turns.flatMap((t) => (t.requestId ? [[t.requestId, t] as const] : [])));
+  return (t) => {
+    let at = t;
+    // Each step goes to an older turn; the bound only guards against a loop in what the server sent.
+    for (let step = 0; step < turns.length && at.versionOf; step++) {
+      const older = byRequest.get(at.versionOf);
+      if (!older || older === at) break;
+      at = older;
+    }
+    return at.requestId ?? at.id;
+  };
+}
+
 /** The text a chat with an attachment reaches the agent as starts like this (routes/chat-file.ts). */
 const attachedNote = (input: string): string => `${input}\n\n[attached file: uploads/`;
+
+/** The note the dashboard adds to a message sent with a file: "[attached file: uploads/<name> (<size>, <type>)]". */
+const ATTACHED_NOTE = /^([\s\S]*)\n\n\[attached file: uploads\/(.+) \(([^(),]+), [^()]*\)\]$/;
+
+/** A message as its sender wrote it, and the file sent with it (a link to the stored upload). */
+export function withAttachment(text: string): { input: string; attachment?: Attachment } {
+  const m = ATTACHED_NOTE.exec(text);
+  if (!m) return { input: text };
+  return { input: m[1], attachment: { name: m[2], size: m[3], url: `/uploads/${encodeURIComponent(m[2])}` } };
+}
 
 /**
  * A page of older history (newest first) put above the turns shown: an entry shown live already (same
@@ -127,7 +220,9 @@ export function mergeHistory(turns: Turn[], entries: TranscriptEntry[]): Turn[] 
       if (e.requestId && live.has(e.requestId)) return false;
       const own =
         e.status === "running" && e.channel === "webui"
-          ? shown.findIndex((t) => t.state === "pending" && !t.requestId && !t.channel && t.input === e.input)
+          ? shown.findIndex(
+              (t) => t.state === "pending" && !t.requestId && !t.channel && t.input === withAttachment(e.input).input,
+            )
           : -1;
       if (own >= 0) shown = update(shown, own, { requestId: e.requestId });
       return own < 0;

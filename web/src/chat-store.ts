@@ -11,12 +11,15 @@ import {
   applyOutput,
   applyTool,
   bindRequest,
+  chooseVersion,
   failTurn,
   finishTurn,
   markGap,
   mergeHistory,
   newId,
   newTurn,
+  nextVersionAt,
+  type ShownTurn,
   settleEnded,
   type Turn,
   transcriptTurn,
@@ -78,6 +81,11 @@ function subscribe(): void {
   events.on("reasoning_delta", (e) => set(applyDelta(turns, e.payload, "reasoning")));
   events.on("tool_call", (e) => set(applyTool(turns, e.payload)));
   events.on("agent_output", (e) => set(applyOutput(turns, e.payload, e.seq)));
+  events.on("system", (e) => {
+    if (e.payload.kind === "version_chosen" && typeof e.payload.requestId === "string") {
+      set(chooseVersion(turns, e.payload.requestId));
+    }
+  });
   events.onMissed(() => {
     set(markGap(turns));
     void settleFromTranscript().catch(() => undefined);
@@ -130,23 +138,36 @@ function prepend(page: TranscriptPage): void {
 export interface SendOptions {
   llmSource?: string;
   newTopic?: boolean;
-  /** The shown turn (and its request) this message takes the place of: asked again, or edited. */
-  replaces?: { turnId: string; requestId: string };
+  /** The request of the shown turn this message takes the place of: asked again, or edited. */
+  replaces?: { requestId: string };
 }
 
 /**
  * The page's own last turn, when it may be asked again or edited: answered, and the last turn shown (the
  * daemon replaces only a channel's last turn).
  */
-export function replaceableTurn(list: Turn[]): Turn | undefined {
-  const last = list.at(-1);
+export function replaceableTurn(shown: ShownTurn[]): Turn | undefined {
+  const last = shown.at(-1)?.turn;
   return last && !last.channel && last.state === "done" && last.requestId && last.input ? last : undefined;
+}
+
+/**
+ * An earlier version of the page's last turn becomes the one in use, in the daemon first (the next request
+ * holds only it) and then here.
+ */
+export async function switchVersion(requestId: string): Promise<void> {
+  await post("/api/v1/transcripts/choose", { request_id: requestId });
+  set(chooseVersion(turns, requestId));
 }
 
 export async function send(message: string, file?: File, opts: SendOptions = {}): Promise<void> {
   subscribe();
   const id = newId();
-  set([...turns, { ...newTurn(id, message, file), ...(opts.newTopic ? { newTopic: true } : {}) }]);
+  // A version of the turn it replaces, shown in its place at once.
+  const version = opts.replaces
+    ? { versionOf: opts.replaces.requestId, chosenAt: nextVersionAt(turns, opts.replaces.requestId) }
+    : {};
+  set([...turns, { ...newTurn(id, message, file), ...(opts.newTopic ? { newTopic: true } : {}), ...version }]);
   let finished: string | undefined;
   try {
     if (file) {
@@ -164,8 +185,6 @@ export async function send(message: string, file?: File, opts: SendOptions = {})
         ...(opts.replaces ? { replaces: opts.replaces.requestId } : {}),
       });
       set(finishTurn(turns, id, reply));
-      // The earlier version left memory; the history keeps it (the transcript), the conversation shows the new.
-      if (opts.replaces) set(turns.filter((t) => t.id !== opts.replaces?.turnId));
       finished = reply.response ?? "";
     }
   } catch (err) {

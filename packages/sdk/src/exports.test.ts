@@ -380,6 +380,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "social.person",
     "subscribe",
     "transcripts.list",
+    "transcripts.choose",
   ];
   const mockOnly = [
     "apiKey",

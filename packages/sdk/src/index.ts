@@ -41,8 +41,8 @@ import type { TranscriptsAPI } from "./transcripts.js";
  *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `plugin_crashed` `{plugin, exitCode, signal,
  *   stderrTail}`, `plugin_unhealthy` `{plugin, error}` (crashed 3 times in 5 minutes; not restarted),
  *   `plugin_degraded` `{plugin, stage, reason}` (a stage handler of it failed 3 of its last 5 runs: all its
- *   stage handlers are skipped until it restarts or is reloaded),
- *   `started`, `tools_trimmed` `{offered, total}`
+ *   stage handlers are skipped until it restarts or is reloaded), `version_chosen` `{channel, requestId,
+ *   chosenAt}` (an earlier version of a turn is the one in memory again: TranscriptsAPI.choose), `started`, `tools_trimmed` `{offered, total}`
  *   (once per run: the tool definitions exceed their share of the prompt, so each request offers a core set
  *   and the model loads others with tool_search).
  * - `approval`: `{phase: "asked", approval: PendingApproval}` when a tool asks the user, and `{phase:
@@ -122,8 +122,8 @@ export interface InjectOptions {
    * The request id of this channel's last turn, which this input takes the place of (its reply asked
    * again, or its message edited): in one write the earlier turn leaves the context window (its raw-log
    * line and its waiting distill candidate go too) and this one comes in, so neither the model nor memory
-   * sees both. Refused ("invalid_argument") when that turn is not the channel's last of this run of the
-   * daemon, or has left the window.
+   * sees both. Refused ("invalid_argument") when that turn is not the channel's last, or has left the window.
+   * Survives a restart: the window keeps each turn's request id.
    */
   replaces?: string;
 }

@@ -52,6 +52,11 @@ export interface TranscriptEntry {
    * that entry stays in the transcript as an earlier version; only this one is in memory.
    */
   replaces?: string;
+  /**
+   * When this version was chosen back (`TranscriptsAPI.choose`), unix ms. Of a turn's versions, the one in
+   * memory is the one with the latest `chosenAt`, or else `ts`.
+   */
+  chosenAt?: number;
   /** The user's message ("" for a message). */
   input: string;
   /** Every round's reasoning, joined ("" when the model gave none). */
@@ -77,7 +82,15 @@ export interface TranscriptQuery {
   search?: string;
 }
 
-/** Capability `memory`: the transcripts, newest first. */
+/** Capability `memory`: the transcripts, newest first; a turn's earlier version chosen back. */
 export interface TranscriptsAPI {
   list(query?: TranscriptQuery): Promise<{ items: TranscriptEntry[]; more: boolean }>;
+  /**
+   * Makes this request's turn — an earlier version of its channel's last turn (one asked again or edited) —
+   * the version in memory again: in one write it comes back into the context window and the version there
+   * leaves, so the next request holds only this one. Resolves with the time it was chosen (its entry's
+   * `chosenAt`). Refused: "not_found" for a request that is not a turn in the transcripts,
+   * "invalid_argument" when it is not a version of its channel's last turn still in the context window.
+   */
+  choose(requestId: string): Promise<{ chosenAt: number }>;
 }

@@ -59,6 +59,7 @@ const MIGRATIONS = [
      unanswered TEXT
    );
    CREATE INDEX context_window_ts ON context_window(ts, id);`,
+  "ALTER TABLE context_window ADD COLUMN request_id TEXT",
 ];
 
 interface Row {
@@ -74,6 +75,7 @@ interface Row {
   no_memory: number;
   clean_input: string | null;
   unanswered: string | null;
+  request_id: string | null;
 }
 
 export function contextItemId(eventId: number): string {
@@ -105,9 +107,9 @@ export class RelevanceContext implements ContextWindow {
     this.st = {
       insert: db.prepare(
         `INSERT INTO context_window (ts, kind, source, channel, input, response, tools_used, tool_results, no_memory,
-           clean_input, unanswered)
+           clean_input, unanswered, request_id)
          VALUES (@ts, @kind, @source, @channel, @input, @response, @tools_used, @tool_results, @no_memory,
-           @clean_input, @unanswered)`,
+           @clean_input, @unanswered, @request_id)`,
       ),
       all: db.prepare("SELECT * FROM context_window ORDER BY ts, id"),
       byId: db.prepare("SELECT * FROM context_window WHERE id = ?"),
@@ -117,6 +119,10 @@ export class RelevanceContext implements ContextWindow {
       count: db.prepare("SELECT COUNT(*) FROM context_window").pluck(),
       oldest: db.prepare("SELECT id FROM context_window ORDER BY ts, id LIMIT ?").pluck(),
       ids: db.prepare("SELECT id FROM context_window ORDER BY ts, id").pluck(),
+      lastTurn: db.prepare(
+        `SELECT id, request_id AS requestId FROM context_window WHERE channel = ? AND request_id IS NOT NULL
+         ORDER BY ts DESC, id DESC LIMIT 1`,
+      ),
     };
   }
 
@@ -210,6 +216,10 @@ export class RelevanceContext implements ContextWindow {
     });
   }
 
+  async lastTurn(channel: string): Promise<{ id: number; requestId: string } | null> {
+    return (this.st.lastTurn.get(channel) as { id: number; requestId: string } | undefined) ?? null;
+  }
+
   async remove(ids: number[]): Promise<number> {
     return this.index.write((w) => {
       let n = 0;
@@ -256,6 +266,7 @@ export class RelevanceContext implements ContextWindow {
           no_memory: e.noMemory ? 1 : 0,
           clean_input: e.cleanInput ?? null,
           unanswered: e.unanswered ?? null,
+          request_id: e.requestId ?? null,
         }).lastInsertRowid,
       );
       this.reindex(w, this.event(id)!);
@@ -341,6 +352,7 @@ function toEvent(r: Row): ContextEvent {
     noMemory: r.no_memory === 1,
     ...(r.clean_input !== null ? { cleanInput: r.clean_input } : {}),
     ...(r.unanswered !== null ? { unanswered: r.unanswered } : {}),
+    ...(r.request_id !== null ? { requestId: r.request_id } : {}),
   };
 }
 

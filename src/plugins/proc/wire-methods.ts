@@ -84,6 +84,7 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   "memory.graph": { args: ["object?"] },
   "memory.history": { args: ["object?"] },
   "transcripts.list": { args: ["object?"] },
+  "transcripts.choose": { args: ["string"] },
   "memory.commit": { args: ["array", "object?"] },
   "memory.editFact": { args: ["number", "object"] },
   "memory.deleteFact": { args: ["number"] },

@@ -17,7 +17,29 @@ export interface TurnActions {
   edit: () => void;
 }
 
-export function TurnView({ turn, t, actions }: { turn: Turn; t: Messages; actions?: TurnActions }) {
+/** A turn with versions (asked again or edited): which one shows, and how to show another. */
+export interface VersionNav {
+  index: number;
+  count: number;
+  flip: (index: number) => void;
+  /** Flipping changes the version the agent remembers (the page's last turn), not only the view. */
+  chooses: boolean;
+  disabled: boolean;
+  /** The version shown is not the one in memory. */
+  notInUse: boolean;
+}
+
+export function TurnView({
+  turn,
+  t,
+  actions,
+  versions,
+}: {
+  turn: Turn;
+  t: Messages;
+  actions?: TurnActions;
+  versions?: VersionNav;
+}) {
   const agent = turn.state !== "done" || turn.text || turn.reasoning || turn.tools.length > 0;
   return (
     <article class="turn" aria-busy={turn.state === "pending"}>
@@ -26,6 +48,7 @@ export function TurnView({ turn, t, actions }: { turn: Turn; t: Messages; action
         <div class="msg msg-user">
           <span class="who">{t.you}</span>
           {turn.channel && <Badge text={fill(t.viaChannel, { channel: turn.channel })} />}
+          {versions && <Versions nav={versions} t={t} />}
           {turn.input && (
             <p class="plain" translate={false}>
               {turn.input}
@@ -74,6 +97,37 @@ export function TurnView({ turn, t, actions }: { turn: Turn; t: Messages; action
         </div>
       )}
     </article>
+  );
+}
+
+/** ‹ 1/2 ›: the versions of a turn, one a flip away from the next. */
+function Versions({ nav, t }: { nav: VersionNav; t: Messages }) {
+  const at = { index: nav.index + 1, count: nav.count };
+  return (
+    <fieldset class="versions" aria-label={fill(t.versionLabel, at)}>
+      <button
+        type="button"
+        aria-label={t.versionPrevious}
+        title={nav.chooses ? t.versionsChoose : t.versionsView}
+        disabled={nav.disabled || nav.index === 0}
+        onClick={() => nav.flip(nav.index - 1)}
+      >
+        ‹
+      </button>
+      <span translate={false}>
+        {at.index}/{at.count}
+      </span>
+      <button
+        type="button"
+        aria-label={t.versionNext}
+        title={nav.chooses ? t.versionsChoose : t.versionsView}
+        disabled={nav.disabled || nav.index === nav.count - 1}
+        onClick={() => nav.flip(nav.index + 1)}
+      >
+        ›
+      </button>
+      {nav.notInUse && <span class="hint">{t.versionNotInUse}</span>}
+    </fieldset>
   );
 }
 
@@ -131,7 +185,7 @@ function Omitted({ turn, t }: { turn: Turn; t: Messages }) {
 }
 
 function AttachmentLine({ file, t }: { file: Attachment; t: Messages }) {
-  const size = ` (${bytes(file.size)})`;
+  const size = ` (${typeof file.size === "number" ? bytes(file.size) : file.size})`;
   return (
     <p class="attachment">
       {t.attached}

@@ -6,8 +6,8 @@
  * uses while it composes are left to it. The log keeps to its bottom while new text arrives, unless the
  * reader has scrolled up; it follows at most once per frame.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
-import type { Turn } from "../chat-state";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { type ShownTurn, shownTurns, type Turn } from "../chat-state";
 import {
   hasEarlier,
   loadEarlier,
@@ -16,15 +16,16 @@ import {
   searchHistory,
   send,
   stop,
+  switchVersion,
   useChat,
 } from "../chat-store";
 import { ErrorLine } from "../components/status";
 import { useApi } from "../components/use-api";
 import { errorText } from "../error-text";
-import { useT } from "../i18n";
+import { type Messages, useT } from "../i18n";
 import { warmUp } from "../markdown-view";
 import type { Runtime } from "../types";
-import { TurnView } from "./chat-turn";
+import { type TurnActions, TurnView } from "./chat-turn";
 
 /** Within this many pixels of the bottom the log counts as at the bottom, and follows new text. */
 const BOTTOM_SLACK_PX = 48;
@@ -40,7 +41,8 @@ export function ChatTab() {
   const [newTopic, setNewTopic] = useState(false);
   /** The last message being edited: sending it takes the place of that turn. */
   const [editing, setEditing] = useState<Turn | null>(null);
-  const last = replaceableTurn(turns);
+  const shown = useMemo(() => shownTurns(turns), [turns]);
+  const last = replaceableTurn(shown);
   const runtime = useApi<Runtime>("/api/v1/runtime");
   const sources = runtime.data?.llm ?? [];
   const [found, setFound] = useState<Turn[] | null>(null);
@@ -84,7 +86,7 @@ export function ChatTab() {
     if (fileInput.current) fileInput.current.value = "";
     follow.current = true;
     setNewTopic(false);
-    const replaces = editing?.requestId ? { turnId: editing.id, requestId: editing.requestId } : undefined;
+    const replaces = editing?.requestId ? { requestId: editing.requestId } : undefined;
     setEditing(null);
     void send(message, file ?? undefined, { llmSource: llmSource || undefined, newTopic, replaces });
   };
@@ -103,7 +105,7 @@ export function ChatTab() {
     follow.current = true;
     void send(turn.input, undefined, {
       llmSource: llmSource || undefined,
-      replaces: { turnId: turn.id, requestId: turn.requestId },
+      replaces: { requestId: turn.requestId },
     });
   };
   const onKeyDown = (event: KeyboardEvent) => {
@@ -196,12 +198,20 @@ export function ChatTab() {
             </button>
           )}
           <p class="hint">{t.oneMemory}</p>
-          {turns.map((turn) => (
-            <TurnView
-              key={turn.id}
-              turn={turn}
+          {shown.map((item, i) => (
+            <ShownTurnView
+              key={item.versions[0].id}
+              item={item}
               t={t}
-              actions={turn === last && !running ? { again: () => again(turn), edit: () => edit(turn) } : undefined}
+              actions={
+                item.turn === last && !running
+                  ? { again: () => again(item.turn), edit: () => edit(item.turn) }
+                  : undefined
+              }
+              // The page's own last turn: flipping chooses the version the agent remembers.
+              chooses={i === shown.length - 1 && !item.turn.channel}
+              running={running}
+              onError={(err) => setError(errorText(t, err))}
             />
           ))}
         </div>
@@ -265,5 +275,53 @@ export function ChatTab() {
         </div>
       </form>
     </div>
+  );
+}
+
+/**
+ * A turn and its versions: flipping shows another one — and on the page's last turn makes it the one in
+ * memory first (the daemon's next request holds only it). A version that never reached the daemon (no
+ * request id) can only be looked at.
+ */
+function ShownTurnView(props: {
+  item: ShownTurn;
+  t: Messages;
+  actions?: TurnActions;
+  chooses: boolean;
+  running: boolean;
+  onError: (err: unknown) => void;
+}) {
+  const { item, t, chooses } = props;
+  /** The version looked at, when not the one in use. */
+  const [viewing, setViewing] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { versions } = item;
+  const turn = versions.find((v) => v.id === viewing) ?? item.turn;
+  const flip = async (index: number) => {
+    const target = versions[index];
+    if (!chooses || !target.requestId) return setViewing(target === item.turn ? null : target.id);
+    setBusy(true);
+    try {
+      await switchVersion(target.requestId);
+      setViewing(null);
+    } catch (err) {
+      props.onError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const nav =
+    versions.length > 1
+      ? {
+          index: versions.indexOf(turn),
+          count: versions.length,
+          flip: (index: number) => void flip(index),
+          chooses,
+          disabled: busy || (chooses && props.running),
+          notInUse: turn !== item.turn,
+        }
+      : undefined;
+  return (
+    <TurnView key={turn.id} turn={turn} t={t} actions={turn === item.turn ? props.actions : undefined} versions={nav} />
   );
 }

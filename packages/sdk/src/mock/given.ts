@@ -26,7 +26,10 @@ export function givenApis(
       runLoop: (loop) => answer(opts.memory, "memory", "runLoop")(loop),
       forget: (query, o) => answer(opts.memory, "memory", "forget")(query, o),
     },
-    transcripts: { list: (q) => answer(opts.transcripts, "transcripts", "list")(q) },
+    transcripts: {
+      list: (q) => answer(opts.transcripts, "transcripts", "list")(q),
+      choose: (id) => answer(opts.transcripts, "transcripts", "choose")(id),
+    },
     docMemory: {
       query: (q, topK) => answer(opts.docMemory, "docMemory", "query")(q, topK),
       get: (id) => answer(opts.docMemory, "docMemory", "get")(id),

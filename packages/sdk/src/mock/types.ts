@@ -94,7 +94,7 @@ export interface MockSDKOptions {
   /** Answers of the memory APIs; a method not given rejects with code "memory_unavailable". */
   memory?: Partial<MemoryAPI>;
   docMemory?: Partial<DocMemoryAPI>;
-  /** What `transcripts.list` answers; not given, it rejects with code "memory_unavailable". */
+  /** What `transcripts.list` and `choose` answer; not given, they reject with code "memory_unavailable". */
   transcripts?: Partial<TranscriptsAPI>;
   social?: Partial<SocialAPI>;
   /** What `pluginMgr.list()` starts with; default this plugin alone, running. */

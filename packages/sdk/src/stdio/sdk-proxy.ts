@@ -278,7 +278,7 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       runLoop: remote("memory.runLoop"),
       forget: remote("memory.forget"),
     },
-    transcripts: { list: remote("transcripts.list") },
+    transcripts: { list: remote("transcripts.list"), choose: remote("transcripts.choose") },
     docMemory: { query: remote("docMemory.query"), get: remote("docMemory.get"), list: remote("docMemory.list") },
     social: { person: remote("social.person"), network: remote("social.network") },
     pluginMgr: {
