@@ -55,6 +55,14 @@ test("a cli turn with a tool call is kept whole, listed by the route and printed
   const history = await cli.text("/history 5");
   assert.match(history, /> which commands ran\?\n {2}\(reasoning: \d+ characters\)\n {2}⚙ cmd_history \{\} → ok/);
   assert.match(history, /no commands ran yet: 菠萝 time$/);
+  // Dates in the user's zone, as the prompt reads them.
+  w.daemon.config.set("core.agent.timezone", "Asia/Shanghai");
+  const shanghai = new Intl.DateTimeFormat("sv-SE", {
+    timeZone: "Asia/Shanghai",
+    dateStyle: "short",
+    timeStyle: "medium",
+  });
+  assert.ok((await cli.text("/history 1")).startsWith(`── ${shanghai.format(entry.ts)}\n`));
   w.llm.enqueue({ text: "plain" });
   await cli.text("paint it \u001b[31mred", 20_000);
   assert.match(await cli.text("/history 1"), /> paint it \\u001b\[31mred/, "an escape sequence is shown, not acted on");

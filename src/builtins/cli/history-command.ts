@@ -5,6 +5,7 @@
  */
 import type { FinalFrame } from "@homeagent/cli-protocol";
 import type { PluginSDK, TranscriptEntry, TranscriptItem } from "@homeagent/sdk";
+import { type DateFormat, userDate } from "./user-date.js";
 
 export const HISTORY_HELP = [
   "/history [n]                  the last n turns of this terminal (default 10, at most 50)",
@@ -27,13 +28,14 @@ export async function historyCommand(sdk: PluginSDK, args: string): Promise<Fina
   }
   const page = await sdk.transcripts.list({ channel: "cli", limit: n });
   if (page.items.length === 0) return { type: "response", content: "nothing was said here yet" };
-  const blocks = page.items.reverse().map(entryText);
+  const date = userDate(sdk);
+  const blocks = page.items.reverse().map((e) => entryText(e, date));
   if (page.more) blocks.unshift(`(earlier turns: /history ${Math.min(MAX_TURNS, n + 10)})`);
   return { type: "response", content: blocks.join("\n\n") };
 }
 
-function entryText(e: TranscriptEntry): string {
-  const when = new Date(e.ts).toLocaleString();
+function entryText(e: TranscriptEntry, date: DateFormat): string {
+  const when = date(e.ts);
   if (e.kind === "message") return `── ${when}  ${e.messageKind ?? "message"}\n» ${shown(e.reply)}`;
   const lines = [`── ${when}${e.noMemory ? "  (not remembered)" : ""}`, `> ${shown(e.input)}`];
   if (e.reasoning) lines.push(`  (reasoning: ${e.reasoning.length} characters)`);

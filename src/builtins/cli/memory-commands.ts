@@ -15,6 +15,7 @@ import type {
   PluginSDK,
   ScrubStatus,
 } from "@homeagent/sdk";
+import { type DateFormat, userDate } from "./user-date.js";
 
 export const MEMORY_HELP = [
   "/memory query <keywords>      graph facts about the keywords",
@@ -36,9 +37,9 @@ export async function memoryCommand(sdk: PluginSDK, args: string): Promise<Final
     case "query":
       return needs(rest, "/memory query <keywords>", () => query(sdk, rest));
     case "docs":
-      return needs(rest, "/memory docs <query>", () => docs(sdk, rest, dateIn(userZone(sdk))));
+      return needs(rest, "/memory docs <query>", () => docs(sdk, rest, userDate(sdk)));
     case "timeline":
-      return response(timeline(await sdk.memory.timeline(), dateIn(userZone(sdk))));
+      return response(timeline(await sdk.memory.timeline(), userDate(sdk)));
     case "stats":
       return response(JSON.stringify(await sdk.memory.stats(), null, 2));
     case "run": {
@@ -140,35 +141,6 @@ function knowledgeLines(matched: number, paths: string[], how: "matches" | "left
 function scrubLine(scrub: ScrubStatus | undefined): string {
   if (scrub?.state === "failed") return `the scrub of the database files failed: ${scrub.error}`;
   return "the database files are scrubbed in the background (VACUUM); /memory stats shows when it is done";
-}
-
-type DateFormat = (ms: number) => string;
-
-/** The user's zone (`core.agent.timezone`), as the prompt uses it; the system's when unset or unknown. */
-function userZone(sdk: PluginSDK): string | undefined {
-  const zone = sdk.config.list("core.agent.timezone").find((e) => e.key === "core.agent.timezone")?.value;
-  if (!zone) return undefined;
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: zone });
-    return zone;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `YYYY-MM-DD HH:MM:SS` in `zone` (sv-SE writes dates in that order). */
-function dateIn(zone: string | undefined): DateFormat {
-  const f = new Intl.DateTimeFormat("sv-SE", {
-    timeZone: zone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hour12: false,
-  });
-  return (ms) => f.format(ms);
 }
 
 /** The layers that hold something; "nothing" when none does. */
