@@ -36,11 +36,18 @@ after(async () => {
 
 test("an interrupt aborts the HTTP request in flight and is inserted before the next LLM call", async () => {
   fake.enqueue({ text: "a very long essay", delayMs: 10_000 }, { text: "ok, the kettle first" });
+  const said: Array<Record<string, unknown>> = [];
+  const off = h.agent.bus.subscribe("system", (e) => void (e.payload.kind === "interrupt" && said.push(e.payload)));
   const started = Date.now();
   const pending = h.agent.injectInputSync("cli", "cli", "write an essay");
   await fake.waitForRequests(1, 5000);
   h.agent.injectInterrupt("timer", "timer", "the kettle is boiling");
   const reply = await pending;
+  off();
+  // The news names the turn it was said in, and what was said: the transcript keeps it there.
+  assert.deepEqual(said, [
+    { kind: "interrupt", source: "timer", channel: "timer", requestId: reply.requestId, text: "the kettle is boiling" },
+  ]);
   assert.equal(reply.content, "ok, the kettle first");
   assert.ok(Date.now() - started < 5000, "did not wait for the slow response");
   await fake.waitForRequests(2, 1000);

@@ -189,7 +189,11 @@ export class Agent {
       running.control.interrupts.push({ source, channel, text });
       running.control.llmAbort?.abort(new HomeAgentError({ code: "interrupted", message: `interrupted by ${source}` }));
     }
-    if (running) this.bus.publish("system", "kernel", { kind: "interrupt", source, channel });
+    if (running) {
+      // Said inside the running turn: its text and its turn, so the transcript keeps what the user said.
+      const inside = running.task.kind === "self" ? {} : { requestId: running.task.requestId, text };
+      this.bus.publish("system", "kernel", { kind: "interrupt", source, channel, ...inside });
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
  * Fills the transcripts from the event bus: a turn's raw_input opens its entry, tool calls, reasoning and
- * approvals join it as they happen, and agent_output — published before the reply is delivered — closes it.
+ * approvals join it as they happen (and what the user said while it ran), and agent_output — published before the reply is delivered — closes it.
  * The bus delivers synchronously and each write commits, so a reply the user saw is on disk. A failing
  * write is the bus's to report; it never reaches the turn. Kernel self-tasks are not conversation and are
  * left out; messages sent outside turns come through `message` (the output channels call it).
@@ -42,6 +42,10 @@ export function recordTranscripts(bus: Pick<KernelBus, "subscribe">, store: Tran
     }),
     bus.subscribe("reasoning", ({ payload: p }) => store.reasoning(str(p.requestId), str(p.content))),
     bus.subscribe("approval", (e) => approval(store, e)),
+    bus.subscribe("system", ({ seq, payload: p }) => {
+      if (p.kind !== "interrupt" || typeof p.requestId !== "string") return;
+      store.item(p.requestId, { type: "interrupt", id: String(seq), source: str(p.source), text: str(p.text) });
+    }),
     bus.subscribe("agent_output", ({ payload: p }) => {
       // A message sent outside a turn (the dashboard republishes its own) is recorded where it was sent.
       if (p.sent === true) return;

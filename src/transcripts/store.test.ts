@@ -37,7 +37,7 @@ function turn(bus: EventBus, id: string, input: string, reply: string, more: Rec
   bus.publish("agent_output", "kernel", { requestId: id, source: "cli", channel: "cli", content: reply });
 }
 
-test("a turn keeps its input, tool calls, reasoning, approvals and reply, in order", () => {
+test("a turn keeps its input, tool calls, reasoning, approvals, what the user said while it ran and its reply, in order", () => {
   const { store, bus } = open();
   bus.publish("raw_input", "webui", { requestId: "r1", source: "webui", channel: "webui", text: "list my notes" });
   bus.publish("tool_call", "kernel", {
@@ -62,6 +62,14 @@ test("a turn keeps its input, tool calls, reasoning, approvals and reply, in ord
     durationMs: 3,
   });
   bus.publish("reasoning", "kernel", { requestId: "r1", content: "the user wants a listing" });
+  bus.publish("system", "kernel", {
+    kind: "interrupt",
+    source: "webui",
+    channel: "webui",
+    requestId: "r1",
+    text: "也看看 docs",
+  });
+  bus.publish("system", "kernel", { kind: "interrupt", source: "timer", channel: "timer" });
   bus.publish("agent_output", "kernel", { requestId: "r1", source: "webui", channel: "webui", content: "notes.md" });
   const [entry] = store.list().items;
   assert.equal(entry.kind, "turn");
@@ -72,7 +80,13 @@ test("a turn keeps its input, tool calls, reasoning, approvals and reply, in ord
   assert.deepEqual(entry.items, [
     { type: "tool", id: "c1", name: "files_ls", args: '{"path":""}', status: "ok", result: "notes.md", durationMs: 3 },
     { type: "approval", id: "a1", plugin: "cmd", question: "run ls /", outcome: "once", by: "dashboard" },
+    { type: "interrupt", id: entry.items[2]?.id, source: "webui", text: "也看看 docs" },
   ]);
+  assert.deepEqual(
+    store.list({ search: "docs" }).items.map((e) => e.id),
+    [entry.id],
+    "what was said while it ran is found",
+  );
 });
 
 test("NoMemory turns are kept, self-tasks are not; errors and stops say so; messages are entries", () => {

@@ -163,7 +163,8 @@ export class TranscriptStore {
       "SELECT id, body, bytes FROM transcript_items WHERE turn_id = ? AND key = ?",
     ).get(row.id, key) as { id: number; body: string; bytes: number } | undefined;
     // A call or a question is counted once, when it starts; due for the search index again, in one write.
-    const starts = item.type === "tool" ? item.status === undefined : item.outcome === undefined;
+    const starts =
+      item.type === "tool" ? item.status === undefined : item.type === "approval" ? item.outcome === undefined : true;
     cachedStatement(this.db, "UPDATE transcripts SET item_count = item_count + ?, indexed = 0 WHERE id = ?").run(
       !old && starts ? 1 : 0,
       row.id,
@@ -403,6 +404,7 @@ function addColumns(db: Database.Database): void {
 
 function boundItem(item: TranscriptItem): TranscriptItem {
   if (item.type === "approval") return { ...item, question: cutText(item.question, TRANSCRIPT_CAPS.args) };
+  if (item.type === "interrupt") return { ...item, text: cutText(item.text, TRANSCRIPT_CAPS.input) };
   return {
     ...item,
     args: cutText(item.args, TRANSCRIPT_CAPS.args),
@@ -413,7 +415,8 @@ function boundItem(item: TranscriptItem): TranscriptItem {
 /** What an item says, for search and forget. */
 function itemText(body: string): string {
   const i = JSON.parse(body) as TranscriptItem;
-  return i.type === "tool" ? [i.name, i.args, i.result ?? ""].join("\n") : i.question;
+  if (i.type === "tool") return [i.name, i.args, i.result ?? ""].join("\n");
+  return i.type === "approval" ? i.question : i.text;
 }
 
 function entryOf(r: Row, items: TranscriptItem[]): TranscriptEntry {

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   applyDelta,
+  applyInterrupt,
   applyOutput,
   bindRequest,
   chooseVersion,
@@ -252,5 +253,13 @@ describe("chat state", () => {
       attachment: { name: "笔记 (2).txt", size: "1.2 KB", url: `/uploads/${encodeURIComponent("笔记 (2).txt")}` },
     });
     assert.deepEqual(withAttachment("no file here"), { input: "no file here" });
+  });
+
+  it("what the user said while a turn ran joins that turn, once", () => {
+    const said = { kind: "interrupt", requestId: "r1", source: "webui", text: "也看看 docs" };
+    const turns = applyInterrupt(running(), said, 7);
+    assert.deepEqual(turns[0].tools, [{ id: "interrupt-7", kind: "interrupt", name: "webui", args: "也看看 docs" }]);
+    assert.equal(applyInterrupt(turns, said, 7), turns, "a replayed event is not shown twice");
+    assert.equal(applyInterrupt(turns, { kind: "interrupt", source: "timer" }, 8), turns, "not inside a turn shown");
   });
 });

@@ -8,12 +8,15 @@
  * counted and, once the reply is whole, offered as a file (a Blob, outside the script heap).
  */
 
-import type { TranscriptEntry } from "@homeagent/sdk";
+import type { TranscriptEntry, TranscriptItem } from "@homeagent/sdk";
 
 export interface ToolCard {
   id: string;
-  /** An approval a tool asked for, shown as a card of its own; default a tool call. */
-  kind?: "approval";
+  /**
+   * An approval a tool asked for, shown as a card of its own, or what the user said while the turn ran
+   * (`name` who, `args` the text); default a tool call.
+   */
+  kind?: "approval" | "interrupt";
   name: string;
   args: string;
   status?: string;
@@ -114,11 +117,7 @@ export function transcriptTurn(e: TranscriptEntry, withBadge = e.channel !== "we
     ...(attachment ? { attachment } : {}),
     entryId: e.id,
     reasoning: head(e.reasoning, REPLY_KEEP_CHARS),
-    tools: e.items.map((i) =>
-      i.type === "tool"
-        ? { id: i.id, name: i.name, args: i.args, status: i.status, result: i.result, durationMs: i.durationMs }
-        : { id: i.id, kind: "approval" as const, name: i.plugin, args: i.question, status: i.outcome ?? "waiting" },
-    ),
+    tools: e.items.map(cardOf),
     ...(e.requestId ? { requestId: e.requestId } : {}),
     ...(withBadge ? { channel: e.channel } : {}),
     ...(e.messageKind ? { messageKind: e.messageKind } : {}),
@@ -192,6 +191,26 @@ function firstVersions(turns: Turn[]): (t: Turn) => string {
     }
     return at.requestId ?? at.id;
   };
+}
+
+function cardOf(i: TranscriptItem): ToolCard {
+  if (i.type === "tool") {
+    return { id: i.id, name: i.name, args: i.args, status: i.status, result: i.result, durationMs: i.durationMs };
+  }
+  if (i.type === "interrupt") return { id: `interrupt-${i.id}`, kind: "interrupt", name: i.source, args: i.text };
+  return { id: i.id, kind: "approval", name: i.plugin, args: i.question, status: i.outcome ?? "waiting" };
+}
+
+/**
+ * system `interrupt` said inside a running turn: what the user said joins that turn, where they said it.
+ * `seq` names it, as the transcript does.
+ */
+export function applyInterrupt(turns: Turn[], p: Payload, seq: number): Turn[] {
+  const index = indexOf(turns, p);
+  if (index < 0 || typeof p.text !== "string") return turns;
+  const card = cardOf({ type: "interrupt", id: String(seq), source: str(p.source), text: p.text });
+  if (turns[index].tools.some((c) => c.id === card.id)) return turns;
+  return update(turns, index, { tools: [...turns[index].tools, card] });
 }
 
 /** The text a chat with an attachment reaches the agent as starts like this (routes/chat-file.ts). */

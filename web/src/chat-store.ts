@@ -8,6 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, get, post } from "./api";
 import {
   applyDelta,
+  applyInterrupt,
   applyOutput,
   applyTool,
   bindRequest,
@@ -84,7 +85,7 @@ function subscribe(): void {
   events.on("system", (e) => {
     if (e.payload.kind === "version_chosen" && typeof e.payload.requestId === "string") {
       set(chooseVersion(turns, e.payload.requestId));
-    }
+    } else if (e.payload.kind === "interrupt") set(applyInterrupt(turns, e.payload, e.seq));
   });
   events.onMissed(() => {
     set(markGap(turns));

@@ -138,6 +138,7 @@ export const en = {
   editMessage: "Edit",
   editingLast: "Editing your last message: sent, it takes the place of the earlier one (Esc cancels).",
   cancelEdit: "Cancel",
+  saidWhileRunning: "You, while it was answering",
   versionLabel: "Version {index} of {count}",
   versionPrevious: "Earlier version",
   versionNext: "Later version",

@@ -135,6 +135,7 @@ export const zh: Messages = {
   editMessage: "编辑",
   editingLast: "正在编辑你的上一条消息：发送后将替换原来的那条（按 Esc 取消）。",
   cancelEdit: "取消",
+  saidWhileRunning: "你在它回答时说",
   versionLabel: "第 {index} 个版本，共 {count} 个",
   versionPrevious: "上一个版本",
   versionNext: "下一个版本",

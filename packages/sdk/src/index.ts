@@ -37,7 +37,8 @@ import type { TranscriptsAPI } from "./transcripts.js";
  * - `reasoning`: `{requestId, content}` — a round's whole reasoning text.
  * - `stage`: `{stage, requestId, handlers, durationMs, errors: [{plugin, message}]}` — one stage run, also
  *   with 0 handlers; errors include handlers that timed out.
- * - `system`: `{kind, …}` — daemon news, e.g. `interrupt` `{source, channel}`, `context_pruned`
+ * - `system`: `{kind, …}` — daemon news, e.g. `interrupt` `{source, channel, requestId?, text?}` (with the
+ *   running turn it was said in and its text, unless that turn was a self-task, cancelled), `context_pruned`
  *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `plugin_crashed` `{plugin, exitCode, signal,
  *   stderrTail}`, `plugin_unhealthy` `{plugin, error}` (crashed 3 times in 5 minutes; not restarted),
  *   `plugin_degraded` `{plugin, stage, reason}` (a stage handler of it failed 3 of its last 5 runs: all its

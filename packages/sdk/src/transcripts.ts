@@ -6,7 +6,7 @@
  * `@homeagent/sdk`, re-exported by index.ts.
  */
 
-/** A tool call of a turn, or an approval one of its tools asked for. */
+/** A tool call of a turn, an approval one of its tools asked for, or a message the user sent while it ran. */
 export type TranscriptItem =
   | {
       type: "tool";
@@ -29,6 +29,15 @@ export type TranscriptItem =
       /** once, always, remembered, denied, timeout, no_client, cancelled; absent while it waits. */
       outcome?: string;
       by?: string;
+    }
+  | {
+      /** A message the user sent while the turn ran (an interrupt): the model read it before its next step. */
+      type: "interrupt";
+      id: string;
+      /** Who sent it (a channel's source, e.g. "webui"). */
+      source: string;
+      /** Cut at 100,000 characters. */
+      text: string;
     };
 
 export interface TranscriptEntry {

@@ -47,6 +47,7 @@ function entryText(e: TranscriptEntry, date: DateFormat): string {
 }
 
 function itemText(i: TranscriptItem): string {
+  if (i.type === "interrupt") return `> (while it was answering) ${shown(i.text, ARGS_CHARS)}`;
   if (i.type === "approval") {
     return `? ${i.plugin}: ${shown(i.question, ARGS_CHARS)} → ${i.outcome ?? "waiting"}${i.by ? ` (${i.by})` : ""}`;
   }

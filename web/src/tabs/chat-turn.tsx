@@ -213,6 +213,17 @@ function Badge({ text }: { text: string }) {
 }
 
 function ToolView({ card, t }: { card: ToolCard; t: Messages }) {
+  if (card.kind === "interrupt") {
+    return (
+      <p class="interrupt">
+        {t.saidWhileRunning}
+        {t.colon}
+        <span class="plain" translate={false}>
+          {card.args}
+        </span>
+      </p>
+    );
+  }
   const status =
     card.kind === "approval"
       ? outcomeText(t, card.status ?? "waiting")
