@@ -19,6 +19,7 @@ import {
   switchVersion,
   useChat,
 } from "../chat-store";
+import { memo } from "../components/memo";
 import { ErrorLine } from "../components/status";
 import { useApi } from "../components/use-api";
 import { errorText } from "../error-text";
@@ -210,7 +211,8 @@ export function ChatTab() {
               }
               // The page's own last turn: flipping chooses the version the agent remembers.
               chooses={i === shown.length - 1 && !item.turn.channel}
-              running={running}
+              // Only the last turn's flip waits for a running reply: the others need not render again for it.
+              running={i === shown.length - 1 && running}
               onError={(err) => setError(errorText(t, err))}
             />
           ))}
@@ -283,14 +285,29 @@ export function ChatTab() {
  * memory first (the daemon's next request holds only it). A version that never reached the daemon (no
  * request id) can only be looked at.
  */
-function ShownTurnView(props: {
+interface ShownProps {
   item: ShownTurn;
   t: Messages;
   actions?: TurnActions;
   chooses: boolean;
   running: boolean;
   onError: (err: unknown) => void;
-}) {
+}
+
+/** Rendered again when its turn, its versions or what it offers changed (only the last turn has actions). */
+const ShownTurnView = memo(
+  ShownTurnBody,
+  (a: ShownProps, b: ShownProps) =>
+    a.item.turn === b.item.turn &&
+    a.item.versions.length === b.item.versions.length &&
+    a.item.versions.every((v, i) => v === b.item.versions[i]) &&
+    a.t === b.t &&
+    a.actions === b.actions &&
+    a.chooses === b.chooses &&
+    a.running === b.running,
+);
+
+function ShownTurnBody(props: ShownProps) {
   const { item, t, chooses } = props;
   /** The version looked at, when not the one in use. */
   const [viewing, setViewing] = useState<string | null>(null);
