@@ -3,7 +3,8 @@
  * and cli plugins, a fake LLM over real HTTP) is given a secret every way a user or the model can give one —
  * said in an HTTP chat in capitals, a person trait's value and name, a fact's relation label, an entity
  * type, a document and its tags, an uploaded file's name and text, a knowledge-base note, in Chinese too —
- * then 30 more turns push it out of the window into documents, the four heartbeat loops run, two facts are
+ * then 30 more turns push it out of the window into documents, a reply holding it is asked again (so an
+ * earlier version kept aside holds it), the four heartbeat loops run, two facts are
  * deleted by hand (so rejections exist), and it is forgotten (with --knowledge). Afterwards:
  *  - every TEXT/BLOB column of every database under the data dir is declared in the forget registry;
  *  - no column the registry says is forgotten holds the secret;
@@ -99,6 +100,15 @@ describe("forget over a real daemon after a mixed workload", () => {
     // One last mention, so the SSE replay ring (the last events only) holds it too.
     web.llm.enqueue({ text: `Yes, it is ${SECRET}.` });
     await chat("Is my pin still 7391-ZEBRA-QUARTZ?");
+    // A reply asked again: the earlier version, with the secret, is kept aside in case it is chosen back.
+    web.llm.enqueue({ text: `The safe's code is ${SECRET}.` });
+    const asked = await web.json("POST", "/api/v1/chat", { message: "what is the safe's code?" });
+    web.llm.enqueue({ text: "I would rather not say." });
+    const again = await web.json("POST", "/api/v1/chat", {
+      message: "what is the safe's code?",
+      replaces: asked.body.requestId,
+    });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
     for (const loop of ["distill", "archive", "merge", "review"] as const) {
       await web.daemon.host.memory?.memory.runLoop(loop);
     }
@@ -132,6 +142,8 @@ describe("forget over a real daemon after a mixed workload", () => {
   });
 
   test("the secret was everywhere before: the test plants what it means to find", async () => {
+    const versions = [{ table: "context_versions", column: "event" }];
+    assert.equal(rowsHolding(join(root, "memory.db"), versions, SECRET).length, 1, "an earlier version holds it");
     const onDisk = findOnDisk(root, SECRET);
     for (const where of ["memory.db", "workspace/uploads/", "knowledge/notes/bank/content.md", "memory/text/"]) {
       assert.ok(

@@ -134,7 +134,9 @@ test("a reply asked again replaces the turn in memory and stays in the transcrip
   assert.match(sent, /four/);
   assert.doesNotMatch(sent, /five/, "the next request holds only the chosen version");
   const stale = await w.json("POST", "/api/v1/chat", { message: "again", replaces: first.body.requestId });
-  assert.match(JSON.stringify(stale.body), /only the last turn of channel/);
+  assert.equal(stale.status, 400, "refused before it is queued: nothing recorded");
+  assert.match(stale.body.error.message, /only the last turn of channel/);
+  assert.notEqual((await transcripts("?limit=1")).items[0].input, "again");
 });
 
 test("after a restart the last turn can still be asked again, and its first version chosen back", async () => {
@@ -167,7 +169,7 @@ test("after a restart the last turn can still be asked again, and its first vers
 
   const stale = await w.json("POST", "/api/v1/transcripts/choose", { request_id: again.body.requestId });
   assert.equal(stale.status, 400);
-  assert.match(stale.body.error.message, /only a version of channel "webui"'s last turn/);
+  assert.match(stale.body.error.message, /is not a version of channel "webui"'s last turn/);
   const unknown = await w.json("POST", "/api/v1/transcripts/choose", { request_id: "req_nothing" });
   assert.equal(unknown.status, 404);
   assert.equal((await w.json("POST", "/api/v1/transcripts/choose", {})).status, 400);

@@ -77,6 +77,11 @@ export const FORGET_REGISTRY: readonly DatabaseRules[] = [
         unanswered: CONTEXT,
         request_id: exempt("the request id of a user's turn"),
       },
+      context_versions: {
+        request_id: exempt("the request id of a user's turn"),
+        channel: CHANNEL,
+        event: CONTEXT,
+      },
       documents: {
         id: exempt("a random document id"),
         summary: DOCUMENTS,

@@ -24,7 +24,8 @@ import type { TurnControl } from "./tool-loop.js";
 import { plainWords, TOOL_SEARCH_DEF, type ToolOffer, type Words } from "./tool-search.js";
 import { type CoreOwner, KERNEL_OWNER, ToolRegistry } from "./tools.js";
 import { runTurn, SELF_CHANNEL } from "./turn.js";
-import { chooseVersion, type RecordedTurn } from "./turn-versions.js";
+import { replaceable } from "./turn-events.js";
+import { chooseVersion } from "./turn-versions.js";
 import type { AgentSettings, ContextWindow, InputTask, LLMClient, MemoryContext, TaskKind } from "./types.js";
 
 export interface AgentOptions {
@@ -222,24 +223,16 @@ export class Agent {
   }
 
   /**
-   * Makes `turn`, an earlier version of its channel's last turn (`isVersion` says which request ids are
-   * versions of it), the one in the context window again (turn-versions.ts). Runs between turns, as a job;
-   * rejects ("invalid_argument") when the channel's last turn is not a version of it.
+   * Makes `requestId`, an earlier version of `channel`'s last turn (asked again or edited), the one in the
+   * context window again (turn-versions.ts). Runs between turns, as a job; rejects ("invalid_argument")
+   * when it is not a version of that turn.
    */
-  chooseVersion(turn: RecordedTurn, isVersion: (requestId: string) => boolean): Promise<void> {
-    const { context, settings, memory, log } = this.opts;
-    const deps = {
-      context,
-      settings,
-      memory,
-      inputs: this.inputs,
-      tools: this.tools,
-      warn: (msg: string) => log.warn(msg),
-    };
+  chooseVersion(channel: string, requestId: string): Promise<void> {
+    const { context, memory } = this.opts;
     return this.enqueueJob({
       name: "choose a version of a turn",
       step: async () => {
-        await chooseVersion(deps, turn, isVersion);
+        await chooseVersion({ context, memory }, channel, requestId);
         return false;
       },
     });
@@ -310,8 +303,12 @@ export class Agent {
     if (opts.llmSource !== undefined && (typeof opts.llmSource !== "string" || opts.llmSource.length > 64)) {
       throw new HomeAgentError({ code: "invalid_argument", message: "llmSource is the name of an LLM source" });
     }
-    if (opts.replaces !== undefined && (typeof opts.replaces !== "string" || opts.replaces.length > 64)) {
-      throw new HomeAgentError({ code: "invalid_argument", message: "replaces is the request id of a turn" });
+    if (opts.replaces !== undefined) {
+      if (typeof opts.replaces !== "string" || opts.replaces.length > 64) {
+        throw new HomeAgentError({ code: "invalid_argument", message: "replaces is the request id of a turn" });
+      }
+      // Refused now, before anything is recorded; checked again when it runs.
+      replaceable(this.opts.context, { kind, opts }, channel);
     }
     const signal = opts.signal;
     if (signal?.aborted) throw new HomeAgentError({ code: "input_cancelled", message: stopMessage(signal.reason) });

@@ -53,75 +53,71 @@ test("a reply asked again and a message edited replace the turn: the next reques
   assert.doesNotMatch(sent, /two plus two/, "neither earlier version");
 });
 
-test("only the channel's last turn can be replaced, saying so", async (t) => {
+test("only the channel's last turn can be replaced: refused before it is queued, saying so", async (t) => {
   const h = startAgent();
   t.after(() => h.close());
   h.llm.enqueue({ text: "a" }, { text: "b" });
   const one = await h.agent.injectInputSync("webui", "webui", "one");
   await h.agent.injectInputSync("webui", "webui", "two");
-  const refused = await h.agent.injectInputSync("webui", "webui", "one again", { replaces: one.requestId });
-  assert.match(refused.error ?? "", /only the last turn of channel "webui"/);
-  const elsewhere = await h.agent.injectInputSync("cli", "cli", "x", { replaces: one.requestId });
-  assert.match(elsewhere.error ?? "", /only the last turn of channel "cli"/);
+  const raw: unknown[] = [];
+  h.agent.bus.subscribe("raw_input", (e) => void raw.push(e.payload));
+  assert.throws(
+    () => h.agent.injectInput("webui", "webui", "one again", { replaces: one.requestId }),
+    (err: { code?: string; message: string }) =>
+      err.code === "invalid_argument" && /only the last turn of channel "webui"/.test(err.message),
+  );
+  await assert.rejects(
+    h.agent.injectInputSync("cli", "cli", "x", { replaces: one.requestId }),
+    /only the last turn of channel "cli"/,
+  );
+  assert.equal(raw.length, 0, "a refused input is not a turn: nothing recorded it");
   assert.equal((await h.context.window()).length, 2, "nothing was replaced");
 });
 
-test("an earlier version chosen back takes the window's place: the next request holds only it, memory hears of both", async (t) => {
+test("an earlier version chosen back is the one in the window, exactly as it was: the next request holds only it", async (t) => {
   const superseded: ContextEvent[] = [];
-  const done: ContextEvent[] = [];
+  const restored: ContextEvent[] = [];
   const memory: Partial<MemoryContext> = {
     prepare: async (text) => ({ text }) as never,
     build: async () => ({ index: "", related: "" }),
     markRecalled: () => {},
-    turnDone: async (_id, e) => {
-      if (e) done.push(e);
-    },
-    superseded: async (e) => {
-      superseded.push(e);
-    },
+    turnDone: async () => {},
+    superseded: async (e) => void superseded.push(e),
+    restored: async (e) => void restored.push(e),
   };
   const h = startAgent({ memory: memory as MemoryContext });
   t.after(() => h.close());
   h.llm.enqueue({ text: "Paris, I think" });
-  const first = await h.agent.injectInputSync("webui", "webui", "capital of France?");
+  const first = await h.agent.injectInputSync("webui", "webui", "capital of France?", { noMemory: true });
+  const before = (await h.context.window())[0];
   h.llm.enqueue({ text: "Lyon" });
   const again = await h.agent.injectInputSync("webui", "webui", "capital of France?", { replaces: first.requestId });
-  const versions = new Set([first.requestId, again.requestId]);
-  const recorded = {
-    requestId: first.requestId,
-    ts: 1_000,
-    source: "webui",
-    channel: "webui",
-    input: "capital of France?",
-    reply: "Paris, I think",
-    toolResults: [{ name: "knowledge_list", content: "notes: France" }],
-    noMemory: false,
-  };
-  await h.agent.chooseVersion(recorded, (id) => versions.has(id));
-  const window = await h.context.window();
-  assert.deepEqual(
-    window.map((e) => [e.requestId, e.response, e.toolsUsed]),
-    [[first.requestId, "Paris, I think", ["knowledge_list"]]],
-  );
+  await h.agent.chooseVersion("webui", first.requestId);
+  const [chosen, ...rest] = await h.context.window();
+  assert.deepEqual(rest, []);
+  assert.deepEqual({ ...chosen, id: 0 }, { ...before, id: 0 }, "its time, text and NoMemory flag as they were");
   assert.deepEqual(
     superseded.map((e) => e.response),
     ["Paris, I think", "Lyon"],
   );
-  assert.equal(done.at(-1)?.response, "Paris, I think", "memory takes the chosen version as a turn that ended");
-  // Choosing the version already there changes nothing.
-  await h.agent.chooseVersion(recorded, (id) => versions.has(id));
+  assert.deepEqual(
+    restored.map((e) => e.requestId),
+    [first.requestId],
+  );
+  // The one in the window already: nothing changes. The later version can be chosen back in turn.
+  await h.agent.chooseVersion("webui", first.requestId);
   assert.equal(superseded.length, 2);
+  await h.agent.chooseVersion("webui", again.requestId);
+  await h.agent.chooseVersion("webui", first.requestId);
   h.llm.enqueue({ text: "ok" });
   await h.agent.injectInputSync("webui", "webui", "thanks");
   const sent = lastRequestText(h.llm.requests);
   assert.match(sent, /Paris, I think/);
   assert.doesNotMatch(sent, /Lyon/);
 
-  // Once another turn came, the versions are history: choosing one is refused.
-  await assert.rejects(
-    h.agent.chooseVersion(recorded, (id) => versions.has(id)),
-    /only a version of channel "webui"'s last turn/,
-  );
+  // Once another turn came, the versions are history: choosing one is refused, and so is another channel's.
+  await assert.rejects(h.agent.chooseVersion("webui", again.requestId), /not a version of the last turn/);
+  await assert.rejects(h.agent.chooseVersion("cli", first.requestId), /not a version of the last turn/);
   assert.equal((await h.context.window()).length, 2);
 });
 

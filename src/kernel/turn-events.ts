@@ -33,6 +33,8 @@ export interface EventDeps {
   settings: AgentSettings;
   memory?: MemoryContext;
   warn: (msg: string) => void;
+  /** The turn took the place of this request's (InjectOptions.replaces): told once the window has it. */
+  onReplaced?: (replaced: string) => void;
 }
 
 export interface OpenedTurn {
@@ -49,7 +51,7 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
   const channel = deps.inputs.get(ctx.channel);
   const { cleanInput, query, text } = await inputQuery(deps, task.requestId, ctx.channel, ctx.rawMessage);
   if (task.opts.transient) return { query };
-  const replacing = task.opts.replaces === undefined ? undefined : await replaceable(deps, task, ctx.channel);
+  const replacing = task.opts.replaces === undefined ? undefined : replaceable(deps.context, task, ctx.channel);
   if (task.kind === "input") {
     // A replacing turn takes its predecessor's place: the window does not grow.
     const room = deps.settings.maxContextSize() - (replacing ? 0 : 1);
@@ -63,28 +65,30 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
     input: ctx.rawMessage,
     noMemory: ctx.noMemory || channel?.noMemory === true,
     ...(cleanInput !== undefined ? { cleanInput } : {}),
-    // A user's turn only: an interrupt is not one that could be asked again.
-    ...(task.kind === "input" ? { requestId: task.requestId } : {}),
+    // A user's turn (an interrupt answered on its own too): the channel's last, which may be asked again.
+    requestId: task.requestId,
   };
   let id: number;
-  if (replacing) id = (await swapTurn(deps, replacing.id, event)).id;
-  else id = await deps.context.append(event);
+  if (replacing) {
+    // In one transaction the earlier turn leaves (kept aside as a version); memory withdraws what it had of it.
+    const swapped = await deps.context.replace(replacing.id, event);
+    id = swapped.id;
+    await deps.memory?.superseded?.(swapped.replaced);
+    deps.onReplaced?.(replacing.requestId);
+  } else id = await deps.context.append(event);
   return { id, event, query };
 }
 
 /**
- * The turn in the window at `oldId` leaves and `event` takes its place, in one transaction; memory withdraws
- * what it had of the one that left. Returns the new event's id.
+ * The channel's last turn, when it is the one `replaces` names; refused ("invalid_argument") otherwise,
+ * saying why. Checked when the input is queued and again when it runs (another input may have come between).
  */
-export async function swapTurn(deps: EventDeps, oldId: number, event: NewContextEvent): Promise<{ id: number }> {
-  const swapped = await deps.context.replace(oldId, event);
-  await deps.memory?.superseded?.(swapped.replaced);
-  return { id: swapped.id };
-}
-
-/** The channel's last turn, when it is the one `replaces` names; refused otherwise, saying why. */
-async function replaceable(deps: EventDeps, task: InputTask, channel: string): Promise<{ id: number }> {
-  const last = task.kind === "input" ? await deps.context.lastTurn(channel) : null;
+export function replaceable(
+  context: Pick<ContextWindow, "lastTurn">,
+  task: Pick<InputTask, "kind" | "opts">,
+  channel: string,
+): { id: number; requestId: string } {
+  const last = task.kind === "input" ? context.lastTurn(channel) : null;
   if (!last || last.requestId !== task.opts.replaces) {
     throw new HomeAgentError({
       code: "invalid_argument",
@@ -172,8 +176,7 @@ export async function closeTurn(
   return { ...complete(opened.id, opened.event), ...reply };
 }
 
-/** The event as written: the defaults the window fills in, and its id. */
-export function complete(id: number, e: NewContextEvent): ContextEvent {
+function complete(id: number, e: NewContextEvent): ContextEvent {
   return { response: "", toolsUsed: [], toolResults: [], noMemory: false, ...e, id };
 }
 

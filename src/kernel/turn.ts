@@ -78,7 +78,6 @@ export async function runTurn(deps: TurnDeps, task: InputTask, control: TurnCont
     ...(task.kind === "self" ? { self: true } : {}),
     ...(task.opts.newTopic ? { newTopic: true } : {}),
     ...(task.opts.transient ? { transient: true } : {}),
-    ...(task.opts.replaces ? { replaces: task.opts.replaces } : {}),
   });
   await deps.stages.run("on_input", ctx, { stop });
   let outcome: Outcome;
@@ -167,13 +166,27 @@ function failed(message: string, opened?: OpenedTurn): Outcome {
   };
 }
 
+/** The turn took another's place in the window: from now on it is a version of that turn (the transcript). */
+function replacedNews(deps: TurnDeps, ctx: MutableStageContext, replaces: string): void {
+  deps.bus.publish("system", "kernel", {
+    kind: "turn_replaced",
+    requestId: ctx.requestId,
+    channel: ctx.channel,
+    replaces,
+  });
+}
+
 async function think(
   deps: TurnDeps,
   task: InputTask,
   ctx: MutableStageContext,
   control: TurnControl,
 ): Promise<Outcome> {
-  const opened = await openTurn(deps, task, ctx);
+  const opened = await openTurn(
+    task.opts.replaces === undefined ? deps : { ...deps, onReplaced: (replaces) => replacedNews(deps, ctx, replaces) },
+    task,
+    ctx,
+  );
   await deps.stages.run("pre_action", ctx, { stop: control.stop });
   if (control.stop.aborted) return failed(stopMessage(control.stop.reason), opened);
   if (ctx.response !== null) return answered(ctx.response, opened);

@@ -110,8 +110,17 @@ export interface ContextWindow {
    * never holds both, nor neither. Refused ("context_event_gone") when `oldId` is no longer in the window.
    */
   replace(oldId: number, e: NewContextEvent): Promise<{ id: number; replaced: ContextEvent }>;
-  /** The channel's newest event that has a request id (its last user turn), or null. */
-  lastTurn(channel: string): Promise<{ id: number; requestId: string } | null>;
+  /**
+   * The channel's newest event that has a request id (its last user turn), or null. Synchronous: an input
+   * that replaces a turn is checked before it is queued.
+   */
+  lastTurn(channel: string): { id: number; requestId: string } | null;
+  /**
+   * An earlier version of the channel's last turn (stashed when `replace` took it out) takes the place of the
+   * one in the window, which is stashed in turn, in one transaction; null when it is in the window already.
+   * Refused ("invalid_argument") when it is not a version of that turn.
+   */
+  choose(channel: string, requestId: string): Promise<{ chosen: ContextEvent; replaced: ContextEvent } | null>;
   /** Ordered by ts, then id. */
   window(): Promise<ContextEvent[]>;
   size(): number;
@@ -144,6 +153,11 @@ export interface MemoryContext {
    * distiller's waiting candidates goes too, so that nothing downstream sees both versions.
    */
   superseded?(e: ContextEvent): Promise<void>;
+  /**
+   * An earlier version of a turn was chosen back into the window: its raw-log line returns, and its distill
+   * candidate, if it was still waiting when the version was replaced (one already distilled is not again).
+   */
+  restored?(e: ContextEvent): Promise<void>;
 }
 
 export type TaskKind = "input" | "self" | "interrupt";

@@ -97,7 +97,8 @@ export class Forgetter {
     const counts: ForgetCounts = {
       ...zeroCounts(),
       ...g,
-      context: m.events.length,
+      // The window's events, and the earlier versions of turns asked again that it keeps aside.
+      context: m.events.length + this.deps.context.forgetVersions(forgetMatcher(needle), false),
       documents: m.docs.length,
       distill: this.deps.pipeline.matches(forgetMatcher(needle)) + this.markers.mentioning(needle, { remove: false }),
       textLog: log.total,
@@ -134,7 +135,7 @@ export class Forgetter {
     const counts: ForgetCounts = {
       ...zeroCounts(),
       ...graph.forget(needle),
-      context: removedEvents,
+      context: removedEvents + context.forgetVersions(mentions, true),
       documents: rewritten.documents,
     };
     counts.distill = pipeline.purge(mentions) + this.markers.mentioning(needle, { remove: true });

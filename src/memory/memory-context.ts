@@ -66,9 +66,20 @@ export class LayeredMemoryContext implements MemoryContext {
     }
   }
 
+  async restored(e: ContextEvent): Promise<void> {
+    if (e.noMemory) return;
+    this.deps.pipeline.restore({ ts: e.ts, input: e.input });
+    this.logTurn(e);
+  }
+
   async turnDone(requestId: string, e: ContextEvent | null): Promise<void> {
     this.deps.indexer.endTurn(requestId);
     if (!e || e.noMemory) return;
+    this.logTurn(e);
+    if (e.kind === "user") this.deps.pipeline.offer({ ts: e.ts, source: e.source, input: e.input });
+  }
+
+  private logTurn(e: ContextEvent): void {
     try {
       this.deps.textlog.append({
         ts: e.ts,
@@ -80,6 +91,5 @@ export class LayeredMemoryContext implements MemoryContext {
     } catch (err) {
       this.deps.warn(`text log: ${errorMessage(err)}`);
     }
-    if (e.kind === "user") this.deps.pipeline.offer({ ts: e.ts, source: e.source, input: e.input });
   }
 }

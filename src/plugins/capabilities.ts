@@ -86,7 +86,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "memory.graph": "memory",
   "memory.history": "memory",
   "transcripts.list": "memory",
-  "transcripts.choose": "memory",
+  "transcripts.choose": "memory_admin",
   "memory.commit": "memory_admin",
   "memory.editFact": "memory_admin",
   "memory.deleteFact": "memory_admin",

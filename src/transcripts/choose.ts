@@ -1,18 +1,16 @@
 /**
  * Flipping back to an earlier version of a turn (TranscriptsAPI.choose): the transcript keeps every version
- * of a turn asked again or edited, the context window only the one in use. The chosen version is handed to
- * the kernel as recorded, the kernel swaps it into the window between turns (kernel/turn-versions.ts), and
- * then the transcript marks it chosen and the bus tells open dashboards.
+ * of a turn asked again or edited, for the history; the context window keeps the version in use and stashes
+ * the others exactly as they were (memory/window/context.ts). The kernel swaps the chosen one in between
+ * turns (kernel/turn-versions.ts); then the transcript marks it chosen and the bus tells open dashboards.
  */
-import type { TranscriptEntry } from "@homeagent/sdk";
 import type { Agent } from "../kernel/agent.js";
-import type { RecordedTurn } from "../kernel/turn-versions.js";
 import { HomeAgentError } from "../util/errors.js";
 import type { TranscriptStore } from "./store.js";
 
 export async function chooseVersion(
   agent: Pick<Agent, "chooseVersion" | "bus">,
-  store: Pick<TranscriptStore, "turn" | "firstVersion" | "chosen">,
+  store: Pick<TranscriptStore, "turn" | "chosen">,
   requestId: unknown,
   now: () => number = Date.now,
 ): Promise<{ chosenAt: number }> {
@@ -23,31 +21,15 @@ export async function chooseVersion(
   if (!entry) {
     throw new HomeAgentError({
       code: "not_found",
-      message: `no turn with request id "${requestId}" in the transcripts (it may have expired): send the message as a new one`,
+      message: `no turn with request id "${requestId}" in the transcripts (it may have expired or been forgotten): send the message as a new one`,
     });
   }
-  if (entry.status === "running") {
-    throw new HomeAgentError({ code: "invalid_argument", message: "that turn is still running: wait for its reply" });
-  }
-  const first = store.firstVersion(requestId);
-  await agent.chooseVersion(recorded(entry, requestId), (id) => store.firstVersion(id) === first);
+  await agent.chooseVersion(entry.channel, requestId);
   const chosenAt = now();
-  store.chosen(requestId, chosenAt);
+  // Forgotten while the swap waited for its turn: the window refused it then; this is the entry's own race.
+  if (!store.chosen(requestId, chosenAt)) {
+    throw new HomeAgentError({ code: "not_found", message: `the turn "${requestId}" was forgotten meanwhile` });
+  }
   agent.bus.publish("system", "kernel", { kind: "version_chosen", channel: entry.channel, requestId, chosenAt });
   return { chosenAt };
-}
-
-/** A transcript entry as the kernel takes a version back: its input, its reply or why it had none, its tools' results. */
-function recorded(e: TranscriptEntry, requestId: string): RecordedTurn {
-  return {
-    requestId,
-    ts: e.ts,
-    source: e.source,
-    channel: e.channel,
-    input: e.input,
-    reply: e.reply,
-    ...(e.status === "done" ? {} : { error: e.error ?? `the turn ended ${e.status}` }),
-    toolResults: e.items.flatMap((i) => (i.type === "tool" ? [{ name: i.name, content: i.result ?? "" }] : [])),
-    noMemory: e.noMemory,
-  };
 }

@@ -24,7 +24,6 @@ export function recordTranscripts(bus: Pick<KernelBus, "subscribe">, store: Tran
         input: str(p.text),
         noMemory: p.noMemory === true,
         newTopic: p.newTopic === true,
-        ...(typeof p.replaces === "string" ? { replaces: p.replaces } : {}),
       });
     }),
     bus.subscribe("tool_call", ({ payload: p }) => {
@@ -43,8 +42,10 @@ export function recordTranscripts(bus: Pick<KernelBus, "subscribe">, store: Tran
     bus.subscribe("reasoning", ({ payload: p }) => store.reasoning(str(p.requestId), str(p.content))),
     bus.subscribe("approval", (e) => approval(store, e)),
     bus.subscribe("system", ({ seq, payload: p }) => {
-      if (p.kind !== "interrupt" || typeof p.requestId !== "string") return;
-      store.item(p.requestId, { type: "interrupt", id: String(seq), source: str(p.source), text: str(p.text) });
+      if (typeof p.requestId !== "string") return;
+      if (p.kind === "interrupt") {
+        store.item(p.requestId, { type: "interrupt", id: String(seq), source: str(p.source), text: str(p.text) });
+      } else if (p.kind === "turn_replaced" && typeof p.replaces === "string") store.replaced(p.requestId, p.replaces);
     }),
     bus.subscribe("agent_output", ({ payload: p }) => {
       // A message sent outside a turn (the dashboard republishes its own) is recorded where it was sent.

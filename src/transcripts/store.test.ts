@@ -248,7 +248,7 @@ test("a turn still running is not pushed out by the size limit; a page stops at 
   assert.throws(() => big.store.list({ search: 5 as unknown as string }), /search is a text/);
 });
 
-test("versions of a turn share their first version; the one chosen back says when; a file from before gains the column", () => {
+test("a turn that took another's place says so once the window has it; the one chosen back says when; a file from before gains the column", () => {
   const file = join(tempDir("ha-transcripts-"), "transcripts.db");
   const old = new Database(file);
   // The table as the first release wrote it: no chosen_at.
@@ -260,15 +260,13 @@ test("versions of a turn share their first version; the one chosen back says whe
   old.close();
   const { store, bus } = open({ file });
   turn(bus, "r1", "capital of France?", "Lyon");
-  turn(bus, "r2", "capital of France?", "Paris", { replaces: "r1" });
-  turn(bus, "r3", "capital of France??", "Paris!", { replaces: "r1" });
-  turn(bus, "r4", "thanks", "ok");
-  assert.deepEqual(
-    ["r1", "r2", "r3", "r4", "nope"].map((id) => store.firstVersion(id)),
-    ["r1", "r1", "r1", "r4", null],
-  );
-  store.chosen("r2", 12_345);
-  assert.equal(store.turn("r2")?.chosenAt, 12_345);
-  assert.equal(store.turn("r2")?.reply, "Paris");
+  bus.publish("raw_input", "cli", { requestId: "r2", source: "cli", channel: "cli", text: "capital of France?" });
+  assert.equal(store.turn("r2")?.replaces, undefined, "not a version until the window took it");
+  bus.publish("system", "kernel", { kind: "turn_replaced", requestId: "r2", channel: "cli", replaces: "r1" });
+  assert.equal(store.turn("r2")?.replaces, "r1");
+  assert.equal(store.chosen("r1", 12_345), true);
+  assert.equal(store.turn("r1")?.chosenAt, 12_345);
+  assert.equal(store.turn("r1")?.reply, "Lyon");
+  assert.equal(store.chosen("nope", 1), false);
   assert.equal(store.turn("nope"), null);
 });

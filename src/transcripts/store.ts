@@ -21,8 +21,6 @@ const TRANSCRIPT_CAPS = { input: 100_000, reply: 1_000_000, reasoning: 200_000, 
 const MAX_ITEMS = 200;
 const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
 const EXPIRE_EVERY_MS = 60_000;
-/** How far back `replaces` is followed: a turn asked again a thousand times is past any use. */
-const MAX_VERSION_STEPS = 1_000;
 /** About how many characters one page carries (a page of 50 maximal entries would be hundreds of MB). */
 const PAGE_CHARS = 4_000_000;
 
@@ -124,27 +122,15 @@ export class TranscriptStore {
     input: string;
     noMemory: boolean;
     newTopic?: boolean;
-    /** The request id of the turn this one took the place of (asked again or edited): kept as a version. */
-    replaces?: string;
   }): void {
     const input = cutText(t.input, TRANSCRIPT_CAPS.input);
     const bytes = Buffer.byteLength(input);
     const info = cachedStatement(
       this.db,
       `INSERT OR IGNORE INTO transcripts
-         (kind, request_id, ts, source, channel, no_memory, new_topic, replaces, input, status, bytes)
-       VALUES ('turn', ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)`,
-    ).run(
-      t.requestId,
-      this.now(),
-      t.source,
-      t.channel,
-      t.noMemory ? 1 : 0,
-      t.newTopic ? 1 : 0,
-      t.replaces ?? null,
-      input,
-      bytes,
-    );
+         (kind, request_id, ts, source, channel, no_memory, new_topic, input, status, bytes)
+       VALUES ('turn', ?, ?, ?, ?, ?, ?, ?, 'running', ?)`,
+    ).run(t.requestId, this.now(), t.source, t.channel, t.noMemory ? 1 : 0, t.newTopic ? 1 : 0, input, bytes);
     if (info.changes > 0) this.total += bytes;
   }
 
@@ -225,26 +211,17 @@ export class TranscriptStore {
     return r ? entryOf(r, this.itemsOf([r.id]).get(r.id) ?? []) : null;
   }
 
-  /**
-   * The first version of the turn this request is a version of (following `replaces` back), or null when
-   * the request is not here. Versions of one turn share it.
-   */
-  firstVersion(requestId: string): string | null {
-    const back = cachedStatement(this.db, "SELECT replaces FROM transcripts WHERE request_id = ?").pluck();
-    let id = requestId;
-    // Each step goes to an older entry; the bound only guards a file edited by hand into a loop.
-    for (let step = 0; step < MAX_VERSION_STEPS; step++) {
-      const previous = back.get(id) as string | null | undefined;
-      if (previous === undefined) return step === 0 ? null : id;
-      if (previous === null) return id;
-      id = previous;
-    }
-    return id;
+  /** The turn took the place of `replaces` (asked again or edited): from now on it is a version of it. */
+  replaced(requestId: string, replaces: string): void {
+    cachedStatement(this.db, "UPDATE transcripts SET replaces = ? WHERE request_id = ?").run(replaces, requestId);
   }
 
-  /** An earlier version was chosen back (it is again the one in memory): it says so from now on. */
-  chosen(requestId: string, at: number): void {
-    cachedStatement(this.db, "UPDATE transcripts SET chosen_at = ? WHERE request_id = ?").run(at, requestId);
+  /** An earlier version was chosen back (it is again the one in memory): it says so from now on. False: no such entry. */
+  chosen(requestId: string, at: number): boolean {
+    return (
+      cachedStatement(this.db, "UPDATE transcripts SET chosen_at = ? WHERE request_id = ?").run(at, requestId).changes >
+      0
+    );
   }
 
   /** A message the agent sent on its own (a reminder, a background result), as it was delivered or kept. */

@@ -186,7 +186,9 @@ function firstVersions(turns: Turn[]): (t: Turn) => string {
     // Each step goes to an older turn; the bound only guards against a loop in what the server sent.
     for (let step = 0; step < turns.length && at.versionOf; step++) {
       const older = byRequest.get(at.versionOf);
-      if (!older || older === at) break;
+      // Not on the page (an older page not loaded, or expired): the versions that name it still go together.
+      if (!older) return at.versionOf;
+      if (older === at) break;
       at = older;
     }
     return at.requestId ?? at.id;

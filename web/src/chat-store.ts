@@ -190,6 +190,8 @@ export async function send(message: string, file?: File, opts: SendOptions = {})
     }
   } catch (err) {
     set(failTurn(turns, id, errorText(pageMessages(), err)));
+    // Refused (the turn was no longer the last, say): not a version of it, a failed message of its own.
+    if (opts.replaces) set(turns.map((t) => (t.id === id ? { ...t, versionOf: undefined, chosenAt: undefined } : t)));
   }
   if (finished !== undefined) {
     notifyIfHidden({ title: pageMessages().replyFinished, body: finished, section: "chat", tag: id });

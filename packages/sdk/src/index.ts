@@ -21,10 +21,9 @@ import type { TranscriptsAPI } from "./transcripts.js";
 /**
  * The event types on the bus. Payload keys are camelCase; every kernel event of one input carries its
  * `requestId`. Payloads by type:
- * - `raw_input`: `{requestId, source, channel, text, noMemory?, self?, newTopic?, transient?, replaces?}` — a
- *   turn began (before on_input); `noMemory: true` keeps it out of long-term memory, `self: true` marks a
- *   kernel self-task, `newTopic: true` an input that starts a new topic, `transient: true` one recorded
- *   nowhere, `replaces` the request id of the turn it takes the place of.
+ * - `raw_input`: `{requestId, source, channel, text, noMemory?, self?, newTopic?, transient?}` — a turn began
+ *   (before on_input); `noMemory: true` keeps it out of long-term memory, `self: true` marks a kernel
+ *   self-task, `newTopic: true` an input that starts a new topic, `transient: true` one recorded nowhere.
  * - `agent_output`: `{requestId, source, channel, content, reasoningContent?, usage?, error?, stopped?}` — the
  *   turn's reply, published before it is delivered; with `error` the turn failed and `content` says why (it
  *   is not an agent reply), `stopped: true` when it was stopped.
@@ -42,8 +41,10 @@ import type { TranscriptsAPI } from "./transcripts.js";
  *   `{requestId, reason}`, `plugin_failed` `{plugin, error}`, `plugin_crashed` `{plugin, exitCode, signal,
  *   stderrTail}`, `plugin_unhealthy` `{plugin, error}` (crashed 3 times in 5 minutes; not restarted),
  *   `plugin_degraded` `{plugin, stage, reason}` (a stage handler of it failed 3 of its last 5 runs: all its
- *   stage handlers are skipped until it restarts or is reloaded), `version_chosen` `{channel, requestId,
- *   chosenAt}` (an earlier version of a turn is the one in memory again: TranscriptsAPI.choose), `started`, `tools_trimmed` `{offered, total}`
+ *   stage handlers are skipped until it restarts or is reloaded), `turn_replaced` `{requestId, channel,
+ *   replaces}` (the turn took the place of `replaces` in the window: InjectOptions.replaces), `version_chosen`
+ *   `{channel, requestId, chosenAt}` (an earlier version of a turn is the one in memory again:
+ *   TranscriptsAPI.choose), `started`, `tools_trimmed` `{offered, total}`
  *   (once per run: the tool definitions exceed their share of the prompt, so each request offers a core set
  *   and the model loads others with tool_search).
  * - `approval`: `{phase: "asked", approval: PendingApproval}` when a tool asks the user, and `{phase:

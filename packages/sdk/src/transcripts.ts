@@ -91,7 +91,7 @@ export interface TranscriptQuery {
   search?: string;
 }
 
-/** Capability `memory`: the transcripts, newest first; a turn's earlier version chosen back. */
+/** The transcripts, newest first (capability `memory`); a turn's earlier version chosen back (`memory_admin`). */
 export interface TranscriptsAPI {
   list(query?: TranscriptQuery): Promise<{ items: TranscriptEntry[]; more: boolean }>;
   /**

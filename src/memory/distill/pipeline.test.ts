@@ -208,3 +208,17 @@ test("with the real graph: facts said in both languages land on one subject, the
   assert.equal(graph.withSentences(5).length, 0, "each fact is reviewed once");
   await index.close();
 });
+
+test("a withdrawn candidate (its turn replaced) waits aside, undistilled, until its version is chosen back", async () => {
+  const { graph, pipeline } = setup();
+  pipeline.offer(said("我住在北京", T0 - 1000));
+  assert.equal(pipeline.withdraw({ ts: T0 - 1000, input: "我住在北京" }), 1);
+  assert.equal(pipeline.pending(), 0);
+  await pipeline.tick();
+  assert.equal(graph.commits.length, 0, "a replaced version is not distilled");
+  assert.equal(pipeline.restore({ ts: T0 - 1000, input: "我住在北京" }), 1);
+  assert.equal(pipeline.pending(), 1);
+  await pipeline.tick();
+  assert.equal(graph.commits.length, 1, "chosen back, it is");
+  assert.equal(pipeline.restore({ ts: T0 - 1000, input: "我住在北京" }), 0, "distilled once: not offered again");
+});

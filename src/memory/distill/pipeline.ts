@@ -114,7 +114,7 @@ export class DistillPipeline {
   }
 
   pending(): number {
-    return this.db.prepare("SELECT COUNT(*) FROM distill_candidates").pluck().get() as number;
+    return this.db.prepare("SELECT COUNT(*) FROM distill_candidates WHERE parked = 0").pluck().get() as number;
   }
 
   /** Distills every waiting candidate, batch by batch on the job lane. Concurrent calls share one run. */
@@ -132,10 +132,20 @@ export class DistillPipeline {
     return this.matching(match).length;
   }
 
-  /** Takes back what one turn offered (the turn was replaced: asked again or edited); returns how many. */
+  /**
+   * Sets aside what one turn offered (the turn was replaced: asked again or edited): not distilled unless
+   * `restore` brings it back (that version was chosen again). Returns how many.
+   */
   withdraw(turn: { ts: number; input: string }): number {
     return this.db
-      .prepare("DELETE FROM distill_candidates WHERE ts = ? AND content = ?")
+      .prepare("UPDATE distill_candidates SET parked = 1 WHERE ts = ? AND content = ?")
+      .run(turn.ts, turn.input.slice(0, MAX_LINE_CHARS)).changes;
+  }
+
+  /** A withdrawn turn's candidate waits to be distilled again (its version was chosen back); returns how many. */
+  restore(turn: { ts: number; input: string }): number {
+    return this.db
+      .prepare("UPDATE distill_candidates SET parked = 0 WHERE ts = ? AND content = ?")
       .run(turn.ts, turn.input.slice(0, MAX_LINE_CHARS)).changes;
   }
 
@@ -170,7 +180,9 @@ export class DistillPipeline {
       }
       if (batch.length === 0) {
         batch = this.db
-          .prepare("SELECT id, ts, session, content FROM distill_candidates WHERE id > ? ORDER BY id LIMIT ?")
+          .prepare(
+            "SELECT id, ts, session, content FROM distill_candidates WHERE id > ? AND parked = 0 ORDER BY id LIMIT ?",
+          )
           .all(lastId, this.batchSize) as Row[];
       }
       const row = batch.shift();

@@ -28,6 +28,8 @@ export const DISTILL_MIGRATIONS: readonly string[] = [
      next_turn INTEGER NOT NULL,
      updated_at INTEGER NOT NULL
    );`,
+  // A candidate of a turn that was replaced waits aside, distilled only if that version is chosen back.
+  "ALTER TABLE distill_candidates ADD COLUMN parked INTEGER NOT NULL DEFAULT 0",
 ];
 
 export function migrateDistill(db: DB): void {

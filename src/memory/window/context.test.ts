@@ -9,7 +9,7 @@ import { tempDir } from "../../../test/fixtures/temp-dir.js";
 import type { ContextEvent } from "../../kernel/types.js";
 import type { IndexWriter } from "../../retrieval/search.js";
 import { type DocSource, DocStore } from "../documents/documents.js";
-import { ContextError, contextItemId } from "./context.js";
+import { ContextError, contextItemId, MAX_TURN_VERSIONS } from "./context.js";
 
 const T0 = Date.UTC(2023, 4, 8, 9, 0);
 const MIN = 60_000;
@@ -242,6 +242,68 @@ test("replace swaps an event for another in one step, its search item too; a gon
     (err: unknown) => err instanceof ContextError && err.code === "context_event_gone",
   );
   assert.equal(context.size(), 1, "a refused replace adds nothing");
+});
+
+test("a replaced turn is kept as a version: choose swaps it back whole in one step; a new turn of the channel ends them", async () => {
+  const { context, index } = openLayers();
+  const turn = (ts: number, input: string, requestId: string) => ({
+    ...userEvent(ts, input, { channel: "webui" }),
+    requestId,
+    response: `re ${input}`,
+  });
+  const first = await context.append(turn(T0, "two plus two?", "r1"));
+  const firstEvent = context.event(first);
+  await context.replace(first, turn(T0 + 1, "two plus two, again?", "r2"));
+  assert.deepEqual(context.lastTurn("webui")?.requestId, "r2");
+  const swapped = await context.choose("webui", "r1");
+  assert.equal(swapped?.replaced.requestId, "r2");
+  assert.deepEqual({ ...swapped?.chosen, id: 0 }, { ...firstEvent, id: 0 }, "as it was, its time too");
+  assert.deepEqual(
+    (await context.window()).map((e) => e.requestId),
+    ["r1"],
+  );
+  assert.notEqual(index.get(contextItemId(swapped?.chosen.id ?? 0)), null, "searchable again");
+  assert.equal(await context.choose("webui", "r1"), null, "in the window already");
+  await assert.rejects(context.choose("cli", "r2"), /not a version of channel "cli"'s last turn/);
+  assert.equal((await context.choose("webui", "r2"))?.chosen.input, "two plus two, again?");
+
+  // Forgetting reaches the versions; a new turn of the channel ends the others.
+  await context.choose("webui", "r1");
+  assert.equal(
+    context.forgetVersions((text) => text.includes("again"), false),
+    1,
+  );
+  await context.append(turn(T0 + 2, "thanks", "r3"));
+  assert.equal(
+    context.forgetVersions(() => true, false),
+    0,
+    "no version is kept once the channel moved on",
+  );
+  await assert.rejects(context.choose("webui", "r2"), /not a version/);
+});
+
+test("a channel keeps at most MAX_TURN_VERSIONS versions of its last turn; forget removes them", async () => {
+  const { context } = openLayers();
+  let id = await context.append({ ...userEvent(T0, "v0", { channel: "webui" }), requestId: "v0" });
+  for (let i = 1; i <= MAX_TURN_VERSIONS + 5; i++) {
+    const text = i % 2 === 1 ? `v${i} 秘密` : `v${i}`;
+    id = (await context.replace(id, { ...userEvent(T0 + i, text, { channel: "webui" }), requestId: `v${i}` })).id;
+  }
+  // v5 … v24 are kept (v25 is in the window); every other one holds the word.
+  const half = MAX_TURN_VERSIONS / 2;
+  assert.equal(
+    context.forgetVersions(() => true, false),
+    MAX_TURN_VERSIONS,
+  );
+  assert.equal(
+    context.forgetVersions((text) => text.includes("秘密"), true),
+    half,
+  );
+  assert.equal(
+    context.forgetVersions(() => true, false),
+    half,
+    "only the ones that held it went",
+  );
 });
 
 test("remove deletes events and their items; bad input is refused with a clear error", async () => {

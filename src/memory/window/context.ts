@@ -4,6 +4,10 @@
  * NoMemory is searchable as `ctx:<id>`; `prune` keeps the newest events and the ones most related to the
  * current input, and moves the rest into the document layer in the same transaction that removes them
  * from the window, so nothing is ever in neither layer (nor in both).
+ *
+ * A user turn asked again or edited (`replace`) leaves the window for `context_versions`, exactly as it was,
+ * so it can be chosen back (`choose`) in one transaction; a channel's stashed versions go when it has a new
+ * turn, since only the last turn's versions can be chosen. They are not searchable and never archived.
  */
 import type {
   ContextEvent,
@@ -60,7 +64,17 @@ const MIGRATIONS = [
    );
    CREATE INDEX context_window_ts ON context_window(ts, id);`,
   "ALTER TABLE context_window ADD COLUMN request_id TEXT",
+  `CREATE TABLE context_versions (
+     request_id TEXT PRIMARY KEY,
+     channel TEXT NOT NULL,
+     stashed_at INTEGER NOT NULL,
+     event TEXT NOT NULL
+   );
+   CREATE INDEX context_versions_channel ON context_versions(channel, stashed_at);`,
 ];
+
+/** Versions kept of one channel's last turn: asked again more often than this, the oldest go. */
+export const MAX_TURN_VERSIONS = 20;
 
 interface Row {
   id: number;
@@ -119,6 +133,17 @@ export class RelevanceContext implements ContextWindow {
       count: db.prepare("SELECT COUNT(*) FROM context_window").pluck(),
       oldest: db.prepare("SELECT id FROM context_window ORDER BY ts, id LIMIT ?").pluck(),
       ids: db.prepare("SELECT id FROM context_window ORDER BY ts, id").pluck(),
+      stash: db.prepare(
+        "INSERT OR REPLACE INTO context_versions (request_id, channel, stashed_at, event) VALUES (?, ?, ?, ?)",
+      ),
+      stashed: db.prepare("SELECT event FROM context_versions WHERE request_id = ? AND channel = ?").pluck(),
+      unstash: db.prepare("DELETE FROM context_versions WHERE request_id = ?"),
+      dropVersions: db.prepare("DELETE FROM context_versions WHERE channel = ?"),
+      trimVersions: db.prepare(
+        `DELETE FROM context_versions WHERE channel = ? AND request_id NOT IN
+           (SELECT request_id FROM context_versions WHERE channel = ? ORDER BY stashed_at DESC, rowid DESC LIMIT ?)`,
+      ),
+      allVersions: db.prepare("SELECT request_id AS requestId, event FROM context_versions"),
       lastTurn: db.prepare(
         `SELECT id, request_id AS requestId FROM context_window WHERE channel = ? AND request_id IS NOT NULL
          ORDER BY ts DESC, id DESC LIMIT 1`,
@@ -128,7 +153,11 @@ export class RelevanceContext implements ContextWindow {
 
   async append(e: NewContextEvent): Promise<number> {
     check(e);
-    return this.inserting((w) => this.insertWith(w, [e])[0]);
+    return this.inserting((w) => {
+      // A new turn of the channel: its last turn's versions can no longer be chosen.
+      if (e.requestId !== undefined) this.st.dropVersions.run(e.channel);
+      return this.insertWith(w, [e])[0];
+    });
   }
 
   async insertByTimestamp(events: NewContextEvent[]): Promise<number[]> {
@@ -212,11 +241,56 @@ export class RelevanceContext implements ContextWindow {
       }
       this.st.delete.run(oldId);
       w.remove([contextItemId(oldId)]);
+      this.stash(replaced);
       return { id: this.insertWith(w, [e])[0], replaced };
     });
   }
 
-  async lastTurn(channel: string): Promise<{ id: number; requestId: string } | null> {
+  /**
+   * Version `requestId` of the channel's last turn, stashed when it was replaced, takes the place of the one
+   * in the window (which is stashed in turn), in one transaction: the window holds exactly one version.
+   * Null when it is the one in the window already; refused ("invalid_argument") when it is not a version of
+   * the channel's last turn (or was forgotten).
+   */
+  async choose(channel: string, requestId: string): Promise<{ chosen: ContextEvent; replaced: ContextEvent } | null> {
+    return this.inserting((w) => {
+      const last = this.lastTurn(channel);
+      if (last?.requestId === requestId) return null;
+      const stashed = last ? (this.st.stashed.get(requestId, channel) as string | undefined) : undefined;
+      const replaced = last ? this.event(last.id) : null;
+      if (!last || !stashed || !replaced) {
+        throw new ContextError({
+          code: "invalid_argument",
+          message: `"${requestId}" is not a version of channel "${channel}"'s last turn still in the context window: send the message as a new one`,
+        });
+      }
+      this.st.delete.run(last.id);
+      w.remove([contextItemId(last.id)]);
+      this.st.unstash.run(requestId);
+      this.stash(replaced);
+      const event = JSON.parse(stashed) as NewContextEvent;
+      const id = this.insertWith(w, [event])[0];
+      return { chosen: this.event(id)!, replaced };
+    });
+  }
+
+  /** The stashed versions whose text `mentions` accepts, by request id; removed when `remove` (forgetting). */
+  forgetVersions(mentions: (text: string) => boolean, remove: boolean): number {
+    const rows = this.st.allVersions.all() as Array<{ requestId: string; event: string }>;
+    const hits = rows.filter((r) => mentions(r.event));
+    if (remove) for (const r of hits) this.st.unstash.run(r.requestId);
+    return hits.length;
+  }
+
+  /** Keeps a replaced user turn (its version) as it was, at most MAX_TURN_VERSIONS a channel. */
+  private stash(e: ContextEvent): void {
+    if (e.requestId === undefined) return;
+    const { id: _, ...event } = e;
+    this.st.stash.run(e.requestId, e.channel, Date.now(), JSON.stringify(event));
+    this.st.trimVersions.run(e.channel, e.channel, MAX_TURN_VERSIONS);
+  }
+
+  lastTurn(channel: string): { id: number; requestId: string } | null {
     return (this.st.lastTurn.get(channel) as { id: number; requestId: string } | undefined) ?? null;
   }
 

@@ -53,6 +53,16 @@ export function ChatTab() {
   const follow = useRef(true);
   const [atBottom, setAtBottom] = useState(true);
   const running = turns.some((turn) => turn.state === "pending");
+  /** A version of the last turn is being chosen: asking again or editing waits for it (it would be undone). */
+  const [choosing, setChoosing] = useState(false);
+  const choose = async (requestId: string) => {
+    setChoosing(true);
+    try {
+      await switchVersion(requestId);
+    } finally {
+      setChoosing(false);
+    }
+  };
 
   useEffect(() => {
     loadHistory().catch((err: unknown) => setError(errorText(t, err)));
@@ -116,7 +126,7 @@ export function ChatTab() {
       event.preventDefault();
       void halt();
     } else if (event.key === "Escape" && editing) cancelEdit();
-    else if (event.key === "ArrowUp" && text === "" && last) {
+    else if (event.key === "ArrowUp" && text === "" && last && !choosing) {
       event.preventDefault();
       edit(last);
     }
@@ -205,14 +215,15 @@ export function ChatTab() {
               item={item}
               t={t}
               actions={
-                item.turn === last && !running
+                item.turn === last && !running && !choosing
                   ? { again: () => again(item.turn), edit: () => edit(item.turn) }
                   : undefined
               }
               // The page's own last turn: flipping chooses the version the agent remembers.
               chooses={i === shown.length - 1 && !item.turn.channel}
               // Only the last turn's flip waits for a running reply: the others need not render again for it.
-              running={i === shown.length - 1 && running}
+              running={i === shown.length - 1 && (running || choosing)}
+              onChoose={choose}
               onError={(err) => setError(errorText(t, err))}
             />
           ))}
@@ -290,7 +301,9 @@ interface ShownProps {
   t: Messages;
   actions?: TurnActions;
   chooses: boolean;
+  /** A reply runs or a version is being chosen: flipping waits. */
   running: boolean;
+  onChoose: (requestId: string) => Promise<void>;
   onError: (err: unknown) => void;
 }
 
@@ -311,20 +324,16 @@ function ShownTurnBody(props: ShownProps) {
   const { item, t, chooses } = props;
   /** The version looked at, when not the one in use. */
   const [viewing, setViewing] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const { versions } = item;
   const turn = versions.find((v) => v.id === viewing) ?? item.turn;
   const flip = async (index: number) => {
     const target = versions[index];
     if (!chooses || !target.requestId) return setViewing(target === item.turn ? null : target.id);
-    setBusy(true);
     try {
-      await switchVersion(target.requestId);
+      await props.onChoose(target.requestId);
       setViewing(null);
     } catch (err) {
       props.onError(err);
-    } finally {
-      setBusy(false);
     }
   };
   const nav =
@@ -334,7 +343,7 @@ function ShownTurnBody(props: ShownProps) {
           count: versions.length,
           flip: (index: number) => void flip(index),
           chooses,
-          disabled: busy || (chooses && props.running),
+          disabled: chooses && props.running,
           notInUse: turn !== item.turn,
         }
       : undefined;

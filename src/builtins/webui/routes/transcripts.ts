@@ -16,7 +16,7 @@ const MAX_LIMIT = 200;
 const MAX_CHANNEL_CHARS = 64;
 
 /** Request ids are the kernel's (req_…), at most 64 characters. */
-const MAX_REQUEST_ID_BYTES = 64;
+const MAX_REQUEST_ID_CHARS = 64;
 
 export const transcriptsRoutes: RouteGroup = (app, { sdk, limits }) => {
   app.get("/api/v1/transcripts", async (c) => {
@@ -33,7 +33,8 @@ export const transcriptsRoutes: RouteGroup = (app, { sdk, limits }) => {
   });
   app.post("/api/v1/transcripts/choose", async (c) => {
     const body = await readJson(c, limits.maxJsonBytes);
-    const requestId = requiredText(body, "request_id", MAX_REQUEST_ID_BYTES);
+    const requestId = requiredText(body, "request_id", Number.POSITIVE_INFINITY);
+    if (requestId.length > MAX_REQUEST_ID_CHARS) throw invalid("request_id", "is a request id (req_…)");
     return c.json(await sdkCall(() => sdk.transcripts.choose(requestId)));
   });
   return undefined;
