@@ -81,14 +81,14 @@ test("a plugin whose seven stage handlers stop answering is suspended after 3 mi
   );
 
   // Without the plugin a turn takes milliseconds; with it not suspended, a plain turn took 5 stage deadlines
-  // and a tool turn 7. Now each must take well under one.
+  // and a tool turn 7. Now each must take under one (a loaded 2-core machine took 131 ms for the tool turn).
   fake.enqueue({ text: "plain reply" });
   const plain = await timedTurn("hello again");
   assert.equal(plain.reply, "plain reply");
-  assert.ok(plain.ms < STAGE_TIMEOUT_MS / 2, `a plain turn took ${Math.round(plain.ms)} ms`);
+  assert.ok(plain.ms < STAGE_TIMEOUT_MS, `a plain turn took ${Math.round(plain.ms)} ms`);
   fake.enqueue(threeCalls(), { text: "listed again" });
   const tools = await timedTurn("and list them again");
   assert.equal(tools.reply, "listed again");
-  assert.ok(tools.ms < STAGE_TIMEOUT_MS / 2, `a tool turn took ${Math.round(tools.ms)} ms`);
+  assert.ok(tools.ms < STAGE_TIMEOUT_MS, `a tool turn took ${Math.round(tools.ms)} ms`);
   assert.match(await deafPlugin(), /health degraded/);
 });
