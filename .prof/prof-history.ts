@@ -26,37 +26,30 @@ const web = await startWebDaemon({ dataDir });
 const browser = await launchChromium();
 const { cookie } = await web.login();
 const eq = cookie.indexOf("=");
-const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url: web.base }]);
-const page = await context.newPage();
-await page.goto(`${web.base}/`);
-await page.getByRole("tab", { name: "Chat", exact: true }).click();
-const q = (t: string) => `document.querySelector(".chat-turns > article:first-of-type")?.textContent?.includes(${JSON.stringify(t)}) === true`;
-await waitFor(() => page.evaluate<boolean>(`document.querySelectorAll(".chat-turns > article").length >= 50`), "open", { timeoutMs: 30000 });
-for (let p = 1; p <= 10; p++) {
-  await page.locator("button.load-earlier").click();
-  await waitFor(() => page.evaluate<boolean>(q(`Answer ${TURNS - (p + 1) * 50}.`)), "page", { timeoutMs: 30000 });
+for (let run = 0; run < 6; run++) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addCookies([{ name: cookie.slice(0, eq), value: cookie.slice(eq + 1), url: web.base }]);
+  const page = await context.newPage();
+  await page.goto(`${web.base}/`);
+  await page.getByRole("tab", { name: "Chat", exact: true }).waitFor();
+  await page.evaluate(`(() => {
+    window.__t = {};
+    document.addEventListener("click", () => { window.__t.click = performance.now(); }, true);
+    const obs = new MutationObserver(() => {
+      const arts = document.querySelectorAll(".chat-turns > article");
+      if (arts.length > 0 && !window.__t.articles) window.__t.articles = performance.now();
+      const last = document.querySelector(".chat-turns > article:last-of-type .markdown");
+      if (last && last.textContent.includes("Answer 9999.") && !window.__t.done) window.__t.done = performance.now();
+    });
+    obs.observe(document.body, { childList: true, subtree: true, characterData: true });
+  })()`);
+  const t0 = performance.now();
+  await page.getByRole("tab", { name: "Chat", exact: true }).click();
+  await waitFor(() => page.evaluate<boolean>(`document.querySelector(".chat-turns > article:last-of-type")?.textContent?.includes("Answer 9999.") === true`), "open", { timeoutMs: 30000, intervalMs: 5 });
+  const outside = Math.round(performance.now() - t0);
+  const t = await page.evaluate<any>(`(() => { const r = performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/v1/")).map((e) => [e.name.split("/api/v1/")[1], Math.round(e.startTime - window.__t.click), Math.round(e.responseEnd - window.__t.click)]); return { articles: Math.round(window.__t.articles - window.__t.click), done: Math.round(window.__t.done - window.__t.click), r }; })()`);
+  console.log(outside, JSON.stringify(t));
+  await context.close();
 }
-const cdp = await context.newCDPSession(page);
-await cdp.send("Profiler.enable");
-await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-await cdp.send("Profiler.start");
-const t0 = performance.now();
-for (let p = 11; p <= 20; p++) {
-  await page.locator("button.load-earlier").click();
-  await waitFor(() => page.evaluate<boolean>(q(`Answer ${TURNS - (p + 1) * 50}.`)), "page", { timeoutMs: 30000 });
-  await page.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))");
-}
-console.log("10 pages", Math.round(performance.now() - t0), "ms");
-const { profile } = (await cdp.send("Profiler.stop")) as { profile: any };
-const self = new Map<string, number>();
-const byId = new Map(profile.nodes.map((n: any) => [n.id, n]));
-const dt = profile.timeDeltas as number[];
-profile.samples.forEach((id: number, i: number) => {
-  const n: any = byId.get(id);
-  const key = `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber}`;
-  self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
-});
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(v.toFixed(1).padStart(8), k);
 await browser.close();
 await web.stop();

@@ -3,8 +3,9 @@
  * transcripts.db was filled before it started (every 10th turn with a tool call, Chinese and English text).
  * Prints one JSON line per figure:
  *
- * - `history_open`: from a click on the Chat tab to the newest turn on screen, median and max over
- *   BENCH_HISTORY_RUNS fresh pages (target ≤ 300 ms), and the GET /api/v1/transcripts page's own time.
+ * - `history_open`: from a click on the Chat tab to the newest turn on screen, timed in the page (the
+ *   click's event to the newest reply's text in the page), median and max over BENCH_HISTORY_RUNS fresh
+ *   pages (target ≤ 300 ms); what the harness adds around it; the GET /api/v1/transcripts page's own time.
  * - `history_scroll_back`: "Load earlier" clicked BENCH_HISTORY_PAGES times (50 turns a page), each time
  *   scrolled to the top as a reader would: main-thread long tasks meanwhile (target: none over 100 ms), and
  *   the slowest page from click to its turns on screen.
@@ -41,6 +42,25 @@ async function onScreen(page: Page, which: "first" | "last", text: string): Prom
   const turn = `.chat-turns > article:${which}-of-type`;
   const query = `document.querySelector("${turn}")?.textContent?.includes(${JSON.stringify(text)}) === true`;
   await waitFor(() => page.evaluate<boolean>(query), `"${text}" on screen`, { timeoutMs: TIMEOUT_MS, intervalMs: 5 });
+}
+
+/**
+ * Times the open in the page itself: from the click's event to the moment the newest reply's text is in the
+ * page (a mutation observer). Playwright's click waits for the tab to be stable and visible first, and each
+ * poll from here is a round trip: together 100–300 ms of the harness's own on this machine, which a user
+ * clicking does not wait for (printed apart, as `harness_median_ms`).
+ */
+function watchOpen(newest: string): string {
+  return `(() => {
+    window.__open = {};
+    document.addEventListener("click", () => { window.__open.click = performance.now(); }, { capture: true, once: true });
+    new MutationObserver((_, observer) => {
+      const reply = document.querySelector(".chat-turns > article:last-of-type .markdown");
+      if (!reply || !reply.textContent.includes(${JSON.stringify(newest)})) return;
+      window.__open.shown = performance.now();
+      observer.disconnect();
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  })()`;
 }
 
 function median(values: number[]): number {
@@ -100,12 +120,18 @@ try {
   const newest = `Answer ${TURNS - 1}.`;
 
   const open: number[] = [];
+  const harness: number[] = [];
   for (let run = 0; run <= RUNS; run++) {
     const { page, context } = await newPage();
+    await page.evaluate(watchOpen(newest));
     const t0 = performance.now();
     await page.getByRole("tab", { name: "Chat", exact: true }).click();
     await onScreen(page, "last", newest);
-    if (run > 0) open.push(performance.now() - t0);
+    const inPage = await page.evaluate<number>("window.__open.shown - window.__open.click");
+    if (run > 0) {
+      open.push(inPage);
+      harness.push(performance.now() - t0);
+    }
     await context.close();
   }
   const api: number[] = [];
@@ -120,6 +146,7 @@ try {
     runs: RUNS,
     median_ms: ms(median(open)),
     max_ms: ms(Math.max(...open)),
+    harness_median_ms: ms(median(harness)),
     api_page_median_ms: ms(median(api)),
     target_ms: 300,
     met: median(open) <= 300,

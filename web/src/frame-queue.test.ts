@@ -51,15 +51,15 @@ describe("FrameQueue", () => {
     assert.equal(frames.length, 0, "a frame was requested with nothing to do");
   });
 
-  it("shares one budget per frame, always moves the first job on, and lets jobs take turns", () => {
+  it("shares one budget per frame, always moves the first job on, the newest job first, then lets jobs take turns", () => {
     const { queue, frames, runFrame, job } = setup(10);
     const log: string[] = [];
     queue.add(job("a", 5, 4, log));
     queue.add(job("b", 5, 4, log));
     runFrame();
-    assert.deepEqual(log, ["a", "a", "a"], "a frame went past its budget by more than one unit");
+    assert.deepEqual(log, ["b", "b", "b"], "the newest job first, and no further than one unit past the budget");
     runFrame();
-    assert.deepEqual(log.slice(3), ["b", "b", "b"], "the job not reached did not go first");
+    assert.deepEqual(log.slice(3), ["a", "a", "a"], "the job not reached did not go first");
     runFrame();
     runFrame();
     assert.equal(log.filter((n) => n === "a").length, 5);
@@ -81,14 +81,15 @@ describe("FrameQueue", () => {
   it("a job that throws is reported and dropped, and the others run on in that frame and the next", () => {
     const { queue, frames, runFrame, job, errors } = setup(100);
     const log: string[] = [];
-    queue.add(job("a", 1, 1, log));
+    // Added last to first: the newest runs first.
+    queue.add(job("d", 3, 60, log));
+    queue.add(job("c", 1, 1, log));
     queue.add({
       run() {
         throw new RangeError("Maximum call stack size exceeded");
       },
     });
-    queue.add(job("c", 1, 1, log));
-    queue.add(job("d", 3, 60, log));
+    queue.add(job("a", 1, 1, log));
     runFrame();
     assert.equal(errors.length, 1);
     assert.ok(errors[0] instanceof RangeError);

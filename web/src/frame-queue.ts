@@ -2,9 +2,10 @@
  * Rendering work spread over animation frames with one time budget per frame for all of it, so a long
  * reply streaming in, or fifty long replies of the history at once, never hold the main thread for long:
  * each job does a unit of work while the frame's budget lasts and gets the next frame for the rest. The
- * first job of a frame always gets one unit, so everything moves on. Jobs take turns (round robin), and a
- * job added again before its frame runs once (coalescing). A job that throws is reported and dropped; the
- * others run on as if it had finished.
+ * first job of a frame always gets one unit, so everything moves on. A job new to the queue goes first:
+ * the views of a page of history are made top to bottom, and the newest — at the bottom, where the reader
+ * is — should show first. After that jobs take turns (round robin), and a job added again before its frame
+ * runs once (coalescing). A job that throws is reported and dropped; the others run on as if it had finished.
  */
 
 export interface FrameJob {
@@ -13,7 +14,7 @@ export interface FrameJob {
 }
 
 export class FrameQueue {
-  private readonly jobs = new Set<FrameJob>();
+  private jobs = new Set<FrameJob>();
   private scheduled = false;
 
   constructor(
@@ -24,7 +25,8 @@ export class FrameQueue {
   ) {}
 
   add(job: FrameJob): void {
-    this.jobs.add(job);
+    if (this.jobs.has(job)) return;
+    this.jobs = new Set([job, ...this.jobs]);
     if (this.scheduled) return;
     this.scheduled = true;
     this.requestFrame(this.frame);
