@@ -1,7 +1,7 @@
 /**
  * The Chat tab's history in a real Chromium: after a reload it shows what happened, not what memory kept —
  * a web turn's tool card and its reasoning (folded), a turn sent through waiter with its channel's badge
- * (also live while the page is open), a reminder sent on its own — and search finds a tool result's text;
+ * (also live while the page is open), a reminder a real timer fired — and search finds a tool result's text;
  * "New topic" marks the next message; the last turn asked again or edited keeps its versions, and a flip
  * chooses the one the next request holds.
  */
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { dashboardSkip, newPage, openDashboard, openTab, screenshot, sendChat } from "../fixtures/browser.js";
 import { CliLines } from "../fixtures/homed-process.js";
+import { waitFor } from "../fixtures/wait.js";
 import { startWebDaemon, TEST_API_KEY, type WebDaemon } from "../fixtures/webui.js";
 
 describe("chat history in a real browser", { skip: dashboardSkip }, () => {
@@ -43,7 +44,20 @@ describe("chat history in a real browser", { skip: dashboardSkip }, () => {
     const log = page.getByRole("log", { name: "Conversation" });
     const waiterTurn = log.getByRole("article").filter({ hasText: "hello from waiter" });
     await waiterTurn.getByText("via cli").waitFor();
-    await web.daemon.host.io.send("webui", "⏰ stand up and stretch", "reminder", false);
+    // A real timer: set by the model, fired by the timer plugin a second later.
+    web.llm.enqueue(
+      { toolCalls: [{ name: "timer_set", arguments: { in: "1s", message: "stand up and stretch" } }] },
+      { text: "I will remind you." },
+    );
+    assert.equal((await web.json("POST", "/api/v1/chat", { message: "remind me in a second" })).status, 200);
+    await waitFor(
+      async () =>
+        (await web.json("GET", "/api/v1/transcripts?limit=5")).body.items.some(
+          (e: { messageKind?: string }) => e.messageKind === "reminder",
+        ),
+      "the reminder to fire",
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
 
     await openDashboard(page, web.base, cookie);
     await openTab(page, "Chat");
