@@ -354,3 +354,21 @@ test("every acknowledged event survives the process being killed (no clean shutd
   assert.equal(window[48].response, "reply 48");
   assert.equal(index.count({ kind: "context" }), 50);
 });
+
+test("when the last turn leaves the window (pruned, forgotten), its versions go: they never take the place of the turn before", async () => {
+  const { context } = openLayers();
+  const turn = (ts: number, input: string, requestId: string) => ({
+    ...userEvent(ts, input, { channel: "webui" }),
+    requestId,
+  });
+  await context.append(turn(T0, "an earlier turn", "p"));
+  const v1 = await context.append(turn(T0 + 1, "the last turn", "v1"));
+  const { id: v2 } = await context.replace(v1, turn(T0 + 2, "the last turn, again", "v2"));
+  await context.remove([v2]);
+  assert.equal(context.lastTurn("webui")?.requestId, "p");
+  await assert.rejects(context.choose("webui", "v1"), /not a version/);
+  assert.deepEqual(
+    (await context.window()).map((e) => e.requestId),
+    ["p"],
+  );
+});

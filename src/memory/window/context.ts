@@ -144,6 +144,11 @@ export class RelevanceContext implements ContextWindow {
            (SELECT request_id FROM context_versions WHERE channel = ? ORDER BY stashed_at DESC, rowid DESC LIMIT ?)`,
       ),
       allVersions: db.prepare("SELECT request_id AS requestId, event FROM context_versions"),
+      channelsOf: db
+        .prepare(
+          "SELECT DISTINCT channel FROM context_window WHERE request_id IS NOT NULL AND id IN (SELECT value FROM json_each(?))",
+        )
+        .pluck(),
       lastTurn: db.prepare(
         `SELECT id, request_id AS requestId FROM context_window WHERE channel = ? AND request_id IS NOT NULL
          ORDER BY ts DESC, id DESC LIMIT 1`,
@@ -296,10 +301,26 @@ export class RelevanceContext implements ContextWindow {
 
   async remove(ids: number[]): Promise<number> {
     return this.index.write((w) => {
+      const ended = this.lastTurnsAmong(ids);
       let n = 0;
       for (const id of ids) n += this.st.delete.run(id).changes;
       w.remove(ids.map(contextItemId));
+      for (const channel of ended) this.st.dropVersions.run(channel);
       return n;
+    });
+  }
+
+  /**
+   * The channels whose last turn is among `ids`: once it leaves the window (archived, forgotten), its versions
+   * can no longer be chosen — nor may they take the place of the turn before it, which would be last then.
+   */
+  private lastTurnsAmong(ids: readonly number[]): string[] {
+    if (ids.length === 0) return [];
+    const leaving = new Set(ids);
+    const channels = this.st.channelsOf.all(JSON.stringify(ids)) as string[];
+    return channels.filter((c) => {
+      const last = this.lastTurn(c);
+      return last !== null && leaving.has(last.id);
     });
   }
 
@@ -363,6 +384,7 @@ export class RelevanceContext implements ContextWindow {
 
   /** Removes these events from the window and archives the ones that may be, in the caller's transaction. */
   private evictWith(w: IndexWriter, ids: readonly number[]): ContextEvent[] {
+    const ended = this.lastTurnsAmong(ids);
     const gone: ContextEvent[] = [];
     for (const id of ids) {
       const e = this.event(id);
@@ -374,6 +396,7 @@ export class RelevanceContext implements ContextWindow {
     // Archived first: a turn item takes its window item's place (same text: no tokenizing or embedding again).
     if (archivable.length > 0) this.docs.archive(archivable, "context_archived", w, (e) => contextItemId(e.id));
     w.remove(gone.map((e) => contextItemId(e.id)));
+    for (const channel of ended) this.st.dropVersions.run(channel);
     return gone;
   }
 
