@@ -55,7 +55,7 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
   if (task.kind === "input") {
     // A replacing turn takes its predecessor's place: the window does not grow.
     const room = deps.settings.maxContextSize() - (replacing ? 0 : 1);
-    await deps.context.prune(query ?? text, Math.max(0, room));
+    await deps.context.prune(query ?? text, Math.max(0, room), replacing ? [replacing.id] : undefined);
   }
   const event: NewContextEvent = {
     ts: Date.now(),
@@ -73,8 +73,9 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
     // In one transaction the earlier turn leaves (kept aside as a version); memory withdraws what it had of it.
     const swapped = await deps.context.replace(replacing.id, event);
     id = swapped.id;
-    await deps.memory?.superseded?.(swapped.replaced);
+    // Told first: the transcript's link is one small write, the raw log's rewrite may take a while.
     deps.onReplaced?.(replacing.requestId);
+    await deps.memory?.superseded?.(swapped.replaced);
   } else id = await deps.context.append(event);
   return { id, event, query };
 }

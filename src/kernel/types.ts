@@ -101,8 +101,11 @@ export interface ContextWindow {
   /** The turn's reply joins its input event. */
   respond(id: number, r: { response: string; toolsUsed: string[]; toolResults: ToolResultRecord[] }): Promise<void>;
   markUnanswered(id: number, reason: string): Promise<void>;
-  /** Keeps at most `keep` events, ranked for `query`; returns the events that left (archived or dropped). */
-  prune(query: string | PreparedQuery, keep: number): Promise<ContextEvent[]>;
+  /**
+   * Keeps at most `keep` events, ranked for `query`, never removing `spare` (the turn an input replaces);
+   * returns the events that left (archived or dropped).
+   */
+  prune(query: string | PreparedQuery, keep: number, spare?: readonly number[]): Promise<ContextEvent[]>;
   insertByTimestamp(events: NewContextEvent[]): Promise<number[]>;
   remove(ids: number[]): Promise<number>;
   /**

@@ -26,10 +26,8 @@ export async function chooseVersion(
   }
   await agent.chooseVersion(entry.channel, requestId);
   const chosenAt = now();
-  // Forgotten while the swap waited for its turn: the window refused it then; this is the entry's own race.
-  if (!store.chosen(requestId, chosenAt)) {
-    throw new HomeAgentError({ code: "not_found", message: `the turn "${requestId}" was forgotten meanwhile` });
-  }
+  // The window has it now; an entry that expired meanwhile just has nothing to mark.
+  store.chosen(requestId, chosenAt);
   agent.bus.publish("system", "kernel", { kind: "version_chosen", channel: entry.channel, requestId, chosenAt });
   return { chosenAt };
 }

@@ -41,8 +41,9 @@ export function recordTranscripts(bus: Pick<KernelBus, "subscribe">, store: Tran
     }),
     bus.subscribe("reasoning", ({ payload: p }) => store.reasoning(str(p.requestId), str(p.content))),
     bus.subscribe("approval", (e) => approval(store, e)),
-    bus.subscribe("system", ({ seq, payload: p }) => {
-      if (typeof p.requestId !== "string") return;
+    bus.subscribe("system", ({ seq, source, payload: p }) => {
+      // The kernel's news only: a plugin may publish system events too, not rewrite what happened.
+      if (source !== "kernel" || typeof p.requestId !== "string") return;
       if (p.kind === "interrupt") {
         store.item(p.requestId, { type: "interrupt", id: String(seq), source: str(p.source), text: str(p.text) });
       } else if (p.kind === "turn_replaced" && typeof p.replaces === "string") store.replaced(p.requestId, p.replaces);

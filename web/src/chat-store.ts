@@ -83,6 +83,7 @@ function subscribe(): void {
   events.on("tool_call", (e) => set(applyTool(turns, e.payload)));
   events.on("agent_output", (e) => set(applyOutput(turns, e.payload, e.seq)));
   events.on("system", (e) => {
+    if (e.source !== "kernel") return;
     if (e.payload.kind === "version_chosen" && typeof e.payload.requestId === "string") {
       set(chooseVersion(turns, e.payload.requestId));
     } else if (e.payload.kind === "interrupt") set(applyInterrupt(turns, e.payload, e.seq));

@@ -14,6 +14,8 @@
 export interface BusEvent {
   seq: number;
   type: string;
+  /** "kernel", or the plugin that published it. */
+  source?: string;
   payload: Record<string, unknown>;
 }
 
@@ -109,13 +111,15 @@ export class EventStream {
       this.fresh = false;
     }
     let payload: Record<string, unknown> = {};
+    let source: string | undefined;
     try {
-      const parsed = JSON.parse(String(msg.data)) as { payload?: Record<string, unknown> };
+      const parsed = JSON.parse(String(msg.data)) as { payload?: Record<string, unknown>; source?: unknown };
       payload = parsed.payload ?? (parsed as Record<string, unknown>);
+      if (typeof parsed.source === "string") source = parsed.source;
     } catch {
       payload = { text: msg.data };
     }
-    for (const listener of this.listeners.get(msg.type) ?? []) listener({ seq, type: msg.type, payload });
+    for (const listener of this.listeners.get(msg.type) ?? []) listener({ seq, type: msg.type, source, payload });
   };
 }
 

@@ -103,4 +103,17 @@ describe("FrameQueue", () => {
     assert.deepEqual(log.slice(5), ["e"], "the queue stopped after the error");
     assert.equal(errors.length, 1, "the failing job ran again");
   });
+
+  it("a job that keeps coming back (a stream) takes its turn at the end: it never starves the others", () => {
+    const { queue, runFrame, job } = setup(10);
+    const log: string[] = [];
+    queue.add(job("history", 3, 20, log));
+    // Done with what it had each time (one unit, over the whole budget), given more before the next frame.
+    const stream = job("stream", 1, 20, log);
+    for (let frame = 0; frame < 6; frame++) {
+      queue.add(stream);
+      runFrame();
+    }
+    assert.equal(log.filter((n) => n === "history").length, 3, log.join(" "));
+  });
 });

@@ -2,7 +2,7 @@
  * Rendering work spread over animation frames with one time budget per frame for all of it, so a long
  * reply streaming in, or fifty long replies of the history at once, never hold the main thread for long:
  * each job does a unit of work while the frame's budget lasts and gets the next frame for the rest. The
- * first job of a frame always gets one unit, so everything moves on. A job new to the queue goes first:
+ * first job of a frame always gets one unit, so everything moves on. A job that never ran goes first:
  * the views of a page of history are made top to bottom, and the newest — at the bottom, where the reader
  * is — should show first. After that jobs take turns (round robin), and a job added again before its frame
  * runs once (coalescing). A job that throws is reported and dropped; the others run on as if it had finished.
@@ -15,6 +15,7 @@ export interface FrameJob {
 
 export class FrameQueue {
   private jobs = new Set<FrameJob>();
+  private readonly ran = new WeakSet<FrameJob>();
   private scheduled = false;
 
   constructor(
@@ -26,7 +27,9 @@ export class FrameQueue {
 
   add(job: FrameJob): void {
     if (this.jobs.has(job)) return;
-    this.jobs = new Set([job, ...this.jobs]);
+    // Only a job that never ran goes first: one that keeps coming back (a stream) takes its turn at the end.
+    if (this.ran.has(job)) this.jobs.add(job);
+    else this.jobs = new Set([job, ...this.jobs]);
     if (this.scheduled) return;
     this.scheduled = true;
     this.requestFrame(this.frame);
@@ -55,6 +58,7 @@ export class FrameQueue {
   };
 
   private runJob(job: FrameJob, hasTime: () => boolean): boolean {
+    this.ran.add(job);
     try {
       return job.run(hasTime);
     } catch (error) {

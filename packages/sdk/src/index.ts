@@ -122,10 +122,11 @@ export interface InjectOptions {
   newTopic?: boolean;
   /**
    * The request id of this channel's last turn, which this input takes the place of (its reply asked
-   * again, or its message edited): in one write the earlier turn leaves the context window (its raw-log
-   * line and its waiting distill candidate go too) and this one comes in, so neither the model nor memory
-   * sees both. Refused ("invalid_argument") when that turn is not the channel's last, or has left the window.
-   * Survives a restart: the window keeps each turn's request id.
+   * again, or its message edited): in one write the earlier turn leaves the context window — kept aside as
+   * it was, a version `TranscriptsAPI.choose` can bring back — and this one comes in, so the model sees one
+   * version. Its raw-log line goes and its distill candidate waits aside, unless it was distilled already
+   * (facts taken from it stay). Refused ("invalid_argument") before it is queued when that turn is not the
+   * channel's last still in the window. Survives a restart: the window keeps each turn's request id.
    */
   replaces?: string;
 }

@@ -63,7 +63,8 @@ export interface TranscriptEntry {
   replaces?: string;
   /**
    * When this version was chosen back (`TranscriptsAPI.choose`), unix ms. Of a turn's versions, the one in
-   * memory is the one with the latest `chosenAt`, or else `ts`.
+   * use is the one with the latest `chosenAt`, or else `ts` (while that turn is the channel's last in the
+   * context window; once it has left, none can be chosen).
    */
   chosenAt?: number;
   /** The user's message ("" for a message). */

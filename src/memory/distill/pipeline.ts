@@ -23,6 +23,8 @@ import { slicedJob } from "./slice.js";
 export const DISTILL_SESSION = "distill";
 
 const DAY = 24 * 60 * 60 * 1000;
+/** How long the candidate of a replaced version waits to be chosen back before it goes. */
+const PARKED_RETENTION_MS = DAY;
 
 export interface CandidateTurn {
   ts: number;
@@ -222,7 +224,13 @@ export class DistillPipeline {
   }
 
   private expire(): number {
-    return this.db.prepare("DELETE FROM distill_candidates WHERE ts < ?").run(this.now() - this.retentionMs).changes;
+    const now = this.now();
+    // A replaced version's candidate waits a day at most: the text was taken back, and is chosen again soon or not at all.
+    return (
+      this.db.prepare("DELETE FROM distill_candidates WHERE ts < ?").run(now - this.retentionMs).changes +
+      this.db.prepare("DELETE FROM distill_candidates WHERE parked = 1 AND ts < ?").run(now - PARKED_RETENTION_MS)
+        .changes
+    );
   }
 
   private trim(): number {

@@ -372,3 +372,18 @@ test("when the last turn leaves the window (pruned, forgotten), its versions go:
     ["p"],
   );
 });
+
+test("a last turn with versions is kept by prune, even chosen back with its old time behind newer events", async () => {
+  const { context } = openLayers();
+  const v1 = await context.append({ ...userEvent(T0, "capital of France?", { channel: "webui" }), requestId: "v1" });
+  await context.replace(v1, {
+    ...userEvent(T0 + 1, "capital of France, again?", { channel: "webui" }),
+    requestId: "v2",
+  });
+  for (let i = 0; i < 15; i++) await context.append(userEvent(T0 + 10 + i, `timer note ${i}`, { channel: "timer" }));
+  await context.choose("webui", "v1");
+  const gone = await context.prune("anything", 5);
+  assert.ok(!gone.some((e) => e.requestId === "v1"), "the chosen version stayed");
+  assert.equal(context.lastTurn("webui")?.requestId, "v1");
+  assert.equal((await context.choose("webui", "v2"))?.replaced.requestId, "v1");
+});

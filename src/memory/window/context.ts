@@ -144,6 +144,7 @@ export class RelevanceContext implements ContextWindow {
            (SELECT request_id FROM context_versions WHERE channel = ? ORDER BY stashed_at DESC, rowid DESC LIMIT ?)`,
       ),
       allVersions: db.prepare("SELECT request_id AS requestId, event FROM context_versions"),
+      versionChannels: db.prepare("SELECT DISTINCT channel FROM context_versions").pluck(),
       channelsOf: db
         .prepare(
           "SELECT DISTINCT channel FROM context_window WHERE request_id IS NOT NULL AND id IN (SELECT value FROM json_each(?))",
@@ -194,18 +195,25 @@ export class RelevanceContext implements ContextWindow {
   }
 
   /**
-   * Keeps at most `keep` events: the newest `protectRecent` always, then the best-scored for `query` among
-   * the older ones. The others leave the window and, in the same transaction, become one document (except
+   * Keeps at most `keep` events: the newest `protectRecent`, `spare` and each channel's last turn that has
+   * versions always, then the best-scored for `query` among the older ones. The others leave the window and, in the same transaction, become one document (except
    * NoMemory events and the sources that are never archived). Returns every event that left.
    */
-  async prune(query: string | PreparedQuery, keep: number): Promise<ContextEvent[]> {
+  async prune(query: string | PreparedQuery, keep: number, spare: readonly number[] = []): Promise<ContextEvent[]> {
     if (!Number.isInteger(keep) || keep < 0) {
       throw new ContextError({ code: "context_invalid", message: `prune keeps a whole number of events, got ${keep}` });
     }
     // Ids only: this runs on every user turn, and only the events that leave are read whole (by evictWith).
     const ids = this.st.ids.all() as number[];
     if (ids.length <= keep) return [];
-    const older = ids.slice(0, ids.length - Math.min(this.protectRecent, keep));
+    // Kept whatever the ranking: the newest, the turn about to be replaced, and a last turn with versions (one
+    // chosen back keeps its old time, so it may sit behind newer events).
+    const held = new Set([
+      ...ids.slice(ids.length - Math.min(this.protectRecent, keep)),
+      ...spare,
+      ...this.versioned(),
+    ]);
+    const older = ids.filter((id) => !held.has(id));
     const slots = keep - (ids.length - older.length);
     const kept = new Set<number>();
     if (slots > 0) {
@@ -285,6 +293,12 @@ export class RelevanceContext implements ContextWindow {
     const hits = rows.filter((r) => mentions(r.event));
     if (remove) for (const r of hits) this.st.unstash.run(r.requestId);
     return hits.length;
+  }
+
+  /** The events that are the last turn of a channel with stashed versions. */
+  private versioned(): number[] {
+    const channels = this.st.versionChannels.all() as string[];
+    return channels.flatMap((c) => this.lastTurn(c)?.id ?? []);
   }
 
   /** Keeps a replaced user turn (its version) as it was, at most MAX_TURN_VERSIONS a channel. */

@@ -91,7 +91,8 @@ export function ChatTab() {
   const submit = (event: Event) => {
     event.preventDefault();
     const message = text.trim();
-    if (!message && !file) return;
+    // A message sent before the version chosen is in the window would be answered without it, and end it.
+    if ((!message && !file) || choosing) return;
     setText("");
     setFile(null);
     if (fileInput.current) fileInput.current.value = "";
@@ -284,7 +285,9 @@ export function ChatTab() {
               {t.stop}
             </button>
           )}
-          <button type="submit">{t.send}</button>
+          <button type="submit" disabled={choosing}>
+            {t.send}
+          </button>
         </div>
       </form>
     </div>
