@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { TranscriptEntry } from "@homeagent/sdk";
+import Database from "better-sqlite3";
 import { CliLines } from "./fixtures/homed-process.js";
 import { startWebDaemon, TEST_API_KEY, type WebDaemon } from "./fixtures/webui.js";
 
@@ -173,4 +174,32 @@ test("after a restart the last turn can still be asked again, and its first vers
   const unknown = await w.json("POST", "/api/v1/transcripts/choose", { request_id: "req_nothing" });
   assert.equal(unknown.status, 404);
   assert.equal((await w.json("POST", "/api/v1/transcripts/choose", {})).status, 400);
+});
+
+test("a replaced version's fact candidate waits aside with it, and is due again when that version is chosen back", async () => {
+  const candidates = () => {
+    const db = new Database(join(w.daemon.paths.root, "memory.db"), { readonly: true });
+    try {
+      return db.prepare("SELECT content, parked FROM distill_candidates ORDER BY id").all() as Array<{
+        content: string;
+        parked: number;
+      }>;
+    } finally {
+      db.close();
+    }
+  };
+  w.llm.enqueue({ text: "Lyon, noted." });
+  const first = await w.json("POST", "/api/v1/chat", { message: "I live in Lyon" });
+  w.llm.enqueue({ text: "Paris, noted." });
+  await w.json("POST", "/api/v1/chat", { message: "I live in Paris", replaces: first.body.requestId });
+  const lives = () => candidates().filter((c) => c.content.startsWith("I live in"));
+  assert.deepEqual(lives(), [
+    { content: "I live in Lyon", parked: 1 },
+    { content: "I live in Paris", parked: 0 },
+  ]);
+  assert.equal((await w.json("POST", "/api/v1/transcripts/choose", { request_id: first.body.requestId })).status, 200);
+  assert.deepEqual(lives(), [
+    { content: "I live in Lyon", parked: 0 },
+    { content: "I live in Paris", parked: 1 },
+  ]);
 });

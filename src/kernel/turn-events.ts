@@ -70,7 +70,7 @@ export async function openTurn(deps: EventDeps, task: InputTask, ctx: MutableSta
   };
   let id: number;
   if (replacing) {
-    // In one transaction the earlier turn leaves (kept aside as a version); memory withdraws what it had of it.
+    // In one transaction the earlier turn leaves (kept aside as a version, its distill candidate too).
     const swapped = await deps.context.replace(replacing.id, event);
     id = swapped.id;
     // Told first: the transcript's link is one small write, the raw log's rewrite may take a while.

@@ -152,14 +152,11 @@ export interface MemoryContext {
    */
   turnDone(requestId: string, e: ContextEvent | null): Promise<void>;
   /**
-   * A turn was replaced in the window (asked again, or edited): what it left in the raw log and in the
-   * distiller's waiting candidates goes too, so that nothing downstream sees both versions.
+   * A turn was replaced in the window (asked again, or edited): its raw-log line goes too. (Its distill
+   * candidate was set aside by the window's own swap, in the same transaction.)
    */
   superseded?(e: ContextEvent): Promise<void>;
-  /**
-   * An earlier version of a turn was chosen back into the window: its raw-log line returns, and its distill
-   * candidate, if it was still waiting when the version was replaced (one already distilled is not again).
-   */
+  /** An earlier version of a turn was chosen back into the window: its raw-log line returns. */
   restored?(e: ContextEvent): Promise<void>;
 }
 

@@ -56,9 +56,8 @@ export class LayeredMemoryContext implements MemoryContext {
   }
 
   async superseded(e: ContextEvent): Promise<void> {
+    // Its distill candidate waits aside already (the window's swap did it, in its transaction).
     if (e.noMemory) return;
-    // Its own candidate only (by its time): the same text said in another turn stays.
-    this.deps.pipeline.withdraw({ ts: e.ts, input: e.input });
     try {
       await this.deps.textlog.purge((line) => line.ts === e.ts && line.input === e.input);
     } catch (err) {
@@ -67,9 +66,7 @@ export class LayeredMemoryContext implements MemoryContext {
   }
 
   async restored(e: ContextEvent): Promise<void> {
-    if (e.noMemory) return;
-    this.deps.pipeline.restore({ ts: e.ts, input: e.input });
-    this.logTurn(e);
+    if (!e.noMemory) this.logTurn(e);
   }
 
   async turnDone(requestId: string, e: ContextEvent | null): Promise<void> {

@@ -75,6 +75,8 @@ export class MemorySystem {
     this.context = new RelevanceContext(db, this.index, this.docs, {
       onOverflow: (events) =>
         log.warn(`context window over its safety cap: ${events.length} oldest event(s) archived early`),
+      // The pipeline is made below; a swap only happens once turns run.
+      onSwap: (left, came) => this.pipeline.swapped(left, came),
     });
     const migrated = migrateLegacyContext(db, this.index, this.context, this.docs);
     if (migrated) {

@@ -209,16 +209,19 @@ test("with the real graph: facts said in both languages land on one subject, the
   await index.close();
 });
 
-test("a withdrawn candidate (its turn replaced) waits aside, undistilled, until its version is chosen back", async () => {
+test("the candidate of a version that left the window waits aside, undistilled, until that version comes back", async () => {
   const { graph, pipeline } = setup();
-  pipeline.offer(said("我住在北京", T0 - 1000));
-  assert.equal(pipeline.withdraw({ ts: T0 - 1000, input: "我住在北京" }), 1);
+  const lived = { ts: T0 - 1000, input: "我住在北京", noMemory: false };
+  const asked = { ts: T0 - 500, input: "我住在上海", noMemory: false };
+  pipeline.offer(said(lived.input, lived.ts));
+  assert.equal(pipeline.swapped(lived, asked), 1, "asked again: the first version's candidate waits aside");
   assert.equal(pipeline.pending(), 0);
   await pipeline.tick();
   assert.equal(graph.commits.length, 0, "a replaced version is not distilled");
-  assert.equal(pipeline.restore({ ts: T0 - 1000, input: "我住在北京" }), 1);
+  assert.equal(pipeline.swapped(asked, lived), 1, "chosen back: it waits to be distilled again");
   assert.equal(pipeline.pending(), 1);
   await pipeline.tick();
-  assert.equal(graph.commits.length, 1, "chosen back, it is");
-  assert.equal(pipeline.restore({ ts: T0 - 1000, input: "我住在北京" }), 0, "distilled once: not offered again");
+  assert.equal(graph.commits.length, 1);
+  assert.equal(pipeline.swapped(asked, lived), 0, "distilled once: not offered again");
+  assert.equal(pipeline.swapped({ ...lived, noMemory: true }, asked), 0, "a NoMemory turn offered nothing");
 });

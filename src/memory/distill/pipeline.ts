@@ -135,20 +135,15 @@ export class DistillPipeline {
   }
 
   /**
-   * Sets aside what one turn offered (the turn was replaced: asked again or edited): not distilled unless
-   * `restore` brings it back (that version was chosen again). Returns how many.
+   * One version of a turn left the context window and another came in (asked again, edited, or chosen
+   * back): the candidate of the one that left waits aside, not distilled, and the one that came in (a version
+   * chosen back) is distilled after all if it was still waiting. One already distilled is not again. Runs
+   * inside the window's transaction. Returns how many candidates moved.
    */
-  withdraw(turn: { ts: number; input: string }): number {
-    return this.db
-      .prepare("UPDATE distill_candidates SET parked = 1 WHERE ts = ? AND content = ?")
-      .run(turn.ts, turn.input.slice(0, MAX_LINE_CHARS)).changes;
-  }
-
-  /** A withdrawn turn's candidate waits to be distilled again (its version was chosen back); returns how many. */
-  restore(turn: { ts: number; input: string }): number {
-    return this.db
-      .prepare("UPDATE distill_candidates SET parked = 0 WHERE ts = ? AND content = ?")
-      .run(turn.ts, turn.input.slice(0, MAX_LINE_CHARS)).changes;
+  swapped(left: { ts: number; input: string; noMemory: boolean }, came: { ts: number; input: string }): number {
+    const park = this.db.prepare("UPDATE distill_candidates SET parked = ? WHERE ts = ? AND content = ?");
+    const parked = left.noMemory ? 0 : park.run(1, left.ts, left.input.slice(0, MAX_LINE_CHARS)).changes;
+    return parked + park.run(0, came.ts, came.input.slice(0, MAX_LINE_CHARS)).changes;
   }
 
   /** Deletes the candidates whose text `match` accepts (forgetting); returns how many. */

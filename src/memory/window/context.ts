@@ -34,6 +34,11 @@ export interface RelevanceContextOptions {
   /** Sources whose pruned events are dropped, not archived (default agentcli, terminal). */
   noArchiveSources?: readonly string[];
   onOverflow?: (events: ContextEvent[]) => void;
+  /**
+   * A version of a turn left the window and another came in (`replace`, `choose`): called inside the same
+   * transaction, so what memory keeps of each (their distill candidates) changes with the window or not at all.
+   */
+  onSwap?: (left: ContextEvent, came: NewContextEvent) => void;
 }
 
 export const CONTEXT_LIMITS = {
@@ -255,6 +260,7 @@ export class RelevanceContext implements ContextWindow {
       this.st.delete.run(oldId);
       w.remove([contextItemId(oldId)]);
       this.stash(replaced);
+      this.opts.onSwap?.(replaced, e);
       return { id: this.insertWith(w, [e])[0], replaced };
     });
   }
@@ -282,6 +288,7 @@ export class RelevanceContext implements ContextWindow {
       this.st.unstash.run(requestId);
       this.stash(replaced);
       const event = JSON.parse(stashed) as NewContextEvent;
+      this.opts.onSwap?.(replaced, event);
       const id = this.insertWith(w, [event])[0];
       return { chosen: this.event(id)!, replaced };
     });
