@@ -27,6 +27,7 @@ import { authHost } from "../plugins/auth-host.js";
 import { ForgetHooks } from "../plugins/forget-hooks.js";
 import { type PluginFactory, PluginRegistry } from "../plugins/registry.js";
 import type { PluginHost } from "../plugins/sdk-impl.js";
+import { WriteBacklog } from "../transcripts/backlog.js";
 import { chooseVersion } from "../transcripts/choose.js";
 import { openTranscriptsDb } from "../transcripts/database.js";
 import { recordTranscripts } from "../transcripts/recorder.js";
@@ -146,7 +147,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     maxDays: () => config.getInt("core.transcripts.max_days"),
     maxBytes: () => config.getInt("core.transcripts.max_mb") * 1024 * 1024,
   });
-  const { send, ...parts } = agentParts(kernelLog, inbox, (message) => transcripts.message(message));
+  const transcriptWrites = new WriteBacklog((msg) => kernelLog.warn(msg));
+  const { send, ...parts } = agentParts(kernelLog, inbox, (message) =>
+    transcriptWrites.run(() => transcripts.message(message)),
+  );
   const agent = new Agent({
     llm,
     context: memory.context,
@@ -158,7 +162,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     words: tokenize,
   });
   memory.attach(agent);
-  recordTranscripts(agent.bus, transcripts);
+  recordTranscripts(agent.bus, transcripts, transcriptWrites);
   const approvals = new ApprovalBroker({
     store: new ApprovalStore(memoryDb),
     timeoutMs: () => config.getDuration("core.agent.approval_timeout"),
@@ -290,6 +294,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       await ready.close();
       await memory.close();
       memoryDb.close();
+      transcriptWrites.close();
       transcriptsDb.close();
       auth.close();
       config.close();

@@ -3,7 +3,8 @@
  * calls, reasoning, approvals and reply; NoMemory turns are kept and self-tasks are not; messages sent on
  * their own are entries too; pages go backwards by id, per channel; search finds Chinese and English text of
  * tool results; forget removes every entry that mentions the text (search rows included); age and size
- * bound the whole; a turn cut off by a crash reads as interrupted after a restart.
+ * bound the whole; a turn cut off by a crash reads as interrupted after a restart; writes that meet a busy
+ * file wait and land.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -11,8 +12,10 @@ import { join } from "node:path";
 import { test } from "node:test";
 import Database from "better-sqlite3";
 import { tempDir } from "../../test/fixtures/temp-dir.js";
+import { waitFor } from "../../test/fixtures/wait.js";
 import { EventBus } from "../events/bus.js";
 import { DAY } from "../util/time-units.js";
+import { WriteBacklog } from "./backlog.js";
 import { recordTranscripts } from "./recorder.js";
 import { TranscriptStore } from "./store.js";
 
@@ -28,7 +31,7 @@ function open(opts: { maxDays?: number; maxBytes?: number; now?: () => number; f
   const bus = new EventBus((err) => {
     throw err;
   });
-  recordTranscripts(bus, store);
+  recordTranscripts(bus, store, new WriteBacklog(() => {}, 5));
   return { db, store, bus, file };
 }
 
@@ -269,4 +272,17 @@ test("a turn that took another's place says so once the window has it; the one c
   assert.equal(store.turn("r1")?.reply, "Lyon");
   assert.equal(store.chosen("nope", 1), false);
   assert.equal(store.turn("nope"), null);
+});
+
+test("writes that meet a busy file (the scrub's VACUUM) wait in order and land once it is free; none is lost", async () => {
+  const { store, bus, file } = open();
+  const scrub = new Database(file);
+  scrub.exec("BEGIN IMMEDIATE");
+  turn(bus, "r1", "said while the file was busy", "and answered");
+  assert.equal(store.list().items.length, 0, "nothing could be written yet");
+  scrub.exec("COMMIT");
+  scrub.close();
+  await waitFor(() => store.list().items.length === 1, "the waiting writes to land");
+  const entry = store.list({ channel: "cli" }).items[0];
+  assert.deepEqual([entry.input, entry.reply, entry.status], ["said while the file was busy", "and answered", "done"]);
 });
