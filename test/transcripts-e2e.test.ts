@@ -6,11 +6,13 @@
  * ask first.
  */
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { TranscriptEntry } from "@homeagent/sdk";
 import Database from "better-sqlite3";
 import { CliLines } from "./fixtures/homed-process.js";
+import { waitFor } from "./fixtures/wait.js";
 import { startWebDaemon, TEST_API_KEY, type WebDaemon } from "./fixtures/webui.js";
 
 let w: WebDaemon;
@@ -202,4 +204,22 @@ test("a replaced version's fact candidate waits aside with it, and is due again 
     { content: "I live in Lyon", parked: 0 },
     { content: "I live in Paris", parked: 1 },
   ]);
+});
+
+test("a replaced turn's raw-log line goes even when the line was cut to fit the log", async () => {
+  const textLines = (needle: string) => {
+    const dir = join(w.daemon.paths.root, "memory", "text");
+    return readdirSync(dir)
+      .flatMap((f) => readFileSync(join(dir, f), "utf8").split("\n"))
+      .filter((l) => l.includes(needle)).length;
+  };
+  const long = `LONGMARK-7 ${"x".repeat(60_000)}`;
+  w.llm.enqueue({ text: "y".repeat(10_000) });
+  const first = await w.json("POST", "/api/v1/chat", { message: long });
+  w.llm.enqueue({ text: "short" });
+  await w.json("POST", "/api/v1/chat", { message: long, replaces: first.body.requestId });
+  w.llm.enqueue({ text: "ok" });
+  await w.json("POST", "/api/v1/chat", { message: "AFTERMARK-7" });
+  await waitFor(() => textLines("AFTERMARK-7") === 1, "the next turn's line");
+  assert.equal(textLines("LONGMARK-7"), 1, "only the version in use");
 });

@@ -59,7 +59,11 @@ export class LayeredMemoryContext implements MemoryContext {
     // Its distill candidate waits aside already (the window's swap did it, in its transaction).
     if (e.noMemory) return;
     try {
-      await this.deps.textlog.purge((line) => line.ts === e.ts && line.input === e.input);
+      // A line cut to fit the log's line limit holds the start of its input.
+      await this.deps.textlog.purge(
+        (line) =>
+          line.ts === e.ts && (line.input === e.input || (line.truncated === true && e.input.startsWith(line.input))),
+      );
     } catch (err) {
       this.deps.warn(`text log: the replaced turn's line could not be removed: ${errorMessage(err)}`);
     }
