@@ -184,7 +184,7 @@ function complete(id: number, e: NewContextEvent): ContextEvent {
 /** The turn's tool results as memory keeps them: NoMemory flags and cleaned text from each tool's definition. */
 export async function toolRecords(
   deps: Pick<EventDeps, "tools" | "warn">,
-  results: ReadonlyArray<Pick<ToolResult, "name" | "content">>,
+  results: ToolResult[],
 ): Promise<ToolResultRecord[]> {
   let left = MEMORY_TOOL_CHARS;
   const kept = results.map((r) => {

@@ -87,7 +87,10 @@ export interface ContextEvent {
   cleanInput?: string;
   /** Why a user input got no reply (LLM error, cancelled, shutdown): the next prompt shows it as unanswered. */
   unanswered?: string;
-  /** The request of a user's turn (kind "input"): which turn `InjectOptions.replaces` and a chosen version name. */
+  /**
+   * The request of a user's turn (an input, or an interrupt answered on its own): what `InjectOptions.replaces`
+   * and a chosen version name. The channel's newest event that has one is its last turn.
+   */
   requestId?: string;
 }
 

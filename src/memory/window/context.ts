@@ -201,8 +201,9 @@ export class RelevanceContext implements ContextWindow {
 
   /**
    * Keeps at most `keep` events: the newest `protectRecent`, `spare` and each channel's last turn that has
-   * versions always, then the best-scored for `query` among the older ones. The others leave the window and, in the same transaction, become one document (except
-   * NoMemory events and the sources that are never archived). Returns every event that left.
+   * versions always, then the best-scored for `query` among the older ones. The others leave the window and,
+   * in the same transaction, become one document (except NoMemory events and the sources that are never
+   * archived). Returns every event that left.
    */
   async prune(query: string | PreparedQuery, keep: number, spare: readonly number[] = []): Promise<ContextEvent[]> {
     if (!Number.isInteger(keep) || keep < 0) {
