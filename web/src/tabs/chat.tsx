@@ -294,11 +294,6 @@ export function ChatTab() {
   );
 }
 
-/**
- * A turn and its versions: flipping shows another one — and on the page's last turn makes it the one in
- * memory first (the daemon's next request holds only it). A version that never reached the daemon (no
- * request id) can only be looked at.
- */
 interface ShownProps {
   item: ShownTurn;
   t: Messages;
@@ -323,6 +318,11 @@ const ShownTurnView = memo(
     a.running === b.running,
 );
 
+/**
+ * A turn and its versions: flipping shows another one — and on the page's last turn makes it the one in
+ * memory first (the daemon's next request holds only it). A version that never reached the daemon (no
+ * request id) can only be looked at.
+ */
 function ShownTurnBody(props: ShownProps) {
   const { item, t, chooses } = props;
   /** The version looked at, when not the one in use. */
