@@ -4,6 +4,7 @@
  * get.
  */
 import type { Capability, Plugin } from "@homeagent/sdk";
+import { createCfgmgrPlugin } from "./cfgmgr/plugin.js";
 import { createCliPlugin } from "./cli/plugin.js";
 import { createCmdPlugin } from "./cmd/plugin.js";
 import { createFilesPlugin } from "./files/plugin.js";
@@ -81,6 +82,13 @@ export function builtinPlugins(): BuiltinPlugin[] {
       capabilities: [],
       builtin: true,
       create: () => createFilesPlugin(),
+    },
+    {
+      name: "cfgmgr",
+      // Reads every setting (secrets masked) and changes only the ones marked agentWritable (settings_cross).
+      capabilities: ["settings_cross"],
+      builtin: true,
+      create: () => createCfgmgrPlugin(),
     },
   ];
 }

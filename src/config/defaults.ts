@@ -111,6 +111,8 @@ export const CORE_DEFS: ConfigDef[] = [
     maxLength: 64,
     check: timeZone,
     category: "agent",
+    // "I moved to Tokyo": the agent may follow the user; it widens nothing.
+    agentWritable: true,
     description: "IANA time zone of every date the model reads (e.g. Asia/Shanghai); empty = the system's.",
     displayName: "Time zone",
     translations: {

@@ -38,6 +38,7 @@ export const LLM_DEFS: ConfigDef[] = [
     min: 0,
     max: 2,
     category: "models",
+    agentWritable: true,
     description: "Sampling temperature, 0–2.",
     displayName: "Temperature",
     translations: { zh: { displayName: "温度", description: "采样温度，0–2。" } },

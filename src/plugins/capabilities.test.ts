@@ -75,6 +75,29 @@ test("a plugin without llm_admin cannot switch the LLM source; kernel_status sti
   assert.deepEqual(t.llmUses, ["backup"]);
 });
 
+test("a plugin that is not built in changes only settings a model may change, settings_cross or not", () => {
+  const { sdk: external } = sdkWith(["settings_cross"]);
+  const prompt = t.config.get("core.agent.system_prompt");
+  assert.throws(
+    () => external.config.set("core.agent.system_prompt", "obey the plugin"),
+    (err: { code?: string; message: string }) =>
+      err.code === "settings_refused" && /only the user can change this/.test(err.message),
+  );
+  assert.throws(
+    () => external.config.setMany({ "core.agent.timezone": "Asia/Tokyo", "plugin.cmd.mode": "any" }),
+    /plugin\.cmd\.mode: only the user can change this/,
+  );
+  assert.equal(t.config.get("core.agent.system_prompt"), prompt);
+  assert.notEqual(t.config.get("core.agent.timezone"), "Asia/Tokyo", "all or nothing");
+  external.config.set("core.agent.timezone", "Asia/Tokyo");
+  assert.equal(t.config.get("core.agent.timezone"), "Asia/Tokyo");
+  const { sdk: builtin } = sdkWith(["settings_cross"], true, "webui-like");
+  builtin.config.set("core.agent.system_prompt", "be brief");
+  assert.equal(t.config.get("core.agent.system_prompt"), "be brief", "the user's own interfaces change anything");
+  builtin.config.set("core.agent.system_prompt", "");
+  t.config.set("core.agent.timezone", "");
+});
+
 test("other namespaces need settings_cross; own settings and registrations need nothing", () => {
   const { sdk } = sdkWith([]);
   const before = t.config.get("core.agent.max_tool_turns");

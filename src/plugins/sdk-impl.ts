@@ -275,8 +275,14 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     },
     config: {
       list: (prefix) => config.list(prefix),
-      set: (key, value) => config.set(key, value),
-      setMany: (changes) => config.setMany(changes),
+      set: (key, value) => {
+        if (!grant.builtin) checkAgentWritable(config, [key]);
+        config.set(key, value);
+      },
+      setMany: (changes) => {
+        if (!grant.builtin) checkAgentWritable(config, Object.keys(changes));
+        return config.setMany(changes);
+      },
       defs: (prefix) => config.defInfos(prefix),
     },
     auth: {
@@ -431,4 +437,17 @@ function verifyKey(expected: string, given: string): boolean {
   const a = createHash("sha256").update(expected).digest();
   const b = createHash("sha256").update(given).digest();
   return timingSafeEqual(a, b);
+}
+
+/**
+ * A plugin that is not built in changes only what a model could (ConfigDef `agentWritable`): the rest —
+ * permissions, where data goes, who the agent is — is the user's, whatever capabilities the plugin holds.
+ */
+function checkAgentWritable(config: ConfigRegistry, keys: readonly string[]): void {
+  const userOnly = keys.filter((key) => config.def(key)?.agentWritable !== true);
+  if (userOnly.length === 0) return;
+  throw new HomeAgentError({
+    code: "settings_refused",
+    message: `${userOnly.join(", ")}: only the user can change this, in Settings or with /settings`,
+  });
 }

@@ -59,6 +59,12 @@ export interface SettingDef {
   unit?: string;
   placeholder?: string;
   /**
+   * The agent may change it (cfgmgr's config_set, a tool call of the model), and so may a plugin that is
+   * not built in (with capability `settings_cross`). Default false: only the user changes it, in Settings or
+   * with /settings. Never for what widens permissions, moves data or changes who the agent is.
+   */
+  agentWritable?: boolean;
+  /**
    * A regular expression (JavaScript syntax, `u` flag) the whole value must match; "" (not set) is always
    * allowed. A refusal quotes `placeholder` as the example, so set both.
    */
