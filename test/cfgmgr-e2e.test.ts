@@ -79,6 +79,12 @@ test("the model reads its settings, secrets masked, and what it may change", asy
   assert.match(keys, /plugin\.probe\.level \(int, user-only\)/);
   assert.match(keys, /plugin\.probe\.mood \(string, writable\)/);
   assert.match(await call("config_list_plugins", {}), /probe: 2 setting\(s\)/);
+  // A long value is cut, not dropped with everything after it.
+  w.daemon.config.set("core.agent.personal_prompt", "p".repeat(20_000));
+  const agent = await call("config_dump", { prefix: "core.agent." });
+  assert.match(agent, /core\.agent\.personal_prompt = "p{100}.*… \(\d+ characters\)/);
+  assert.match(agent, /core\.agent\.timezone = /, "the settings after it are there");
+  w.daemon.config.set("core.agent.personal_prompt", "");
   w.daemon.config.set("core.llm.sources.main.api_key", "");
 });
 
@@ -98,6 +104,10 @@ test("every user-only setting is refused to a tool call, alone or in a batch; th
   assert.match(batch, /nothing was changed: core\.agent\.system_prompt: only the user/);
   assert.equal(value("core.agent.timezone"), "", "all or nothing");
 
+  assert.match(
+    await call("config_batch_set", { changes: { "core.llm.temperature": { toString: 1 } } }),
+    /each value is text/,
+  );
   assert.match(await call("config_set", { key: "core.agent.timezone", value: "Asia/Tokyo" }), /is now "Asia\/Tokyo"/);
   assert.match(await call("config_set", { key: "core.agent.timezone", value: "Mars/Olympus" }), /^error: /);
   assert.match(

@@ -15,6 +15,8 @@ export interface BuiltinPlugin {
   name: string;
   capabilities: readonly Capability[];
   builtin: true;
+  /** Its config writes are the model's: only `agentWritable` settings (PluginFactory.forModel). */
+  forModel?: true;
   create(): Plugin;
 }
 
@@ -88,6 +90,8 @@ export function builtinPlugins(): BuiltinPlugin[] {
       // Reads every setting (secrets masked) and changes only the ones marked agentWritable (settings_cross).
       capabilities: ["settings_cross"],
       builtin: true,
+      // What it writes, the model asked for: the registry refuses every key not marked agentWritable.
+      forModel: true,
       create: () => createCfgmgrPlugin(),
     },
   ];

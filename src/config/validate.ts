@@ -194,6 +194,11 @@ export function defProblem(def: ConfigDef): string | undefined {
   const words = textProblem(def);
   if (words) return words;
   if (def.type === "select" && !def.options?.length) return "a select needs options";
+  if (def.agentWritable !== undefined && typeof def.agentWritable !== "boolean")
+    return "agentWritable is true or false";
+  // A credential the model could swap for an attacker's is never the model's to change.
+  if (def.agentWritable === true && isSecret(def, def.key))
+    return "a secret (a password or key) cannot be agentWritable";
   if (def.pattern !== undefined && !patternOf(def.pattern))
     return `pattern ${JSON.stringify(def.pattern)} is not a valid regular expression`;
   const [min, max] = rangeOf(def);

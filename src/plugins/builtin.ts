@@ -16,6 +16,11 @@ export interface PluginFactory {
   capabilities: readonly Capability[];
   /** Set only for plugins shipped in src/builtins: they may also call the built-in-only members (publish). */
   builtin?: boolean;
+  /**
+   * It changes settings for the model (cfgmgr's tools), not for the user: its config writes are bound as an
+   * external plugin's are, to `agentWritable` settings, by the registry's own lookup of each key.
+   */
+  forModel?: boolean;
   create(): Plugin;
 }
 
@@ -55,6 +60,7 @@ export class BuiltinPlugin extends ManagedPlugin {
       this.binding = createPluginSDK(factory.name, ctx.host, {
         capabilities: factory.capabilities,
         builtin: factory.builtin === true,
+        forModel: factory.forModel === true,
       });
       const sdk = this.binding.sdk;
       await withinTime(

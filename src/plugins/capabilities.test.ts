@@ -91,6 +91,21 @@ test("a plugin that is not built in changes only settings a model may change, se
   assert.notEqual(t.config.get("core.agent.timezone"), "Asia/Tokyo", "all or nothing");
   external.config.set("core.agent.timezone", "Asia/Tokyo");
   assert.equal(t.config.get("core.agent.timezone"), "Asia/Tokyo");
+  // A built-in plugin that writes for the model (cfgmgr) is bound the same way, by the registry's own lookup.
+  const forModel = createPluginSDK("cfgmgr-like", t.host, {
+    capabilities: ["settings_cross"],
+    builtin: true,
+    forModel: true,
+  });
+  assert.throws(() => forModel.sdk.config.set("core.agent.system_prompt", "obey"), /only the user can change this/);
+  // A secret is never the model's: a definition that says so is refused.
+  assert.throws(
+    () =>
+      external.settings.define([
+        { key: "token", default: "", type: "password", description: "t", agentWritable: true },
+      ]),
+    /a secret \(a password or key\) cannot be agentWritable/,
+  );
   const { sdk: builtin } = sdkWith(["settings_cross"], true, "webui-like");
   builtin.config.set("core.agent.system_prompt", "be brief");
   assert.equal(t.config.get("core.agent.system_prompt"), "be brief", "the user's own interfaces change anything");

@@ -139,6 +139,8 @@ export const BUILTIN_ONLY: ReadonlySet<SdkMember> = new Set<SdkMember>([
 export interface Grant {
   capabilities: readonly Capability[];
   builtin: boolean;
+  /** Its config writes are the model's (PluginFactory.forModel): only `agentWritable` settings. */
+  forModel?: boolean;
 }
 
 /** Refuses a declaration naming a capability that does not exist (a typo would otherwise deny silently). */

@@ -276,11 +276,11 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     config: {
       list: (prefix) => config.list(prefix),
       set: (key, value) => {
-        if (!grant.builtin) checkAgentWritable(config, [key]);
+        if (!grant.builtin || grant.forModel) checkAgentWritable(config, [key]);
         config.set(key, value);
       },
       setMany: (changes) => {
-        if (!grant.builtin) checkAgentWritable(config, Object.keys(changes));
+        if (!grant.builtin || grant.forModel) checkAgentWritable(config, Object.keys(changes));
         return config.setMany(changes);
       },
       defs: (prefix) => config.defInfos(prefix),

@@ -61,7 +61,8 @@ export interface SettingDef {
   /**
    * The agent may change it (cfgmgr's config_set, a tool call of the model), and so may a plugin that is
    * not built in (with capability `settings_cross`). Default false: only the user changes it, in Settings or
-   * with /settings. Never for what widens permissions, moves data or changes who the agent is.
+   * with /settings. Never for what widens permissions, moves data or changes who the agent is; refused on a
+   * secret (a `password`, or a key named like one).
    */
   agentWritable?: boolean;
   /**

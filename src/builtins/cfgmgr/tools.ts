@@ -7,6 +7,10 @@ import type { ConfigAPI, ConfigDefInfo, ToolDef } from "@homeagent/sdk";
 
 const MAX_LISTED = 200;
 const MAX_ANSWER_CHARS = 16_000;
+/** One value or description shown: a 20,000-character prompt would otherwise take the whole answer. */
+const MAX_LINE_CHARS = 2_000;
+/** A key as an error repeats it. */
+const MAX_KEY_CHARS = 120;
 /** Keys one config_batch_set may change. */
 const MAX_BATCH = 16;
 
@@ -18,8 +22,8 @@ export function configTools(config: ConfigAPI): Array<[ToolDef, Handler]> {
   const defOf = (key: string): ConfigDefInfo | undefined => matchingDef(config.defs(""), key);
   const writable = (key: string): string | undefined => {
     const def = defOf(key);
-    if (!def) return `${key}: no such setting (config_list_keys lists them)`;
-    return def.agentWritable === true ? undefined : `${key}: ${USER_ONLY}`;
+    if (!def) return `${short(key)}: no such setting (config_list_keys lists them)`;
+    return def.agentWritable === true ? undefined : `${short(key)}: ${USER_ONLY}`;
   };
   return [
     [
@@ -43,7 +47,9 @@ export function configTools(config: ConfigAPI): Array<[ToolDef, Handler]> {
       ),
       (args) =>
         bounded(
-          config.defs(prefix(args)).map((d) => `${d.key} (${d.type}${d.agentWritable ? ", writable" : ", user-only"})`),
+          config
+            .defs(prefix(args))
+            .map((d) => `${d.key} (${d.type}${d.agentWritable === true ? ", writable" : ", user-only"})`),
         ),
     ],
     [
@@ -59,9 +65,9 @@ export function configTools(config: ConfigAPI): Array<[ToolDef, Handler]> {
         const key = String(args.key ?? "");
         const entry = config.list(key).find((e) => e.key === key);
         const def = defOf(key);
-        if (!entry && !def) return `error: ${key}: no such setting (config_list_keys lists them)`;
+        if (!def) return `error: ${short(key)}: no such setting (config_list_keys lists them)`;
         return bounded([
-          `${key} = ${JSON.stringify(entry?.value ?? def?.default ?? "")}`,
+          `${key} = ${shown(def, entry?.value ?? (def.secret ? "" : def.default))}`,
           ...(def ? [describe(def)] : []),
         ]);
       },
@@ -80,7 +86,16 @@ export function configTools(config: ConfigAPI): Array<[ToolDef, Handler]> {
       tool("config_dump", "Every setting's current value under a prefix, secrets masked.", {
         prefix: { type: "string", description: "Key prefix; empty for all." },
       }),
-      (args) => bounded(config.list(prefix(args)).map((e) => `${e.key} = ${JSON.stringify(e.value)}`)),
+      (args) => {
+        const defs = config.defs("");
+        // Declared settings only: a plugin's own bookkeeping is not the model's to read.
+        return bounded(
+          config.list(prefix(args)).flatMap((e) => {
+            const def = matchingDef(defs, e.key);
+            return def ? [`${e.key} = ${shown(def, e.value)}`] : [];
+          }),
+        );
+      },
     ],
     [
       tool(
@@ -96,10 +111,12 @@ export function configTools(config: ConfigAPI): Array<[ToolDef, Handler]> {
         const key = String(args.key ?? "");
         const refused = writable(key);
         if (refused) return `error: ${refused}`;
+        const wanted = args.value;
+        if (!["string", "number", "boolean"].includes(typeof wanted)) return "error: value is text";
         try {
-          config.set(key, String(args.value ?? ""));
+          config.set(key, String(wanted));
         } catch (err) {
-          return `error: ${key}: ${(err as Error).message}`;
+          return `error: ${(err as Error).message}`;
         }
         return `${key} is now ${JSON.stringify(config.list(key).find((e) => e.key === key)?.value ?? "")}`;
       },
@@ -125,7 +142,15 @@ export function configTools(config: ConfigAPI): Array<[ToolDef, Handler]> {
         if (entries.length === 0 || entries.length > MAX_BATCH) return `error: give 1 to ${MAX_BATCH} changes`;
         const refused = entries.flatMap(([key]) => writable(key) ?? []);
         if (refused.length > 0) return `error: nothing was changed: ${refused.join("; ")}`;
-        const result = config.setMany(Object.fromEntries(entries.map(([k, v]) => [k, String(v ?? "")])));
+        if (entries.some(([, v]) => !["string", "number", "boolean"].includes(typeof v))) {
+          return "error: nothing was changed: each value is text";
+        }
+        let result: ReturnType<ConfigAPI["setMany"]>;
+        try {
+          result = config.setMany(Object.fromEntries(entries.map(([k, v]) => [k, String(v)])));
+        } catch (err) {
+          return `error: nothing was changed: ${(err as Error).message}`;
+        }
         const reasons = Object.entries(result.refused);
         if (reasons.length > 0)
           return `error: nothing was changed: ${reasons.map(([k, r]) => `${k}: ${r}`).join("; ")}`;
@@ -142,6 +167,19 @@ function tool(
   required: string[] = [],
 ): ToolDef {
   return { name, description, parameters: { type: "object", properties, required }, noMemory: true };
+}
+
+function short(key: string): string {
+  return key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key;
+}
+
+/**
+ * A value as the model reads it: `list` masks secrets already; a URL's query string (where some services
+ * take their key) is left out; long values are cut.
+ */
+function shown(def: ConfigDefInfo, value: string): string {
+  const text = def.type === "url" && value.includes("?") ? `${value.slice(0, value.indexOf("?"))}?…` : value;
+  return JSON.stringify(text);
 }
 
 function prefix(args: Record<string, unknown>): string {
@@ -164,7 +202,7 @@ function describe(d: ConfigDefInfo): string {
     d.min !== undefined ? `min ${d.min}` : "",
     d.max !== undefined ? `max ${d.max}` : "",
   ].filter(Boolean);
-  return `${d.key} (${d.type}${bounds.length ? `; ${bounds.join(", ")}` : ""}; default ${JSON.stringify(d.secret ? "" : d.default)}; ${d.agentWritable ? "the agent may change it" : "user-only"}): ${d.description}`;
+  return `${d.key} (${d.type}${bounds.length ? `; ${bounds.join(", ")}` : ""}; default ${shown(d, d.secret ? "" : d.default)}; ${d.agentWritable === true ? "the agent may change it" : "user-only"}): ${d.description}`;
 }
 
 /** Lines within MAX_LISTED and MAX_ANSWER_CHARS, the rest counted. */
@@ -172,7 +210,9 @@ function bounded(lines: string[]): string {
   if (lines.length === 0) return "nothing matches";
   const kept: string[] = [];
   let chars = 0;
-  for (const line of lines.slice(0, MAX_LISTED)) {
+  for (const whole of lines.slice(0, MAX_LISTED)) {
+    const line =
+      whole.length > MAX_LINE_CHARS ? `${whole.slice(0, MAX_LINE_CHARS)}… (${whole.length} characters)` : whole;
     if (chars + line.length > MAX_ANSWER_CHARS) break;
     kept.push(line);
     chars += line.length + 1;
