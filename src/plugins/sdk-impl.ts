@@ -30,6 +30,7 @@ import type { ApprovalBroker } from "../io/approvals.js";
 import { INBOX_MAX_TEXT_CHARS, type Inbox } from "../io/inbox.js";
 import { checkChannelClaim, checkInjectClaim } from "../io/reserved-channels.js";
 import type { Agent } from "../kernel/agent.js";
+import { cutText } from "../util/cut-text.js";
 import { HomeAgentError } from "../util/errors.js";
 import { ANY_TOOL_CALLS, checkAllowed, type Grant, type SdkMember } from "./capabilities.js";
 import { PluginStoppedError } from "./errors.js";
@@ -448,6 +449,7 @@ function checkAgentWritable(config: ConfigRegistry, keys: readonly string[]): vo
   if (userOnly.length === 0) return;
   throw new HomeAgentError({
     code: "settings_refused",
-    message: `${userOnly.join(", ")}: only the user can change this, in Settings or with /settings`,
+    // A key as a message repeats it: a model may send one of any length.
+    message: `${userOnly.map((k) => cutText(k, 120)).join(", ")}: only the user can change this, in Settings or with /settings`,
   });
 }

@@ -1,7 +1,8 @@
 /**
  * cfgmgr's tools over ConfigAPI. Answers are bounded (a dump of every setting would be most of a small
- * model's window): at most MAX_LISTED entries and MAX_ANSWER_CHARS characters, the rest counted. A change is
- * refused before anything is written unless every key in it is `agentWritable`; a batch is all or nothing.
+ * model's window): at most MAX_LISTED entries and MAX_ANSWER_CHARS characters, the rest counted. Whether a
+ * key may change is not decided here: cfgmgr writes for the model (PluginFactory.forModel), so the daemon
+ * refuses every key that is not `agentWritable` before anything is written; a batch is all or nothing.
  */
 import type { ConfigAPI, ConfigDefInfo, ToolDef } from "@homeagent/sdk";
 
@@ -16,15 +17,11 @@ const MAX_BATCH = 16;
 
 type Handler = (args: Record<string, unknown>) => string;
 
-const USER_ONLY = "only the user can change this, in Settings or with /settings";
+/** A value the model may give: text, or a number or yes/no it means as text. */
+const isText = (v: unknown): boolean => ["string", "number", "boolean"].includes(typeof v);
 
 export function configTools(config: ConfigAPI): Array<[ToolDef, Handler]> {
   const defOf = (key: string): ConfigDefInfo | undefined => matchingDef(config.defs(""), key);
-  const writable = (key: string): string | undefined => {
-    const def = defOf(key);
-    if (!def) return `${short(key)}: no such setting (config_list_keys lists them)`;
-    return def.agentWritable === true ? undefined : `${short(key)}: ${USER_ONLY}`;
-  };
   return [
     [
       tool("config_list_plugins", "List the plugins that have settings, with how many each has.", {}),
@@ -109,10 +106,8 @@ export function configTools(config: ConfigAPI): Array<[ToolDef, Handler]> {
       ),
       (args) => {
         const key = String(args.key ?? "");
-        const refused = writable(key);
-        if (refused) return `error: ${refused}`;
         const wanted = args.value;
-        if (!["string", "number", "boolean"].includes(typeof wanted)) return "error: value is text";
+        if (!isText(wanted)) return "error: value is text";
         try {
           config.set(key, String(wanted));
         } catch (err) {
@@ -140,9 +135,7 @@ export function configTools(config: ConfigAPI): Array<[ToolDef, Handler]> {
         }
         const entries = Object.entries(changes as Record<string, unknown>);
         if (entries.length === 0 || entries.length > MAX_BATCH) return `error: give 1 to ${MAX_BATCH} changes`;
-        const refused = entries.flatMap(([key]) => writable(key) ?? []);
-        if (refused.length > 0) return `error: nothing was changed: ${refused.join("; ")}`;
-        if (entries.some(([, v]) => !["string", "number", "boolean"].includes(typeof v))) {
+        if (entries.some(([, v]) => !isText(v))) {
           return "error: nothing was changed: each value is text";
         }
         let result: ReturnType<ConfigAPI["setMany"]>;
