@@ -91,6 +91,7 @@ export class Forgetter {
   /** What `remove([query])` would take out, with a few samples; nothing changes. */
   async match(query: string): Promise<MemoryMatches> {
     const needle = checkTerms([query]);
+    const mentions = forgetMatcher(needle);
     const m = this.find(needle);
     const { names, ...g } = this.deps.graph.matchForget(needle);
     const log = await this.deps.textlog.search(needle[0], SAMPLES);
@@ -98,9 +99,9 @@ export class Forgetter {
       ...zeroCounts(),
       ...g,
       // The window's events, and the earlier versions of turns asked again that it keeps aside.
-      context: m.events.length + this.deps.context.forgetVersions(forgetMatcher(needle), false),
+      context: m.events.length + this.deps.context.forgetVersions(mentions, false),
       documents: m.docs.length,
-      distill: this.deps.pipeline.matches(forgetMatcher(needle)) + this.markers.mentioning(needle, { remove: false }),
+      distill: this.deps.pipeline.matches(mentions) + this.markers.mentioning(needle, { remove: false }),
       textLog: log.total,
       indexItems: m.events.length + this.deps.docs.itemsOf(m.turns) + g.entities,
     };
