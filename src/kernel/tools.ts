@@ -7,7 +7,7 @@
  * taken by a plugin. Every failure of a
  * call becomes a result the model can read.
  */
-import type { ToolCall, ToolCallStatus, ToolContext, ToolDef, ToolHandler } from "@homeagent/sdk";
+import type { ToolCall, ToolCallStatus, ToolContext, ToolDef, ToolHandler, ToolInfo } from "@homeagent/sdk";
 import { untilAborted } from "../util/abort.js";
 import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { deleteOwned, isObject } from "../util/object.js";
@@ -109,6 +109,12 @@ export class ToolRegistry {
     }
   }
 
+  /** Removes `owner`'s tool `name`; false when `owner` has no tool of that name. */
+  unregister(owner: string, name: string): boolean {
+    if (this.own.get(name)?.owner !== owner) return false;
+    return this.own.delete(name);
+  }
+
   unregisterPlugin(owner: string): number {
     return deleteOwned(this.own, owner);
   }
@@ -119,6 +125,19 @@ export class ToolRegistry {
 
   all(): RegisteredTool[] {
     return [...this.own.values(), ...this.sources.flatMap((s) => s.tools())];
+  }
+
+  /** Every tool as plugins see it (kernel.tools()), sorted by name. */
+  infos(): ToolInfo[] {
+    return this.all()
+      .map(({ def, owner }) => ({
+        name: def.name,
+        description: def.description,
+        parameters: def.parameters,
+        owner,
+        noMemory: def.noMemory === true,
+      }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   get(name: string): RegisteredTool | undefined {

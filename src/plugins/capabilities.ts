@@ -26,6 +26,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "log.warn": "core",
   "log.error": "core",
   registerTool: "core",
+  unregisterTool: "core",
   registerStage: "core",
   registerOutputChannel: "core",
   registerInputChannel: "core",
@@ -70,6 +71,7 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "auth.credentialsFile": "auth",
   "kernel.status": "kernel_status",
   "kernel.toolNames": "kernel_status",
+  "kernel.tools": "kernel_status",
   "kernel.context": "kernel_status",
   // It renders memory's contents (graph facts, archived turns) into text: a memory read, not a status.
   "kernel.preview": "memory",

@@ -104,3 +104,24 @@ test("a tool schema too deep (100,000 levels, or a cycle), too large, or too lon
   const reply = await t.harness.agent.injectInputSync("cli", "cli", "hello");
   assert.equal(reply.content, "still fine");
 });
+
+test("an unregistered tool leaves the model's list and gives its place back; another plugin's tool is not its to remove", () => {
+  const { sdk } = createPluginSDK("changing", t.host, { capabilities: ["kernel_status"], builtin: false });
+  const other = createPluginSDK("other", t.host, { capabilities: [], builtin: false }).sdk;
+  const handler = async () => "ok";
+  other.registerTool({ name: "theirs", description: "d", parameters: { type: "object" } }, handler);
+  for (let i = 0; i < PLUGIN_LIMITS.tools; i++) {
+    sdk.registerTool({ name: `t${i}`, description: "d", parameters: { type: "object" } }, handler);
+  }
+  assert.equal(sdk.unregisterTool("theirs"), false);
+  assert.equal(sdk.unregisterTool("t0"), true);
+  assert.equal(sdk.unregisterTool("t0"), false, "gone already");
+  sdk.registerTool({ name: "t0_again", description: "d", parameters: { type: "object" } }, handler);
+  const infos = sdk.kernel.tools();
+  assert.ok(!infos.some((info) => info.name === "t0"));
+  assert.deepEqual(
+    infos.find((info) => info.name === "theirs"),
+    { name: "theirs", description: "d", parameters: { type: "object" }, owner: "other", noMemory: false },
+  );
+  assert.ok(infos.some((info) => info.name === "t0_again" && info.owner === "changing"));
+});

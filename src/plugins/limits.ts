@@ -55,6 +55,11 @@ export class RegistrationQuota {
     return result;
   }
 
+  /** Gives back one of `kind` the plugin removed again (an unregistered tool). */
+  release(kind: Counted): void {
+    this.counts[kind] = Math.max(0, this.counts[kind] - 1);
+  }
+
   /** Refuses a tool definition that is too large or nests too deeply, before anything recursive reads it. */
   checkTool(def: ToolDef): void {
     const refuse = (problem: string) => new PluginLimitError(this.plugin, `tool "${def.name}": ${problem}`);

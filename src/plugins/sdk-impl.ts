@@ -169,6 +169,11 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       quota.checkTool(def);
       quota.take("tools", () => agent.tools.register(name, def, handler));
     },
+    unregisterTool: (tool) => {
+      const had = agent.tools.unregister(name, tool);
+      if (had) quota.release("tools");
+      return had;
+    },
     registerStage: (stage, handler, scope) => {
       quota.take("stageHandlers", () => agent.stages.register(name, stage, handler, scope));
     },
@@ -299,6 +304,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
     kernel: {
       status: () => host.status(),
       toolNames: () => agent.tools.names(),
+      tools: () => agent.tools.infos(),
       context: () => agent.lastContext(),
       preview: (query) => agent.previewContext(query),
     },

@@ -332,6 +332,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "kernel.preview",
     "kernel.status",
     "kernel.toolNames",
+    "kernel.tools",
     "knowledge.delete",
     "knowledge.get",
     "knowledge.put",
@@ -381,6 +382,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "subscribe",
     "transcripts.list",
     "transcripts.choose",
+    "unregisterTool",
   ];
   const mockOnly = [
     "apiKey",

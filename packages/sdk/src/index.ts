@@ -15,7 +15,7 @@ import type { PluginMgrAPI } from "./plugins.js";
 import type { ConfigAPI, SettingsAPI } from "./settings.js";
 import type { ContextMessage, Stage, StageHandler, StageScope, TokenUsage } from "./stages.js";
 import type { ContextPreview, ContextReport, KernelStatus, LlmAPI } from "./status.js";
-import type { ToolDef, ToolHandler } from "./tools.js";
+import type { ToolDef, ToolHandler, ToolInfo } from "./tools.js";
 import type { TranscriptsAPI } from "./transcripts.js";
 
 /**
@@ -165,6 +165,12 @@ export interface PluginSDK {
 
   registerTool(def: ToolDef, handler: ToolHandler): void;
   /**
+   * Removes one of this plugin's own tools (e.g. one a remote server no longer offers); a call of it already
+   * running still finishes. Answers whether the plugin had a tool of that name. The name may be registered
+   * again afterwards, and it no longer counts toward the plugin's limit of tools.
+   */
+  unregisterTool(name: string): boolean;
+  /**
    * A handler of `stage`. Of `ctx.toolCalls` it may add, edit or drop only calls of this plugin's own tools,
    * and of `ctx.toolResults` replace only theirs (editing, dropping and replacing for any call needs
    * "tool_calls_any"); another change there is dropped and logged. A handler that failed 3 of its last 5
@@ -253,6 +259,8 @@ export interface PluginSDK {
   kernel: {
     status(): KernelStatus;
     toolNames(): string[];
+    /** Every tool the model can be offered, with its definition and who registered it, sorted by name. */
+    tools(): ToolInfo[];
     context(): ContextReport | null;
     preview(query: string): Promise<ContextPreview>;
   };
@@ -414,5 +422,5 @@ export type {
   LlmTestResult,
   LlmUsageToday,
 } from "./status.js";
-export type { JSONSchema, ToolContext, ToolDef, ToolHandler } from "./tools.js";
+export type { JSONSchema, ToolContext, ToolDef, ToolHandler, ToolInfo } from "./tools.js";
 export type { TranscriptEntry, TranscriptItem, TranscriptQuery, TranscriptsAPI } from "./transcripts.js";

@@ -115,6 +115,7 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
       }
       mock.tools.set(def.name, { def, handler });
     },
+    unregisterTool: (name) => mock.tools.delete(name),
     registerStage: (stage, handler, scope = "global") => void mock.stages.push({ stage, handler, scope }),
     registerOutputChannel: (channel, caps, description, handler, channelOpts) => {
       if (mock.channels.has(channel)) {
@@ -203,6 +204,15 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
     kernel: {
       status: () => ({ ...defaultStatus(mock), ...opts.status }),
       toolNames: () => opts.toolNames ?? [...mock.tools.keys()],
+      tools: () =>
+        opts.tools ??
+        [...mock.tools.values()].map(({ def }) => ({
+          name: def.name,
+          description: def.description,
+          parameters: def.parameters,
+          owner: mock.pluginName,
+          noMemory: def.noMemory === true,
+        })),
       context: () => opts.context ?? null,
       preview: async (query) => given(opts, "kernel", "preview")(query),
     },

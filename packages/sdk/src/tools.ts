@@ -31,3 +31,13 @@ export interface ToolContext {
 }
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown | Promise<unknown>;
+
+/** A registered tool as `kernel.tools()` lists it. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  parameters: JSONSchema;
+  /** The plugin that registered it, or the daemon's part ("kernel", "memory", "knowledge", "llm"). */
+  owner: string;
+  noMemory: boolean;
+}

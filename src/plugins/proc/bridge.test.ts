@@ -47,6 +47,20 @@ test("generic core.* calls go through the plugin's SDK", async () => {
   await core(probe, "core.setAutoRestart", [true]);
 });
 
+test("a tool registered over the wire can be unregistered again, once; the kernel's list follows", async () => {
+  const names = () => probe.host.harness.agent.tools.names();
+  assert.deepEqual(await core(probe, "core.registerTool", [{ name: "passing", parameters: { type: "object" } }]), {
+    ok: true,
+    value: null,
+  });
+  assert.ok(names().includes("passing"));
+  assert.deepEqual(await core(probe, "core.unregisterTool", ["passing"]), { ok: true, value: true });
+  assert.deepEqual(await core(probe, "core.unregisterTool", ["passing"]), { ok: true, value: false });
+  assert.ok(!names().includes("passing"));
+  const tools = await core(probe, "core.kernel.tools", []);
+  assert.equal(tools.error?.data?.code, "capability_denied", "kernel.tools needs kernel_status");
+});
+
 test("a plugin can talk to the agent (io): inject options are checked, the reply comes back", async () => {
   probe.host.harness.llm.enqueue({ text: "hello, plugin" });
   const answer = await core(probe, "core.injectInputSync", ["probe", "probe", "hi from a plugin", { userId: "u1" }]);

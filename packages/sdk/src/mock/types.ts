@@ -38,6 +38,7 @@ import type {
   ToolContext,
   ToolDef,
   ToolHandler,
+  ToolInfo,
   TranscriptsAPI,
 } from "../index.js";
 
@@ -86,6 +87,8 @@ export interface MockSDKOptions {
   status?: Partial<KernelStatus>;
   /** What `kernel.toolNames()` returns; default the tools the plugin registered. */
   toolNames?: string[];
+  /** What `kernel.tools()` returns; default the tools the plugin registered. */
+  tools?: ToolInfo[];
   llmSources?: LlmSourceStatus[];
   /** The daemon's API key; "" (default) = none required. */
   apiKey?: string;

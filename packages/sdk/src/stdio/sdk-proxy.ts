@@ -151,6 +151,13 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
         undoCleaner();
       });
     },
+    unregisterTool: (name) => {
+      const had = handlers.tools.delete(name);
+      handlers.cleaners.delete(`tool:${name}`);
+      if (had)
+        void call("unregisterTool", [name]).catch((err: unknown) => warn(`unregisterTool failed: ${messageOf(err)}`));
+      return had;
+    },
     registerStage: (stage, handler, scope) => {
       const handlerId = `${stage}#${++nextHandler}`;
       const undo = claim(handlers.stages, handlerId, handler, `stage handler ${handlerId}`);
@@ -260,6 +267,7 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
     kernel: {
       status: remote("kernel.status"),
       toolNames: remote("kernel.toolNames"),
+      tools: remote("kernel.tools"),
       context: remote("kernel.context"),
       preview: remote("kernel.preview"),
     },
