@@ -19,6 +19,7 @@ import { DefTable } from "./definitions.js";
 import { parseDuration } from "./duration.js";
 import { type EnvOverlay, envOverlay } from "./env.js";
 import { ConfigError, type Refusal } from "./errors.js";
+import { jsonSecrets, maskedJson } from "./json-setting.js";
 import { keysLeftBehind } from "./key-guard.js";
 import {
   migratePluginTables,
@@ -168,7 +169,7 @@ export class ConfigRegistry {
     if (tooMany !== undefined) throw new ConfigError("config_limit", tooMany);
     const leftBehind = this.keysLeftBehind([change]);
     if (change[1] === undefined) this.unset(key);
-    else this.write(key, value);
+    else this.write(key, change[1]);
     for (const [secret] of leftBehind) this.unset(secret);
   }
 
@@ -237,7 +238,7 @@ export class ConfigRegistry {
       const variable = this.env.get(key)?.variable;
       entries.push({
         key,
-        value: isSecret(def, key) ? maskSecret(value) : value,
+        value: isSecret(def, key) ? maskSecret(value) : maskedJson(def, value),
         type: def?.type ?? (isSecret(def, key) ? "password" : "string"),
         description: def?.description ?? "",
         category: def?.category ?? "plugins",
@@ -275,9 +276,11 @@ export class ConfigRegistry {
   secrets(): string[] {
     const keys = new Set<string>([...this.defs.keys(), ...this.env.keys()]);
     for (const { key } of this.store.rows()) keys.add(key);
-    const values = [...keys]
-      .filter((key) => isSecret(this.def(key), key))
-      .map((key) => this.get(key) ?? this.store.get(key) ?? "");
+    const values = [...keys].flatMap((key) => {
+      const def = this.def(key);
+      const value = this.get(key) ?? this.store.get(key) ?? "";
+      return isSecret(def, key) ? [value] : jsonSecrets(def, value);
+    });
     return [...new Set(values.filter(Boolean))];
   }
 

@@ -39,6 +39,15 @@ const PLUGIN_DEFS: ConfigDef[] = [
   { key: "mode", default: "a", type: "select", options: ["a", "b"], description: "", category: "demo" },
   { key: "note", default: "", type: "text", description: "", category: "demo" },
   { key: "label", default: "", type: "string", maxLength: 16, description: "", category: "demo" },
+  {
+    key: "servers",
+    default: "{}",
+    type: "json",
+    schema: { type: "object", additionalProperties: { type: "object", required: ["command"] } },
+    secretFields: ["env"],
+    description: "",
+    category: "demo",
+  },
 ];
 
 // "" is no value but a reset to the default (registry.test.ts), so it is not among them.
@@ -76,6 +85,7 @@ function hostileValues(def: ConfigDef): string[] {
     password: () => ["sk-abc\ndef"],
     string: () => ["line1\nline2"],
     text: () => [],
+    json: () => ["{", "{'a': 1}", '{"a": {}}', '{"a": {"command": "x"}} tail', "[1, 2]"],
   };
   const extra = def.check ? ["../../etc/passwd", "a b", "x".repeat(65)] : [];
   return [...common, ...byType[def.type](), ...extra];

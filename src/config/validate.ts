@@ -11,6 +11,7 @@ import { MAX_TIMER_MS } from "../util/time-limit.js";
 import type { ConfigDef } from "./config-def.js";
 import { parseDuration } from "./duration.js";
 import { ConfigError, type Refusal } from "./errors.js";
+import { jsonProblem, maskedJson, schemaProblem } from "./json-setting.js";
 
 /** Longest value per type, in characters, unless the definition says less. */
 const MAX_LENGTH: Record<ConfigType, number> = {
@@ -23,6 +24,7 @@ const MAX_LENGTH: Record<ConfigType, number> = {
   password: 4096,
   select: 256,
   text: 64 * 1024,
+  json: 64 * 1024,
 };
 
 /** Bounds when the definition gives none: counts are never negative, durations fit a timer. */
@@ -73,7 +75,7 @@ export function problemOf(def: ConfigDef, value: string): Problem | undefined {
   if (value.length > max) {
     return problem("too_long", `is too long (${value.length} characters, at most ${max})`, { max: String(max) });
   }
-  if (hasControlCharacter(value, def.type === "text"))
+  if (hasControlCharacter(value, def.type === "text" || def.type === "json"))
     return problem("control_characters", "contains control characters");
   const own = typeProblem(def, value) ?? patternProblem(def, value);
   if (own) return own;
@@ -131,6 +133,10 @@ function typeProblem(def: ConfigDef, value: string): Problem | undefined {
     }
     case "url":
       return urlProblem(value);
+    case "json": {
+      const bad = jsonProblem(def, value);
+      return bad ? problem("bad_json", bad) : undefined;
+    }
     case "select": {
       const options = def.options?.join(", ") ?? "";
       return def.options?.includes(value) ? undefined : problem("not_option", `must be one of ${options}`, { options });
@@ -199,6 +205,10 @@ export function defProblem(def: ConfigDef): string | undefined {
   // A credential the model could swap for an attacker's is never the model's to change.
   if (def.agentWritable === true && isSecret(def, def.key))
     return "a secret (a password or key) cannot be agentWritable";
+  if (def.secretFields !== undefined && (def.type !== "json" || !Array.isArray(def.secretFields)))
+    return "secretFields is a list of names, for a json setting";
+  const schema = schemaProblem(def);
+  if (schema) return schema;
   if (def.pattern !== undefined && !patternOf(def.pattern))
     return `pattern ${JSON.stringify(def.pattern)} is not a valid regular expression`;
   const [min, max] = rangeOf(def);
@@ -226,6 +236,7 @@ export function requireValid(key: string, def: ConfigDef, value: string): void {
 /** A value as it may appear in a message or log line: secrets masked, long values cut. */
 export function shownValue(def: ConfigDef | undefined, value: string, key = ""): string {
   if (isSecret(def, key)) return JSON.stringify(maskSecret(value));
+  value = maskedJson(def, value);
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 }
 

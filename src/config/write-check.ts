@@ -7,6 +7,7 @@ import { looksMasked, maskSecret } from "../util/secret.js";
 import type { ConfigDef } from "./config-def.js";
 import type { EnvOverlay } from "./env.js";
 import { ConfigError } from "./errors.js";
+import { withStoredSecrets } from "./json-setting.js";
 import { pluginKeyParts } from "./plugin-settings.js";
 import { MAX_SOURCES, sourceKeyHint, sourceLimitMessage, sourceNameOf, sourceNames } from "./sources.js";
 import { isSecret, requireValid } from "./validate.js";
@@ -58,8 +59,9 @@ export function checkedWrite(ctx: WriteContext, key: string, value: unknown): [s
       { reason: "masked_secret" },
     );
   }
-  requireValid(key, def, value);
-  return [key, value];
+  const stored = def.type === "json" ? withStoredSecrets(key, def, value, ctx.get(key)) : value;
+  requireValid(key, def, stored);
+  return [key, stored];
 }
 
 /**

@@ -22,8 +22,21 @@ export interface SettingsAPI {
   define(defs: SettingDef[]): void;
 }
 
-/** `float` and `url` (http/https only) are validated like `int` and `string` plus their own rules. */
-export type ConfigType = "string" | "int" | "float" | "bool" | "duration" | "url" | "password" | "select" | "text";
+/**
+ * `float` and `url` (http/https only) are validated like `int` and `string` plus their own rules; `json` must
+ * parse as JSON and match the definition's `schema` (when it has one).
+ */
+export type ConfigType =
+  | "string"
+  | "int"
+  | "float"
+  | "bool"
+  | "duration"
+  | "url"
+  | "password"
+  | "select"
+  | "text"
+  | "json";
 
 /** A setting's definition: what the settings page shows and what every write is validated against. */
 export interface SettingDef {
@@ -70,6 +83,17 @@ export interface SettingDef {
    * allowed. A refusal quotes `placeholder` as the example, so set both.
    */
   pattern?: string;
+  /**
+   * A `json` setting's JSON Schema: every write must match it, or it is refused with the path that does
+   * not fit (e.g. `/everything/command must be string`).
+   */
+  schema?: Record<string, unknown>;
+  /**
+   * A `json` setting's credentials: the string values inside an object held by a property of one of these
+   * names (e.g. `["env", "headers"]`) are masked wherever the value is listed, and a masked one written back
+   * keeps the stored secret (replace-only).
+   */
+  secretFields?: string[];
 }
 
 export interface ConfigEntry {

@@ -132,7 +132,8 @@ function Control({ def, value, onChange, secret, label, common, t }: ControlProp
       </select>
     );
   }
-  if (def.type === "text") return <textarea {...common} rows={4} value={value} onInput={text} />;
+  if (def.type === "text" || def.type === "json")
+    return <textarea {...common} rows={def.type === "json" ? 8 : 4} value={value} onInput={text} spellcheck={false} />;
   if (secret) {
     return (
       <input

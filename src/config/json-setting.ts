@@ -1,0 +1,144 @@
+/**
+ * Settings of type `json` (a list of MCP servers, say): the value must parse, and match the definition's
+ * JSON Schema, when it is written — so a typo is refused at once with the path that is wrong, never found
+ * by the plugin at its next start. Values under the definition's `secretFields` (an `env` or `headers`
+ * object's values) are credentials: masked wherever the value is listed, and a masked value written back
+ * (a form that sends the whole value) keeps the stored secret at the same place.
+ */
+import { Ajv, type ValidateFunction } from "ajv";
+import { looksMasked, maskSecret } from "../util/secret.js";
+import type { ConfigDef } from "./config-def.js";
+import { ConfigError } from "./errors.js";
+
+const BARE_MASK = "****";
+/** Errors quoted of one refused value: the first says what to fix, a few more save a round trip. */
+const MAX_ERRORS = 3;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const compiled = new WeakMap<object, ValidateFunction | Error>();
+
+function validatorOf(schema: object): ValidateFunction | Error {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    try {
+      validate = ajv.compile(schema);
+    } catch (err) {
+      validate = err instanceof Error ? err : new Error(String(err));
+    }
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Why `def.schema` cannot be used, or undefined. */
+export function schemaProblem(def: ConfigDef): string | undefined {
+  if (def.schema === undefined) return undefined;
+  if (def.type !== "json") return "only a json setting has a schema";
+  const validate = validatorOf(def.schema);
+  return validate instanceof Error ? `its schema is not valid JSON Schema: ${validate.message}` : undefined;
+}
+
+/** Why `value` is no JSON matching the schema (a phrase that follows the value), or undefined. */
+export function jsonProblem(def: ConfigDef, value: string): string | undefined {
+  if (value === "") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    return `is not JSON (${(err as Error).message})`;
+  }
+  if (def.schema === undefined) return undefined;
+  const validate = validatorOf(def.schema);
+  if (validate instanceof Error || validate(parsed)) return undefined;
+  const errors = (validate.errors ?? [])
+    .slice(0, MAX_ERRORS)
+    .map((e) => `${e.instancePath || "the value"} ${e.message}`);
+  return `does not fit: ${errors.join("; ")}`;
+}
+
+type Visit = (text: string, path: string[]) => string;
+
+/** Rebuilds `value` with every secret string replaced by what `visit` returns for it. */
+function mapSecrets(fields: ReadonlySet<string>, value: unknown, visit: Visit, path: string[] = []): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => mapSecrets(fields, item, visit, [...path, String(i)]));
+  if (value === null || typeof value !== "object") return value;
+  const secretHere = path.length > 0 && fields.has(path[path.length - 1]);
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] =
+      secretHere && typeof item === "string"
+        ? visit(item, [...path, key])
+        : mapSecrets(fields, item, visit, [...path, key]);
+  }
+  return out;
+}
+
+function secretFieldsOf(def: ConfigDef | undefined): ReadonlySet<string> | undefined {
+  return def?.type === "json" && def.secretFields?.length ? new Set(def.secretFields) : undefined;
+}
+
+function parsed(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The value as it may be shown: each secret field's strings masked (at most their last four characters). */
+export function maskedJson(def: ConfigDef | undefined, value: string): string {
+  const fields = secretFieldsOf(def);
+  const tree = fields && value !== "" ? parsed(value) : undefined;
+  if (!fields || tree === undefined) return value;
+  return JSON.stringify(mapSecrets(fields, tree, maskSecret));
+}
+
+/** Every secret string of the value, for masking them in logs. */
+export function jsonSecrets(def: ConfigDef | undefined, value: string): string[] {
+  const fields = secretFieldsOf(def);
+  const tree = fields && value !== "" ? parsed(value) : undefined;
+  if (!fields || tree === undefined) return [];
+  const found: string[] = [];
+  mapSecrets(fields, tree, (text) => {
+    found.push(text);
+    return text;
+  });
+  return found;
+}
+
+/**
+ * `value` with each masked secret (as the lists show it) replaced by the stored one at the same place.
+ * A mask with nothing stored behind it is refused: it would store "****" as the credential.
+ */
+export function withStoredSecrets(key: string, def: ConfigDef, value: string, current: string | undefined): string {
+  const fields = secretFieldsOf(def);
+  const tree = fields ? parsed(value) : undefined;
+  if (!fields || tree === undefined) return value;
+  const stored = current ? parsed(current) : undefined;
+  let replaced = false;
+  const restored = mapSecrets(fields, tree, (text, path) => {
+    if (!looksMasked(text)) return text;
+    const before = at(stored, path);
+    if (typeof before === "string" && before !== "" && (text === maskSecret(before) || text === BARE_MASK)) {
+      replaced = true;
+      return before;
+    }
+    throw new ConfigError(
+      "config_invalid",
+      `config ${key}: ${path.join(".")} looks like a masked secret ("****" and at most 4 characters) with no ` +
+        "stored value behind it; type the real value",
+      undefined,
+      { reason: "masked_secret" },
+    );
+  });
+  return replaced ? JSON.stringify(restored) : value;
+}
+
+function at(tree: unknown, path: readonly string[]): unknown {
+  let node = tree;
+  for (const key of path) {
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
