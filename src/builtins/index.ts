@@ -8,6 +8,7 @@ import { createCfgmgrPlugin } from "./cfgmgr/plugin.js";
 import { createCliPlugin } from "./cli/plugin.js";
 import { createCmdPlugin } from "./cmd/plugin.js";
 import { createFilesPlugin } from "./files/plugin.js";
+import { createMcpPlugin } from "./mcp/plugin.js";
 import { createTimerPlugin } from "./timer/plugin.js";
 import { createWebuiPlugin } from "./webui/plugin.js";
 
@@ -84,6 +85,14 @@ export function builtinPlugins(): BuiltinPlugin[] {
       capabilities: [],
       builtin: true,
       create: () => createFilesPlugin(),
+    },
+    {
+      name: "mcp",
+      // Its servers' tools (asking the user before those that are not read-only needs nothing more), and a
+      // `system` event when a server goes down or comes back (events, to publish).
+      capabilities: ["events"],
+      builtin: true,
+      create: () => createMcpPlugin(),
     },
     {
       name: "cfgmgr",

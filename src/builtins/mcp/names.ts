@@ -1,0 +1,44 @@
+/**
+ * What of a server's tool list reaches the model. A server is someone else's code: its tool names must fit
+ * every provider's rule (1–64 of letters, digits, "_" and "-"), and its descriptions are prompt text, so
+ * control characters (ANSI escapes, NUL) and invisible ones (zero-width, bidi overrides, tag characters)
+ * that could hide instructions are removed before anything is registered.
+ */
+import { createHash } from "node:crypto";
+
+const MAX_NAME = 64;
+/** Of a description: enough to choose the tool by, not a page of the server's prose in every prompt. */
+export const MAX_DESCRIPTION = 1_024;
+
+// Control characters (Cc), format ones (Cf: zero-width, bidi overrides, tags), line and paragraph separators.
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** Text of a server shown to the model: hidden characters removed, blank runs folded, cut at `max`. */
+export function cleanText(text: unknown, max = MAX_DESCRIPTION): string {
+  const clean = String(text ?? "")
+    // A newline stays (descriptions have paragraphs), a tab is a space, everything else goes.
+    .replace(HIDDEN, (c) => (c === "\n" ? c : c === "\t" ? " " : ""))
+    .replace(/[ \t]+/g, " ")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/**
+ * `<server>_<tool>` as a provider accepts it: other characters become "_" (two tools that then meet are
+ * refused by the registry, by name), and a name over 64 characters keeps its start and a hash of the whole,
+ * so two long names stay apart.
+ */
+export function toolName(server: string, tool: string): string {
+  const raw = `${server}_${cleanText(tool, 256)}`;
+  const safe = raw.replace(/[^A-Za-z0-9_-]/g, "_");
+  if (safe.length <= MAX_NAME) return safe;
+  const hash = createHash("sha256").update(raw).digest("hex").slice(0, 8);
+  return `${safe.slice(0, MAX_NAME - 9)}_${hash}`;
+}
+
+/** `[MCP/<server>] <description>`: the model (and the user reading tool cards) sees where a tool comes from. */
+export function toolDescription(server: string, title: unknown, description: unknown): string {
+  const text = cleanText(description) || cleanText(title, 200) || "(no description)";
+  return `[MCP/${server}] ${text}`;
+}

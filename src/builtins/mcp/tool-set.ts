@@ -1,0 +1,139 @@
+/**
+ * The daemon tools that stand for one server's MCP tools: `<server>_<tool>`, with the server's input schema
+ * and an `[MCP/<server>]` description, registered when the server lists them and unregistered when it drops
+ * them, goes away, or the user disables them. A tool that cannot be registered (its name collides, its
+ * schema is too large) is left out and the reason kept for the status, never silently.
+ */
+import type { PluginSDK, ToolDef, ToolHandler } from "@homeagent/sdk";
+import type { ToolHints } from "./approval.js";
+import type { McpTool } from "./connection.js";
+import { cleanText, toolDescription, toolName } from "./names.js";
+
+export interface ListedTool {
+  /** The name the model calls. */
+  name: string;
+  /** The server's own name for it. */
+  tool: string;
+  description: string;
+  hints: ToolHints;
+  enabled: boolean;
+  /** Why it is not registered, when it is enabled but left out. */
+  problem?: string;
+}
+
+export type CallTool = (tool: McpTool, name: string) => ToolHandler;
+
+export class McpToolSet {
+  /** Registered now: daemon name → the definition as registered (to see what changed). */
+  private readonly registered = new Map<string, string>();
+  private listed: ListedTool[] = [];
+  /** What the server listed last. */
+  private offered: McpTool[] = [];
+
+  constructor(
+    private readonly sdk: PluginSDK,
+    readonly server: string,
+    private readonly call: CallTool,
+    private disabled: ReadonlySet<string>,
+  ) {}
+
+  /** The user switched other tools off (or on): registered anew from the list the server gave. */
+  disable(disabled: ReadonlySet<string>): void {
+    if (disabled.size === this.disabled.size && [...disabled].every((name) => this.disabled.has(name))) return;
+    this.disabled = disabled;
+    this.sync(this.offered);
+  }
+
+  /** Makes the registered tools those of `tools` the user has not disabled. */
+  sync(tools: McpTool[]): void {
+    this.offered = tools;
+    const disabled = this.disabled;
+    const wanted = new Map<string, { def: ToolDef; tool: McpTool }>();
+    const listed: ListedTool[] = [];
+    for (const tool of tools) {
+      const name = toolName(this.server, tool.name);
+      const entry: ListedTool = {
+        name,
+        tool: cleanText(tool.name, 256),
+        description: cleanText(tool.description ?? tool.title, 300),
+        hints: { readOnlyHint: tool.annotations?.readOnlyHint, destructiveHint: tool.annotations?.destructiveHint },
+        enabled: !disabled.has(tool.name),
+      };
+      listed.push(entry);
+      if (!entry.enabled) continue;
+      if (wanted.has(name)) {
+        entry.problem = `its name ${name} is the same as another tool's of this server once made safe; rename one on the server`;
+        continue;
+      }
+      wanted.set(name, { def: defOf(name, this.server, tool), tool });
+    }
+    for (const name of [...this.registered.keys()]) {
+      const next = wanted.get(name);
+      if (next && JSON.stringify(next.def) === this.registered.get(name)) wanted.delete(name);
+      else this.drop(name);
+    }
+    for (const [name, { def, tool }] of wanted) {
+      try {
+        this.sdk.registerTool(def, this.call(tool, name));
+        this.registered.set(name, JSON.stringify(def));
+      } catch (err) {
+        const entry = listed.find((l) => l.name === name && !l.problem);
+        if (entry) entry.problem = (err as Error).message;
+        this.sdk.log.warn(`mcp: tool ${name} of server "${this.server}" left out: ${(err as Error).message}`);
+      }
+    }
+    this.listed = listed;
+  }
+
+  /** Every tool the server listed, registered or not, with why not. */
+  tools(): ListedTool[] {
+    return this.listed.map((t) => ({
+      ...t,
+      ...(t.enabled && !t.problem && !this.registered.has(t.name) ? { problem: "not registered" } : {}),
+    }));
+  }
+
+  count(): number {
+    return this.registered.size;
+  }
+
+  /** Unregisters all of them (the server was removed or is restarted by hand). */
+  clear(): void {
+    this.offered = [];
+    this.listed = [];
+    for (const name of [...this.registered.keys()]) this.drop(name);
+  }
+
+  private drop(name: string): void {
+    this.sdk.unregisterTool(name);
+    this.registered.delete(name);
+  }
+}
+
+/** Deeper schemas are refused by the daemon's registration limits anyway; cleaning stops there. */
+const MAX_DEPTH = 32;
+
+/** The schema with its descriptions and titles cleaned: they are prompt text as much as the tool's own. */
+function cleanSchema(node: unknown, depth = 0): unknown {
+  if (depth > MAX_DEPTH || node === null || typeof node !== "object") return node;
+  if (Array.isArray(node)) return node.map((item) => cleanSchema(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    out[key] =
+      (key === "description" || key === "title") && typeof value === "string"
+        ? cleanText(value)
+        : cleanSchema(value, depth + 1);
+  }
+  return out;
+}
+
+function defOf(name: string, server: string, tool: McpTool): ToolDef {
+  const given = tool.inputSchema && typeof tool.inputSchema === "object" ? tool.inputSchema : {};
+  const schema = cleanSchema(given) as Record<string, unknown>;
+  return {
+    name,
+    description: toolDescription(server, tool.title ?? tool.annotations?.title, tool.description),
+    // Providers want an object schema at the top; a server's own schema stays as it is below that.
+    parameters: { ...schema, type: "object", properties: (schema.properties as object | undefined) ?? {} },
+  };
+}
