@@ -26,13 +26,15 @@ export function cleanText(text: unknown, max = MAX_DESCRIPTION): string {
 
 /**
  * `<server>_<tool>` as a provider accepts it: other characters become "_" (two tools that then meet are
- * refused by the registry, by name), and a name over 64 characters keeps its start and a hash of the whole,
- * so two long names stay apart.
+ * refused by the registry, by name), and a name over 64 characters, or with no letter or digit left,
+ * keeps its start and a hash of the whole, so such names stay apart.
  */
 export function toolName(server: string, tool: string): string {
   const raw = `${server}_${cleanText(tool, 256)}`;
   const safe = raw.replace(/[^A-Za-z0-9_-]/g, "_");
-  if (safe.length <= MAX_NAME) return safe;
+  // A name written in another script would be all "_": its hash keeps it apart from its neighbours.
+  const readable = /[A-Za-z0-9]/.test(safe.slice(server.length + 1));
+  if (safe.length <= MAX_NAME && readable) return safe;
   const hash = createHash("sha256").update(raw).digest("hex").slice(0, 8);
   return `${safe.slice(0, MAX_NAME - 9)}_${hash}`;
 }

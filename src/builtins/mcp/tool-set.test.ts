@@ -1,0 +1,44 @@
+/**
+ * One server's tools in the daemon (mock SDK): registered as `<server>_<tool>` with the server's schema
+ * (its texts cleaned) under an object top level; a second tool that meets the first's name is left out with
+ * the reason; a disabled tool is listed but not registered; a changed list registers only what changed and
+ * drops what is gone; clearing unregisters everything.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createMockSDK } from "@homeagent/sdk/test";
+import type { McpTool } from "./connection.js";
+import { McpToolSet } from "./tool-set.js";
+
+const tool = (name: string, extra: Partial<McpTool> = {}): McpTool => ({
+  name,
+  description: `does ${name}`,
+  inputSchema: { type: "object", properties: { q: { type: "string", description: "the \u200bquery\u001b" } } },
+  ...extra,
+});
+
+test("registers, leaves out with reasons, follows changes and clears", () => {
+  const sdk = createMockSDK({ pluginName: "mcp" });
+  const calls: string[] = [];
+  const set = new McpToolSet(sdk, "srv", (t, name) => () => calls.push(`${t.name}:${name}`), new Set(["off"]));
+  set.sync([tool("a.b"), tool("a_b"), tool("off"), tool("plain", { inputSchema: {} })]);
+  assert.deepEqual([...sdk.tools.keys()].sort(), ["srv_a_b", "srv_plain"]);
+  const ab = sdk.tools.get("srv_a_b")?.def;
+  assert.equal(ab?.description, "[MCP/srv] does a.b");
+  assert.deepEqual(ab?.parameters, { type: "object", properties: { q: { type: "string", description: "the query" } } });
+  assert.deepEqual(sdk.tools.get("srv_plain")?.def.parameters, { type: "object", properties: {} });
+  const listed = set.tools();
+  assert.match(String(listed.find((t) => t.tool === "a_b")?.problem), /same as another tool's/);
+  assert.equal(listed.find((t) => t.tool === "off")?.enabled, false);
+
+  const before = sdk.tools.get("srv_plain");
+  set.sync([tool("plain", { inputSchema: {} }), tool("new")]);
+  assert.deepEqual([...sdk.tools.keys()].sort(), ["srv_new", "srv_plain"]);
+  assert.equal(sdk.tools.get("srv_plain"), before, "an unchanged tool is left registered as it was");
+
+  set.disable(new Set(["new"]));
+  assert.deepEqual([...sdk.tools.keys()], ["srv_plain"]);
+  set.clear();
+  assert.equal(sdk.tools.size, 0);
+  assert.equal(set.count(), 0);
+});
