@@ -22,28 +22,14 @@ export {
   UNAUTHORIZED,
 } from "./frames.js";
 export { LineSplitter } from "./line-splitter.js";
-export { MCP_TOOLS_LINE, type McpCall, mcpCallLine, parseMcpLine } from "./mcp-lines.js";
+export { MCP_TOOLS_LINE, mcpCallLine, parseMcpLine } from "./mcp-lines.js";
 export {
-  MCP_CHAT_TIMEOUT_KEY,
   MCP_CHAT_TIMEOUT_S,
   MCP_HTTP_KEY,
   MCP_NO_WRITE_TOOLS,
-  MCP_READ_TOOLS,
   MCP_WRITE_TOOLS,
-  MCP_WRITE_TOOLS_KEY,
   MCP_WRITE_TOOLS_PATTERN,
-  type McpSettings,
-  type McpWriteTool,
   mcpSettings,
 } from "./mcp-settings.js";
-export {
-  callMcpTool,
-  cutResult,
-  MAX_MCP_RESULT_CHARS,
-  type McpCaller,
-  type McpHost,
-  type McpToolDef,
-  type McpToolResult,
-  mcpTools,
-} from "./mcp-tools.js";
+export { callMcpTool, type McpToolDef, type McpToolResult, mcpTools } from "./mcp-tools.js";
 export { CLI_SOCKET_NAME, cliSocketPath } from "./socket-path.js";
