@@ -10,6 +10,7 @@ import {
   type PushFrame,
   type ServerFrame,
   STOP_LINE,
+  UNAUTHORIZED,
 } from "@homeagent/cli-protocol";
 import { HomeAgentError } from "../util/errors.js";
 
@@ -61,6 +62,31 @@ export class CancelledError extends HomeAgentError {
 export interface ConnectionLoss {
   error: Error;
   idle: boolean;
+}
+
+/** Sends `/auth <key>` first; throws saying whether the key was wrong or the daemon refused for another reason. */
+export async function authenticate(client: WaiterClient, apiKey: string): Promise<void> {
+  const frame = await client.request(`/auth ${apiKey}`);
+  if (frame.type !== "error") return;
+  // Not every refusal is about the key: the daemon may be full or shutting down.
+  throw frame.error === UNAUTHORIZED
+    ? new HomeAgentError({
+        code: "api_key_rejected",
+        message: `homed rejected the API key (${frame.error}): check --api-key or HOMEAGENT_API_KEY`,
+      })
+    : new HomeAgentError({ code: "daemon_refused", message: `homed: ${frame.error}` });
+}
+
+/** A connection that has sent `/auth <key>` when a key is given; closed again if the key is refused. */
+export async function connectAuthenticated(socketPath: string, apiKey: string | undefined): Promise<WaiterClient> {
+  const client = await WaiterClient.connect(socketPath);
+  try {
+    if (apiKey) await authenticate(client, apiKey);
+    return client;
+  } catch (err) {
+    client.close();
+    throw err;
+  }
 }
 
 interface Pending {

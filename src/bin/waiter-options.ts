@@ -6,8 +6,13 @@ import { errorMessage, HomeAgentError } from "../util/errors.js";
 import { resolveHistoryPath } from "./waiter-history.js";
 
 export const USAGE = `usage: waiter [--socket PATH] [--api-key KEY] [--json] [-c MESSAGE | --inbox]
+       waiter [--socket PATH] [--api-key KEY] mcp
 
 Talks to a running homed over its local socket.
+
+  mcp                 serve homed's memory to another agent as an MCP server on stdin/stdout (for Claude
+                      Desktop, Cursor or any MCP client: command "waiter", args ["mcp"]); read-only unless
+                      plugin.mcp_server.write_tools turns writes on; logs go to stderr
 
   -c, --chat MESSAGE  send one message, print the reply and exit (on a terminal, approvals it asks are read
                       from the terminal; without one they are refused)
@@ -30,6 +35,8 @@ export interface WaiterOptions {
   apiKey?: string;
   chat?: string;
   inbox: boolean;
+  /** `waiter mcp`: an MCP stdio server instead of a chat. */
+  mcp: boolean;
   json: boolean;
   help: boolean;
   version: boolean;
@@ -44,6 +51,7 @@ export class UsageError extends HomeAgentError {
 type Env = Record<string, string | undefined>;
 
 export function parseOptions(argv: string[], env: Env = process.env): WaiterOptions {
+  let positionals: string[];
   let values: {
     socket?: string;
     "api-key"?: string;
@@ -54,7 +62,7 @@ export function parseOptions(argv: string[], env: Env = process.env): WaiterOpti
     version?: boolean;
   };
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: argv,
       options: {
         socket: { type: "string" },
@@ -66,19 +74,23 @@ export function parseOptions(argv: string[], env: Env = process.env): WaiterOpti
         version: { type: "boolean", short: "v" },
       },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: true,
     }));
   } catch (err) {
     throw new UsageError(errorMessage(err), err);
   }
   if (values.chat !== undefined && values.chat.trim() === "") throw new UsageError("-c needs a non-empty message");
   if (values.chat !== undefined && values.inbox) throw new UsageError("-c and --inbox do not go together");
+  const mcp = positionals.length === 1 && positionals[0] === "mcp";
+  if (positionals.length > 0 && !mcp) throw new UsageError(`unexpected argument "${positionals.join(" ")}"`);
+  if (mcp && (values.chat !== undefined || values.inbox)) throw new UsageError("mcp takes no -c or --inbox");
   return {
     socketPath: resolveSocketPath(values.socket, env),
     historyFile: resolveHistoryPath(values.socket, env),
     apiKey: values["api-key"] || env.HOMEAGENT_API_KEY || undefined,
     chat: values.chat,
     inbox: values.inbox ?? false,
+    mcp,
     json: values.json ?? false,
     help: values.help ?? false,
     version: values.version ?? false,

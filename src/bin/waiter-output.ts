@@ -9,7 +9,8 @@ export const UNAUTHORIZED_HINT = "homed requires an API key: pass --api-key KEY 
  */
 export function finalText(frame: Exclude<FinalFrame, { type: "error" }>, json = false): string {
   if (frame.type === "response") return frame.content;
-  if (json) return JSON.stringify(frame, null, 2);
+  // The MCP frames are meant for `waiter mcp`; typed at the prompt, they print as they came.
+  if (json || frame.type === "mcp_tools" || frame.type === "mcp_result") return JSON.stringify(frame, null, 2);
   if (frame.type === "tools") {
     return frame.tools.length === 0
       ? "no tools"

@@ -3,10 +3,11 @@
  * waiter: the terminal client of homed. It connects to the daemon's cli socket and speaks the line
  * protocol of @homeagent/cli-protocol.
  */
-import { UNAUTHORIZED } from "@homeagent/cli-protocol";
-import { errorMessage, HomeAgentError } from "../util/errors.js";
+import { errorMessage } from "../util/errors.js";
 import { VERSION } from "../version.js";
-import { DaemonNotRunningError, WaiterClient } from "./waiter-client.js";
+import { authenticate, connectAuthenticated, DaemonNotRunningError, WaiterClient } from "./waiter-client.js";
+import { DaemonLink } from "./waiter-link.js";
+import { runMcp } from "./waiter-mcp.js";
 import { runInbox, runInteractive, runOnce, runPiped } from "./waiter-modes.js";
 import { parseOptions, USAGE, UsageError } from "./waiter-options.js";
 
@@ -23,6 +24,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`waiter ${VERSION}\n`);
     return 0;
   }
+  if (opts.mcp) return await runMcp(new DaemonLink(() => connectAuthenticated(opts.socketPath, opts.apiKey)));
   const client = await WaiterClient.connect(opts.socketPath);
   try {
     if (opts.apiKey) await authenticate(client, opts.apiKey);
@@ -33,18 +35,6 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     client.close();
   }
-}
-
-async function authenticate(client: WaiterClient, apiKey: string): Promise<void> {
-  const frame = await client.request(`/auth ${apiKey}`);
-  if (frame.type !== "error") return;
-  // Not every refusal is about the key: the daemon may be full or shutting down.
-  throw frame.error === UNAUTHORIZED
-    ? new HomeAgentError({
-        code: "api_key_rejected",
-        message: `homed rejected the API key (${frame.error}): check --api-key or HOMEAGENT_API_KEY`,
-      })
-    : new HomeAgentError({ code: "daemon_refused", message: `homed: ${frame.error}` });
 }
 
 function exitCodeFor(err: unknown): number {

@@ -9,6 +9,7 @@ import { createCliPlugin } from "./cli/plugin.js";
 import { createCmdPlugin } from "./cmd/plugin.js";
 import { createFilesPlugin } from "./files/plugin.js";
 import { createMcpPlugin } from "./mcp/plugin.js";
+import { createMcpServerPlugin } from "./mcp_server/plugin.js";
 import { createTimerPlugin } from "./timer/plugin.js";
 import { createWebuiPlugin } from "./webui/plugin.js";
 
@@ -102,6 +103,13 @@ export function builtinPlugins(): BuiltinPlugin[] {
       // What it writes, the model asked for: the registry refuses every key not marked agentWritable.
       forModel: true,
       create: () => createCfgmgrPlugin(),
+    },
+    {
+      name: "mcp_server",
+      // Declares plugin.mcp_server.* only; cli (waiter mcp) and webui (/mcp) serve the tools and read them.
+      capabilities: [],
+      builtin: true,
+      create: () => createMcpServerPlugin(),
     },
   ];
 }

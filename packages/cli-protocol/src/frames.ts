@@ -3,6 +3,7 @@
  * Shared by the cli plugin (server) and `waiter` (client) so both sides agree on frame shapes and texts.
  */
 import type { KernelStatus, TokenUsage } from "@homeagent/sdk";
+import type { McpToolDef, McpToolResult } from "./mcp-tools.js";
 
 export const MAX_LINE_BYTES = 1024 * 1024;
 export const LINE_TOO_LONG = `line too long (max ${MAX_LINE_BYTES} bytes)`;
@@ -20,7 +21,12 @@ export interface SettingFrameEntry {
   description: string;
 }
 
-/** Frames that answer one client line; exactly one of them ends each answer. */
+/**
+ * Frames that answer one client line; exactly one of them ends each answer. `mcp_tools` answers `/mcp tools`
+ * (the MCP tools offered now, with their JSON Schemas) and `mcp_result` answers `/mcp call <json>` (the
+ * tool's text; `isError` for a tool that is off, bad arguments or a failed call): the lines of `waiter mcp`
+ * (mcp-lines.ts). A malformed `/mcp` line is answered by `error`.
+ */
 export type FinalFrame =
   | {
       type: "response";
@@ -31,7 +37,9 @@ export type FinalFrame =
     }
   | { type: "error"; error: string }
   | { type: "tools"; tools: string[] }
-  | { type: "settings"; settings: SettingFrameEntry[] };
+  | { type: "settings"; settings: SettingFrameEntry[] }
+  | { type: "mcp_tools"; tools: McpToolDef[] }
+  | { type: "mcp_result"; result: McpToolResult };
 
 /** Frames streamed while a message is being processed, before its final frame. */
 export type ProgressFrame =
@@ -54,7 +62,7 @@ export type PushFrame =
 
 export type ServerFrame = FinalFrame | ProgressFrame | PushFrame;
 
-const FINAL_TYPES: ReadonlySet<string> = new Set(["response", "error", "tools", "settings"]);
+const FINAL_TYPES: ReadonlySet<string> = new Set(["response", "error", "tools", "settings", "mcp_tools", "mcp_result"]);
 const PUSH_TYPES: ReadonlySet<string> = new Set(["notice", "approval", "approval_closed"]);
 
 export function isFinalFrame(frame: ServerFrame): frame is FinalFrame {

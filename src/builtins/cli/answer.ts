@@ -6,6 +6,7 @@ import { approvalsCommand, inboxCommand } from "./approval-commands.js";
 import { cmdCommand } from "./cmd-command.js";
 import { runCommand } from "./commands.js";
 import { historyCommand } from "./history-command.js";
+import { mcpCommand } from "./mcp-command.js";
 import { memoryCommand } from "./memory-commands.js";
 import { pluginsCommand } from "./plugin-commands.js";
 
@@ -39,6 +40,7 @@ export function answer(
   if (line.trim() === "/inbox") return inboxCommand(sdk);
   if (/^\/cmd(\s|$)/.test(line)) return cmdCommand(sdk, line.slice("/cmd".length));
   if (/^\/history(\s|$)/.test(line)) return historyCommand(sdk, line.slice("/history".length));
+  if (/^\/mcp(\s|$)/.test(line)) return mcpCommand(sdk, line.slice("/mcp".length), signal);
   if (line.startsWith("/")) return runCommand(sdk, line);
   return chat(sdk, line, signal, onQueued);
 }

@@ -4,6 +4,7 @@ import type { ContextReport, KernelStatus, LlmSourceStatus, PluginSDK } from "@h
 import { APPROVALS_HELP } from "./approval-commands.js";
 import { CMD_HELP } from "./cmd-command.js";
 import { HISTORY_HELP } from "./history-command.js";
+import { MCP_HELP } from "./mcp-command.js";
 import { MEMORY_HELP } from "./memory-commands.js";
 import { PLUGINS_HELP } from "./plugin-commands.js";
 
@@ -21,6 +22,7 @@ export const HELP_TEXT = [
   ...APPROVALS_HELP,
   ...CMD_HELP,
   ...HISTORY_HELP,
+  ...MCP_HELP,
   "/auth <key>                   authenticate (must be the first line when homed has an API key)",
   "any other line                a message to the agent",
 ].join("\n");

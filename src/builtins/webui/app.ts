@@ -18,6 +18,7 @@ import { chatFileRoutes } from "./routes/chat-file.js";
 import { eventsRoutes } from "./routes/events.js";
 import { kernelRoutes } from "./routes/kernel.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { pluginsRoutes } from "./routes/plugins.js";
 import { sessionRoutes } from "./routes/session.js";
@@ -68,6 +69,7 @@ function routeGroups(hub: SseHub, webRoot: string | undefined): RouteGroup[] {
     memoryRoutes,
     eventsRoutes(hub),
     openaiRoutes,
+    mcpRoutes,
   ];
 }
 

@@ -18,6 +18,14 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Cookies of this name looked at in one request; a browser sends one, a page that planted more sends a few. */
 const MAX_SESSION_COOKIES = 4;
 
+/**
+ * Routes only a program holding the API key may use, never the dashboard's cookie: /mcp runs tools for
+ * another agent, and a page open in the user's browser must not reach them with the login.
+ */
+export function isKeyOnlyRoute(path: string): boolean {
+  return path.replace(/\/+$/, "") === "/mcp";
+}
+
 /** The routes open without credentials; GET also covers HEAD (Hono answers HEAD with the GET route). */
 export function isPublicRoute(method: string, path: string): boolean {
   const read = method === "GET" || method === "HEAD";
@@ -36,6 +44,11 @@ export function authMiddleware(auth: () => AuthAPI): MiddlewareHandler<WebEnv> {
       if (key === "" || !auth().verifyApiKey(key)) throw unauthorized("the API key is not valid");
       c.set("authKind", "key");
       return next();
+    }
+    if (isKeyOnlyRoute(c.req.path)) {
+      throw unauthorized(
+        `${c.req.path} takes only the API key: send Authorization: Bearer <key> (a login does not count here)`,
+      );
     }
     const sessionIds = sessionCookies(c);
     const session = firstLive(sessionIds, auth());
