@@ -5,6 +5,7 @@ import type { InputReply, PluginSDK } from "@homeagent/sdk";
 import { approvalsCommand, inboxCommand } from "./approval-commands.js";
 import { cmdCommand } from "./cmd-command.js";
 import { runCommand } from "./commands.js";
+import { healthCommand } from "./health-command.js";
 import { historyCommand } from "./history-command.js";
 import { memoryCommand } from "./memory-commands.js";
 import { pluginsCommand } from "./plugin-commands.js";
@@ -39,6 +40,7 @@ export function answer(
   if (line.trim() === "/inbox") return inboxCommand(sdk);
   if (/^\/cmd(\s|$)/.test(line)) return cmdCommand(sdk, line.slice("/cmd".length));
   if (/^\/history(\s|$)/.test(line)) return historyCommand(sdk, line.slice("/history".length));
+  if (/^\/health(\s|$)/.test(line)) return healthCommand(sdk, line.slice("/health".length));
   if (line.startsWith("/")) return runCommand(sdk, line);
   return chat(sdk, line, signal, onQueued);
 }
