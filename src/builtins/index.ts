@@ -8,6 +8,7 @@ import { createCfgmgrPlugin } from "./cfgmgr/plugin.js";
 import { createCliPlugin } from "./cli/plugin.js";
 import { createCmdPlugin } from "./cmd/plugin.js";
 import { createFilesPlugin } from "./files/plugin.js";
+import { createHealthcheckPlugin } from "./healthcheck/plugin.js";
 import { createMcpPlugin } from "./mcp/plugin.js";
 import { createMcpServerPlugin } from "./mcp_server/plugin.js";
 import { createTimerPlugin } from "./timer/plugin.js";
@@ -110,6 +111,23 @@ export function builtinPlugins(): BuiltinPlugin[] {
       capabilities: [],
       builtin: true,
       create: () => createMcpServerPlugin(),
+    },
+    {
+      name: "healthcheck",
+      capabilities: [
+        // Each plugin's state and last error (it never enables, disables or reloads one).
+        "plugin_mgr",
+        // Every tool's definition (kernel.tools), the daemon's status, the LLM sources and their adapters.
+        "kernel_status",
+        // llm.test: one tiny request per source, only when the caller asks to probe (it never switches sources).
+        "llm_admin",
+        // memory.check (read-only integrity check) and the newest event's date for the clock check.
+        "memory",
+        // tool_call events: how long each tool call took, for healthcheck_perf.
+        "events",
+      ],
+      builtin: true,
+      create: () => createHealthcheckPlugin(),
     },
   ];
 }

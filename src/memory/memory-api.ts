@@ -14,6 +14,7 @@ import { deleteFactById, editFactById } from "./graph/fact-edit.js";
 import { graphPage } from "./graph/page.js";
 import { recallIntent } from "./graph-tools.js";
 import { conversationHistory } from "./history.js";
+import { MemoryChecker } from "./integrity-check.js";
 import type { MemorySystem } from "./system.js";
 
 const KINDS: readonly MemoryKind[] = ["context", "turn", "doc", "entity"];
@@ -26,6 +27,7 @@ export interface MemoryApis {
 }
 
 export function memoryApis(m: MemorySystem): MemoryApis {
+  const checker = new MemoryChecker(m.db);
   const memory: MemoryAPI = {
     recall: async (query, opts) => {
       const r = recallIntent(m.graph, query, opts?.depth ?? 2);
@@ -62,6 +64,7 @@ export function memoryApis(m: MemorySystem): MemoryApis {
         scrub: m.scrubber.status(),
       };
     },
+    check: (opts) => checker.check(opts),
     graph: async (opts) => graphPage(m.db, opts),
     history: async (opts) => conversationHistory(m.db, opts),
     // Writes from outside the job lane wait for a scrub in progress (Scrubber.idle says why).

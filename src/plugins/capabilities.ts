@@ -85,6 +85,8 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   "memory.list": "memory",
   "memory.timeline": "memory",
   "memory.stats": "memory",
+  // Read-only (its own read-only connection, then SELECTs): a memory read like stats.
+  "memory.check": "memory",
   "memory.graph": "memory",
   "memory.history": "memory",
   "transcripts.list": "memory",

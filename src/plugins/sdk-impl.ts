@@ -319,6 +319,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       list: async (opts) => memory().memory.list(opts),
       timeline: async () => memory().memory.timeline(),
       stats: async () => memory().memory.stats(),
+      check: async (opts) => memory().memory.check(opts),
       graph: async (opts) => memory().memory.graph(opts),
       history: async (opts) => memory().memory.history(opts),
       commit: async (triples, opts) => memory().memory.commit(triples, opts),

@@ -292,6 +292,13 @@ export class VectorIndex {
   }
 }
 
+/** The table of each vector space, for a check that reads them with a connection of its own. */
+export function vectorTables(db: DB): string[] {
+  const spaces = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_spaces'").get();
+  if (!spaces) return [];
+  return db.prepare<[], number>("SELECT id FROM search_spaces ORDER BY id").pluck().all().map(tableOf);
+}
+
 /** The 8-bit copies keep the table name they had beside vec0, so existing databases need no copy. */
 function tableOf(spaceId: number): string {
   return `search_vec_${spaceId}_q`;

@@ -40,6 +40,16 @@ export interface SseStats {
 }
 
 /** GET /api/v1/runtime */
+/** `GET /api/v1/health`: the healthcheck plugin's report, failures first. */
+export interface Health {
+  status: "ok" | "warn" | "fail";
+  counts: { ok: number; warn: number; fail: number };
+  checks: Array<{ name: string; status: "ok" | "warn" | "fail"; detail: string; fix?: string }>;
+  omitted: number;
+  durationMs: number;
+  at: number;
+}
+
 export interface Runtime {
   uptimeS: number;
   busy: boolean;

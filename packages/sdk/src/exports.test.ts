@@ -345,6 +345,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "log.error",
     "log.info",
     "log.warn",
+    "memory.check",
     "memory.commit",
     "memory.deleteFact",
     "memory.editFact",

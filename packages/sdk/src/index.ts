@@ -267,7 +267,7 @@ export interface PluginSDK {
   /** `sources()` needs `kernel_status`, `use()` needs `llm_admin`. */
   llm: LlmAPI;
   /**
-   * Long-term memory: capability `memory` to read (recall, search, list, timeline, stats), `memory_admin`
+   * Long-term memory: capability `memory` to read (recall, search, list, timeline, stats, check), `memory_admin`
    * for commit, editFact, deleteFact, runLoop and forget. Calls throw (code "memory_unavailable") while
    * memory is not running.
    */
@@ -389,6 +389,7 @@ export type {
   ScrubStatus,
   SocialAPI,
 } from "./memory.js";
+export type { MemoryCheck, MemoryCheckPart } from "./memory-check.js";
 export type { PluginInfo, PluginKind, PluginMgrAPI, PluginState, ReloadReport } from "./plugins.js";
 export type {
   ConfigAPI,

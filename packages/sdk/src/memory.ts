@@ -3,6 +3,7 @@
  * context window (recent events), documents (archived conversations and committed notes, verbatim) and
  * the graph (entities and relations). Every time is unix milliseconds.
  */
+import type { MemoryCheck } from "./memory-check.js";
 
 /** What the search index holds: context events, archived turns, documents, graph entities. */
 export type MemoryKind = "context" | "turn" | "doc" | "entity";
@@ -235,6 +236,13 @@ export interface MemoryAPI {
   /** The context window, oldest first. */
   timeline(): Promise<MemoryEvent[]>;
   stats(): Promise<MemoryStats>;
+  /**
+   * Checks memory.db and its search index without changing them: SQLite's integrity check in a thread of its
+   * own, then the index a chunk at a time, so turns and requests go on meanwhile. Within `timeoutMs` (default
+   * 20 s, 1 s to 120 s): a part that runs out of time is "incomplete". One check runs at a time; a call while
+   * one runs gets that one's result.
+   */
+  check(opts?: { timeoutMs?: number }): Promise<MemoryCheck>;
   /** One page of the graph, most mentioned entities first; `limit` default 200, at most 1000. */
   graph(opts?: { offset?: number; limit?: number }): Promise<MemoryGraphPage>;
   /**

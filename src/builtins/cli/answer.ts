@@ -5,6 +5,7 @@ import type { InputReply, PluginSDK } from "@homeagent/sdk";
 import { approvalsCommand, inboxCommand } from "./approval-commands.js";
 import { cmdCommand } from "./cmd-command.js";
 import { runCommand } from "./commands.js";
+import { healthCommand } from "./health-command.js";
 import { historyCommand } from "./history-command.js";
 import { mcpCommand } from "./mcp-command.js";
 import { memoryCommand } from "./memory-commands.js";
@@ -41,6 +42,7 @@ export function answer(
   if (/^\/cmd(\s|$)/.test(line)) return cmdCommand(sdk, line.slice("/cmd".length));
   if (/^\/history(\s|$)/.test(line)) return historyCommand(sdk, line.slice("/history".length));
   if (/^\/mcp(\s|$)/.test(line)) return mcpCommand(sdk, line.slice("/mcp".length), signal);
+  if (/^\/health(\s|$)/.test(line)) return healthCommand(sdk, line.slice("/health".length));
   if (line.startsWith("/")) return runCommand(sdk, line);
   return chat(sdk, line, signal, onQueued);
 }

@@ -3,6 +3,7 @@ import type { FinalFrame } from "@homeagent/cli-protocol";
 import type { ContextReport, KernelStatus, LlmSourceStatus, PluginSDK } from "@homeagent/sdk";
 import { APPROVALS_HELP } from "./approval-commands.js";
 import { CMD_HELP } from "./cmd-command.js";
+import { HEALTH_HELP } from "./health-command.js";
 import { HISTORY_HELP } from "./history-command.js";
 import { MCP_HELP } from "./mcp-command.js";
 import { MEMORY_HELP } from "./memory-commands.js";
@@ -23,6 +24,7 @@ export const HELP_TEXT = [
   ...CMD_HELP,
   ...HISTORY_HELP,
   ...MCP_HELP,
+  ...HEALTH_HELP,
   "/auth <key>                   authenticate (must be the first line when homed has an API key)",
   "any other line                a message to the agent",
 ].join("\n");

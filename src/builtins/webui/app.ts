@@ -16,6 +16,7 @@ import { approvalsRoutes } from "./routes/approvals.js";
 import { chatRoutes } from "./routes/chat.js";
 import { chatFileRoutes } from "./routes/chat-file.js";
 import { eventsRoutes } from "./routes/events.js";
+import { healthRoutes } from "./routes/health.js";
 import { kernelRoutes } from "./routes/kernel.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import { mcpRoutes } from "./routes/mcp.js";
@@ -60,6 +61,7 @@ function routeGroups(hub: SseHub, webRoot: string | undefined): RouteGroup[] {
     adaptersRoutes,
     pluginsRoutes,
     kernelRoutes,
+    healthRoutes,
     chatRoutes,
     chatFileRoutes,
     transcriptsRoutes,

@@ -83,6 +83,7 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   "memory.list": { args: ["object"] },
   "memory.timeline": { args: [] },
   "memory.stats": { args: [] },
+  "memory.check": { args: ["object?"] },
   "memory.graph": { args: ["object?"] },
   "memory.history": { args: ["object?"] },
   "transcripts.list": { args: ["object?"] },

@@ -1,11 +1,12 @@
 /**
  * Overview: is the daemon up and for how long, is it busy, the LLM sources and their state, today's turns
- * and tokens per source, memory's sizes and the process's own memory. Polls the small /api/v1/runtime
+ * and tokens per source, memory's sizes, the process's own memory, and what the health checks found. Polls the small /api/v1/runtime
  * often and /api/v1/kernel (usage, memory sizes) less often, and reloads the latter shortly after a turn
  * ends (at most once a second), so a turn shows without waiting for the poll; the uptime counts on between
  * polls.
  */
 import { useEffect, useState } from "preact/hooks";
+import { HealthCard } from "../components/health-card";
 import { MemorySizes } from "../components/memory-sizes";
 import { SourcesTable } from "../components/sources-table";
 import { ErrorLine, Loading } from "../components/status";
@@ -72,6 +73,7 @@ export function OverviewTab() {
         <ErrorLine message={kernel.error} />
         {kernel.data ? <MemorySizes memory={kernel.data.memory} /> : <Loading />}
       </section>
+      {r?.plugins.some((p) => p.name === "healthcheck" && p.state === "running") && <HealthCard />}
     </div>
   );
 }

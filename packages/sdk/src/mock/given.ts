@@ -18,6 +18,7 @@ export function givenApis(
       list: (o) => answer(opts.memory, "memory", "list")(o),
       timeline: () => answer(opts.memory, "memory", "timeline")(),
       stats: () => answer(opts.memory, "memory", "stats")(),
+      check: (o) => answer(opts.memory, "memory", "check")(o),
       graph: (o) => answer(opts.memory, "memory", "graph")(o),
       history: (o) => answer(opts.memory, "memory", "history")(o),
       commit: (triples, o) => answer(opts.memory, "memory", "commit")(triples, o),

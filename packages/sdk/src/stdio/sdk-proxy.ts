@@ -278,6 +278,7 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       list: remote("memory.list"),
       timeline: remote("memory.timeline"),
       stats: remote("memory.stats"),
+      check: remote("memory.check"),
       graph: remote("memory.graph"),
       history: remote("memory.history"),
       commit: remote("memory.commit"),

@@ -1,0 +1,49 @@
+/** The `plugin.healthcheck.*` settings, declared so the settings page lists them and every write is validated. */
+import type { SettingDef } from "@homeagent/sdk";
+
+export const HEALTHCHECK_SETTINGS: SettingDef[] = [
+  {
+    key: "perf_history",
+    default: "100",
+    type: "int",
+    min: 10,
+    max: 1_000,
+    category: "system",
+    description:
+      "Tool calls and check runs whose durations healthcheck_perf summarizes, and tool reports kept from healthcheck_report; older ones are dropped.",
+    displayName: "Health check history",
+    translations: {
+      zh: {
+        displayName: "健康检查历史条数",
+        description:
+          "healthcheck_perf 汇总的工具调用与检查耗时条数，以及 healthcheck_report 保留的工具报告条数；更早的会被丢弃。",
+      },
+    },
+  },
+  {
+    key: "memory_timeout",
+    default: "20s",
+    type: "duration",
+    min: 1_000,
+    max: 120_000,
+    category: "system",
+    description:
+      "Time limit of the memory check (memory.db's integrity and its search index); a part not done by then is reported incomplete.",
+    displayName: "Memory check time limit",
+    translations: {
+      zh: {
+        displayName: "记忆检查时限",
+        description: "记忆检查（memory.db 完整性及其搜索索引）的时间上限；到时未完成的部分报告为未完成。",
+      },
+    },
+  },
+];
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** A duration setting (validated when written: "20s", "1m30s") in milliseconds; else `fallback`. */
+export function durationMs(value: string | undefined, fallback: number): number {
+  const parts = [...(value ?? "").matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0) return fallback;
+  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_MS[unit], 0);
+}
