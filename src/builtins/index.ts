@@ -125,6 +125,8 @@ export function builtinPlugins(): BuiltinPlugin[] {
         "memory",
         // tool_call events: how long each tool call took, for healthcheck_perf.
         "events",
+        // selfTask: the self-test, when the user turns it on (read-only tools only; it sends nothing).
+        "io",
       ],
       builtin: true,
       create: () => createHealthcheckPlugin(),

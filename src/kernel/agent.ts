@@ -56,6 +56,10 @@ export interface SelfTaskOptions {
   tools?: string[];
   /** Deliver the reply to this output channel too (it is then an `agent` event); default: nowhere. */
   outputChannel?: string;
+  /** Rounds of tool calls it may take; default (and at most) `core.agent.max_tool_turns`. */
+  maxToolTurns?: number;
+  /** Ends the task (queued: dropped; running: stopped), e.g. at its caller's deadline. */
+  signal?: AbortSignal;
 }
 
 export interface AgentStatus {
@@ -207,7 +211,9 @@ export class Agent {
       try {
         const outputChannel = opts.outputChannel ?? SELF_CHANNEL;
         const tools = [...(opts.tools ?? [])];
-        this.enqueue("self", "kernel", SELF_CHANNEL, text, { noMemory: true, outputChannel }, resolve, tools);
+        const given = { noMemory: true, outputChannel, ...(opts.signal ? { signal: opts.signal } : {}) };
+        const task = this.enqueue("self", "kernel", SELF_CHANNEL, text, given, resolve, tools);
+        if (opts.maxToolTurns !== undefined) task.maxToolTurns = opts.maxToolTurns;
       } catch (err) {
         reject(err);
       }
@@ -343,6 +349,7 @@ export class Agent {
       interrupts: new InterruptQueue(),
       llmAbort: null,
       ...(task.opts.llmSource ? { llmSource: task.opts.llmSource } : {}),
+      ...(task.maxToolTurns !== undefined ? { maxToolTurns: task.maxToolTurns } : {}),
     };
     this.running = { task, control, cancel };
     try {

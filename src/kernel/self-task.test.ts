@@ -91,3 +91,18 @@ test("a self-task that names an output channel delivers its reply and records it
   assert.equal(e.noMemory, false, "delivered to the user, so remembered");
   assert.deepEqual(h.context.prunes, []);
 });
+
+test("a self-task stops at its own bound of tool rounds, and when its signal fires", async () => {
+  h.agent.tools.register("x", { name: "probe_tool", description: "", parameters: { type: "object" } }, () => "ok");
+  const loop = { toolCalls: [{ name: "probe_tool" }] };
+  h.llm.enqueue(loop, loop, loop, { text: "never reached" });
+  const bounded = await h.agent.injectSelf("try it", { tools: ["probe_tool"], maxToolTurns: 2 });
+  assert.match(bounded.content, /^Stopped: tool execution exceeded 2 turns/);
+
+  const stop = new AbortController();
+  stop.abort(new Error("its deadline passed"));
+  await assert.rejects(
+    h.agent.injectSelf("too late", { signal: stop.signal }),
+    (err: Error & { code?: string }) => err.code === "input_cancelled",
+  );
+});

@@ -37,6 +37,8 @@ export interface TurnControl {
   llmAbort: AbortController | null;
   /** The LLM source the input asked for first. */
   llmSource?: string;
+  /** A self-task's own bound on tool rounds; the setting still caps it. */
+  maxToolTurns?: number;
 }
 
 export interface LoopResult {
@@ -63,7 +65,7 @@ export async function runToolLoop(
 ): Promise<LoopResult> {
   const toolsUsed: string[] = [];
   const ran: ToolResult[] = [];
-  const maxTurns = deps.settings.maxToolTurns();
+  const maxTurns = Math.min(deps.settings.maxToolTurns(), control.maxToolTurns ?? Number.POSITIVE_INFINITY);
   let usage: TokenUsage | null = null;
   let llmSource: string | undefined;
   const end = (text: string, reasoning: string, shortCircuited = false): LoopResult => ({

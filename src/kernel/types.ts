@@ -174,6 +174,8 @@ export interface InputTask {
   opts: InjectOptions;
   /** A self-task's allowlist: only these tools are offered, any other call is refused. */
   tools?: readonly string[];
+  /** A self-task's own bound on rounds of tool calls (never above core.agent.max_tool_turns). */
+  maxToolTurns?: number;
   /** Present for injectInputSync: the reply goes back here instead of to an output channel. */
   reply?: (reply: InputReply) => void;
   /** Removes what the task attached to long-lived objects (its caller's signal); called once it ends. */

@@ -53,6 +53,8 @@ export const SDK_CAPABILITIES: Readonly<Record<SdkMember, Capability>> = {
   ask: "core",
   // Running a tool for the user, outside any turn: built-in clients only (BUILTIN_ONLY below).
   runTool: "io",
+  // The daemon's own LLM turn with an allowlist of tools (a self-test): built-in only (BUILTIN_ONLY below).
+  selfTask: "io",
   "inbox.count": "core",
   "inbox.peek": "core",
   "inbox.take": "core",
@@ -137,6 +139,7 @@ export const BUILTIN_ONLY: ReadonlySet<SdkMember> = new Set<SdkMember>([
   "approvals.log",
   "approvals.setClients",
   "runTool",
+  "selfTask",
 ]);
 
 /** What one plugin may do: its declared capabilities (`core` is implied) and whether it is built in. */

@@ -19,6 +19,7 @@ import type {
   PluginInfo,
   PluginSDK,
   ReloadReport,
+  SelfTaskRequest,
   SendResult,
   SocialAPI,
   TranscriptEntry,
@@ -29,7 +30,7 @@ import type { EmbeddingRegistry } from "../embedding/spi.js";
 import type { ApprovalBroker } from "../io/approvals.js";
 import { INBOX_MAX_TEXT_CHARS, type Inbox } from "../io/inbox.js";
 import { checkChannelClaim, checkInjectClaim } from "../io/reserved-channels.js";
-import type { Agent } from "../kernel/agent.js";
+import type { Agent, SelfTaskOptions } from "../kernel/agent.js";
 import { cutText } from "../util/cut-text.js";
 import { HomeAgentError } from "../util/errors.js";
 import { ANY_TOOL_CALLS, checkAllowed, type Grant, type SdkMember } from "./capabilities.js";
@@ -245,6 +246,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
       },
     },
     ask: async (request) => host.io.approvals.ask(name, request),
+    selfTask: async (text, request) => agent.injectSelf(text, selfTaskOptions(request)),
     runTool: async (tool, args = {}) => {
       const n = ++userCalls;
       const outcome = await agent.tools.execute(
@@ -417,6 +419,30 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
 }
 
 /** A copy of `raw` whose every method, nested ones included, calls `gate` with its member path first. */
+const MAX_SELF_TASK_TOOLS = 64;
+const DEFAULT_SELF_TASK_MS = 120_000;
+const MAX_SELF_TASK_MS = 3_600_000;
+
+/** A plugin's self-task request as the kernel runs it: allowlist, tool rounds and deadline checked. */
+function selfTaskOptions(request: SelfTaskRequest): SelfTaskOptions {
+  const { tools, maxToolTurns, timeoutMs = DEFAULT_SELF_TASK_MS } = request ?? ({} as SelfTaskRequest);
+  const refuse = (message: string) => new HomeAgentError({ code: "invalid_argument", message });
+  if (!Array.isArray(tools) || tools.length > MAX_SELF_TASK_TOOLS || tools.some((t) => typeof t !== "string")) {
+    throw refuse(`selfTask: tools is a list of at most ${MAX_SELF_TASK_TOOLS} tool names`);
+  }
+  if (maxToolTurns !== undefined && !(Number.isInteger(maxToolTurns) && maxToolTurns >= 1)) {
+    throw refuse("selfTask: maxToolTurns is a whole number of at least 1");
+  }
+  if (!(Number.isFinite(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_SELF_TASK_MS)) {
+    throw refuse(`selfTask: timeoutMs is from 1 to ${MAX_SELF_TASK_MS}`);
+  }
+  return {
+    tools: [...tools],
+    ...(maxToolTurns !== undefined ? { maxToolTurns } : {}),
+    signal: AbortSignal.timeout(timeoutMs),
+  };
+}
+
 function gated(raw: PluginSDK, gate: (member: SdkMember) => void): PluginSDK {
   const wrap = (member: string, value: unknown): unknown => {
     if (typeof value === "function") {

@@ -372,6 +372,7 @@ test("the mock SDK has every checked-in PluginSDK member, plus its recording and
     "registerStage",
     "registerTool",
     "runTool",
+    "selfTask",
     "send",
     "settings.define",
     "settings.get",

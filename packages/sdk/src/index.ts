@@ -131,6 +131,16 @@ export interface InjectOptions {
   replaces?: string;
 }
 
+/** What `selfTask` runs with. */
+export interface SelfTaskRequest {
+  /** The only tools offered; at most 64 names. */
+  tools: string[];
+  /** Rounds of tool calls it may take; never more than `core.agent.max_tool_turns`. */
+  maxToolTurns?: number;
+  /** Stops it (queued or running) after this many ms; default 120 000, at most 3 600 000. */
+  timeoutMs?: number;
+}
+
 export interface InputReply {
   requestId: string;
   content: string;
@@ -238,6 +248,12 @@ export interface PluginSDK {
    * the tool's result text; a failed call rejects ("not_found" for an unknown tool, "tool_failed").
    */
   runTool(name: string, args?: Record<string, unknown>): Promise<string>;
+  /**
+   * Capability `io`, built-in plugins only: an LLM turn of the daemon's own (a self-test, a review) in its
+   * own lane, offered only `opts.tools` (any other call is refused), kept out of memory and delivered
+   * nowhere. Resolves with its reply (with `error` when it failed or was stopped at `timeoutMs`).
+   */
+  selfTask(text: string, opts: SelfTaskRequest): Promise<InputReply>;
 
   /**
    * Capability `core`, from inside one of this plugin's own tool calls (`request.requestId` is the tool

@@ -4,8 +4,8 @@
  * reachable (probed only when asked), memory.db and its index intact, room on the disk, a sane clock — as
  * the model's tools, and through `healthcheck` for waiter's /health and the dashboard (sdk.runTool). It also
  * keeps what the model reports when it tries tools (healthcheck_report) and how long tools take
- * (healthcheck_perf). The original's LLM-driven self-test is not here: plugins have no way to start an
- * isolated self-task.
+ * (healthcheck_perf), and runs the LLM-driven self-test every `auto_interval` when the user turns it on
+ * (self-test.ts); its last run is part of the report.
  */
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -16,14 +16,18 @@ import { PerfLog } from "./perf.js";
 import { pluginChecks } from "./plugins-check.js";
 import { REPORT_STATUSES, type ReportStatus, ToolReports } from "./reports.js";
 import { providerOf } from "./schema-rules.js";
+import { SelfTest } from "./self-test.js";
 import { durationMs, HEALTHCHECK_SETTINGS } from "./settings.js";
 import { HEALTHCHECK_TOOLS } from "./tool-defs.js";
 import { toolChecks } from "./tools-check.js";
 
 const ALL_GROUPS: readonly GroupName[] = ["plugins", "tools", "llm", "memory", "kernel", "disk", "clock"];
 const MAX_DETAIL = 2_000;
+/** How often the self-test's interval is looked at: a changed setting takes effect within a minute. */
+const SELF_TEST_TICK_MS = 60_000;
 
 export function createHealthcheckPlugin(): Plugin {
+  let ticker: NodeJS.Timeout | undefined;
   const start = (sdk: PluginSDK): void => {
     sdk.settings.define(HEALTHCHECK_SETTINGS);
     const history = () => Number(sdk.settings.get("perf_history") ?? 100);
@@ -32,6 +36,9 @@ export function createHealthcheckPlugin(): Plugin {
     const clockAtStart = { wall: Date.now(), mono: performance.now() };
     const builtAt = statSync(fileURLToPath(import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
     sdk.subscribe("tool_call", (event) => perf.onToolCall(event));
+    const selfTest = new SelfTest(sdk);
+    ticker = setInterval(() => void selfTest.tick(), SELF_TEST_TICK_MS);
+    ticker.unref();
 
     const context = (args: Record<string, unknown>): GroupContext => ({
       sdk,
@@ -50,7 +57,7 @@ export function createHealthcheckPlugin(): Plugin {
       healthcheck: (args) =>
         typeof args.plugin === "string" && args.plugin !== ""
           ? onePlugin(sdk, args.plugin, reports)
-          : run(ALL_GROUPS, args, reports.checks()),
+          : run(ALL_GROUPS, args, [...selfTest.checks(), ...reports.checks()]),
       healthcheck_plugins: (args) => run(["plugins"], args),
       healthcheck_tools: (args) => run(["tools"], args, reports.checks()),
       healthcheck_memory: (args) => run(["memory"], args),
@@ -64,7 +71,7 @@ export function createHealthcheckPlugin(): Plugin {
     for (const def of HEALTHCHECK_TOOLS) sdk.registerTool(def, (args) => handlers[def.name](args));
   };
 
-  return definePlugin({ name: "healthcheck", start });
+  return definePlugin({ name: "healthcheck", start, stop: () => clearInterval(ticker) });
 }
 
 /** One plugin: whether it runs, its tools' definitions, and what the model reported of them. */

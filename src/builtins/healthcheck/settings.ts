@@ -37,6 +37,51 @@ export const HEALTHCHECK_SETTINGS: SettingDef[] = [
       },
     },
   },
+  {
+    key: "auto_interval",
+    default: "0",
+    type: "duration",
+    min: 0,
+    max: 604_800_000,
+    category: "system",
+    description:
+      "How often the LLM self-test runs: the model tries the daemon's read-only tools in an isolated task and reports how each went (it costs tokens). 0 = never.",
+    displayName: "Self-test every",
+    translations: {
+      zh: {
+        displayName: "自检间隔",
+        description:
+          "LLM 自检的运行间隔：模型在隔离的任务中试用守护进程的只读工具并报告结果（会消耗 token）。0 = 不运行。",
+      },
+    },
+  },
+  {
+    key: "llm_timeout",
+    default: "120s",
+    type: "duration",
+    min: 10_000,
+    max: 1_800_000,
+    category: "system",
+    description: "How long one self-test run may take; it is stopped then.",
+    displayName: "Self-test time limit",
+    translations: { zh: { displayName: "自检时限", description: "单次自检的最长时间，超时即停止。" } },
+  },
+  {
+    key: "llm_max_turns",
+    default: "20",
+    type: "int",
+    min: 1,
+    max: 100,
+    category: "system",
+    description: "Rounds of tool calls one self-test run may take (never more than core.agent.max_tool_turns).",
+    displayName: "Self-test tool rounds",
+    translations: {
+      zh: {
+        displayName: "自检工具轮数",
+        description: "单次自检最多的工具调用轮数（不超过 core.agent.max_tool_turns）。",
+      },
+    },
+  },
 ];
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };

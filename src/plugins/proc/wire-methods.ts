@@ -54,6 +54,7 @@ export const WIRE_METHODS: Readonly<Record<SdkMember, WireSpec>> = {
   "approvals.setClients": { unavailable: APPROVALS_BUILTIN },
   ask: { args: ["object"] },
   runTool: { unavailable: "only the built-in clients run tools for the user" },
+  selfTask: { unavailable: "only built-in plugins run the daemon's own LLM turns" },
   "inbox.count": { args: ["string"] },
   "inbox.peek": { args: ["string", "number?"] },
   "inbox.take": { args: ["string", "number?"] },

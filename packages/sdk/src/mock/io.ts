@@ -19,7 +19,7 @@ interface MockIoState {
 export function mockIo(
   opts: MockSDKOptions,
   state: MockIoState,
-): Pick<PluginSDK, "send" | "ask" | "approvals" | "inbox" | "runTool"> {
+): Pick<PluginSDK, "send" | "ask" | "approvals" | "inbox" | "runTool" | "selfTask"> {
   const inbox: InboxMessage[] = [];
   let nextId = 0;
   const own = (channel: string): string => {
@@ -57,6 +57,11 @@ export function mockIo(
       const signal = new AbortController().signal;
       const out = await tool.handler(args, { requestId: "user", source: "user", channel: "user", signal });
       return typeof out === "string" ? out : JSON.stringify(out);
+    },
+    selfTask: async (text, taskOpts) => {
+      if (!opts.selfTask)
+        throw new SdkError({ code: "unavailable", message: "the mock runs no self-task (give selfTask)" });
+      return opts.selfTask(text, taskOpts);
     },
     ask: async (request): Promise<ApprovalOutcome> => {
       state.asked.push(request);

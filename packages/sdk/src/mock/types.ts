@@ -31,6 +31,7 @@ import type {
   OutputHandler,
   PluginInfo,
   PluginSDK,
+  SelfTaskRequest,
   SocialAPI,
   Stage,
   StageHandler,
@@ -87,6 +88,8 @@ export interface MockSDKOptions {
   status?: Partial<KernelStatus>;
   /** What `kernel.toolNames()` returns; default the tools the plugin registered. */
   toolNames?: string[];
+  /** Answers `selfTask`; without it, selfTask rejects with code "unavailable". */
+  selfTask?: (text: string, opts: SelfTaskRequest) => InputReply | Promise<InputReply>;
   /** What `kernel.tools()` returns; default the tools the plugin registered. */
   tools?: ToolInfo[];
   llmSources?: LlmSourceStatus[];

@@ -238,6 +238,9 @@ export function createProxySdk(peer: RpcPeer, init: InitParams): ProxySession {
       setClients: builtinOnly("approvals.setClients"),
     },
     ask: remote("ask"),
+    selfTask: () => {
+      throw new SubprocessUnsupportedError("selfTask", "only built-in plugins run the daemon's own LLM turns");
+    },
     runTool: () => {
       throw new SubprocessUnsupportedError("runTool", "only the built-in clients run tools for the user");
     },
