@@ -46,7 +46,8 @@ import type { TranscriptsAPI } from "./transcripts.js";
  *   `{channel, requestId, chosenAt}` (an earlier version of a turn is the one in memory again:
  *   TranscriptsAPI.choose), `started`, `tools_trimmed` `{offered, total}`
  *   (once per run: the tool definitions exceed their share of the prompt, so each request offers a core set
- *   and the model loads others with tool_search).
+ *   and the model loads others with tool_search), `mcp_server` `{server, state, error?}` (an MCP server of the
+ *   mcp plugin came up, or went down and is being started again).
  * - `approval`: `{phase: "asked", approval: PendingApproval}` when a tool asks the user, and `{phase:
  *   "closed", id, requestId, outcome, by?}` when it is answered, times out or is cancelled (outcome: once,
  *   always, remembered, denied, timeout, no_client, cancelled).
