@@ -5,7 +5,7 @@
  * object's values) are credentials: masked wherever the value is listed, and a masked value written back
  * (a form that sends the whole value) keeps the stored secret at the same place.
  */
-import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { looksMasked, maskSecret } from "../util/secret.js";
 import type { ConfigDef } from "./config-def.js";
 import { ConfigError } from "./errors.js";
@@ -50,10 +50,22 @@ export function jsonProblem(def: ConfigDef, value: string): string | undefined {
   if (def.schema === undefined) return undefined;
   const validate = validatorOf(def.schema);
   if (validate instanceof Error || validate(parsed)) return undefined;
+  // An `if` or `propertyNames` error only says which rule failed; the errors beside it say what is wrong.
   const errors = (validate.errors ?? [])
+    .filter((e) => e.keyword !== "if" && e.keyword !== "propertyNames")
     .slice(0, MAX_ERRORS)
-    .map((e) => `${e.instancePath || "the value"} ${e.message}`);
+    .map(errorText);
   return `does not fit: ${errors.join("; ")}`;
+}
+
+function errorText(e: ErrorObject): string {
+  const where = e.instancePath || "the value";
+  if (e.keyword === "false schema") return `${where} is not allowed here`;
+  if (e.keyword === "additionalProperties") {
+    return `${where} has ${JSON.stringify(e.params.additionalProperty)}, which is not one of its fields`;
+  }
+  if (e.propertyName !== undefined) return `${where}: the name ${JSON.stringify(e.propertyName)} ${e.message}`;
+  return `${where} ${e.message}`;
 }
 
 type Visit = (text: string, path: string[]) => string;

@@ -35,25 +35,28 @@ const SERVER_SCHEMA = {
   },
   additionalProperties: false,
   // Exactly one way to reach it: a program to start, or a URL.
-  oneOf: [
-    { required: ["command"], not: { anyOf: [{ required: ["url"] }, { required: ["headers"] }] } },
-    { required: ["url"], not: { anyOf: [{ required: ["command"] }, { required: ["args"] }, { required: ["env"] }] } },
-  ],
+  if: { required: ["url"] },
+  then: { properties: { command: false, args: false, env: false, cwd: false } },
+  else: { required: ["command"], properties: { headers: false } },
 };
 
-const SERVERS = {
+/**
+ * Servers by name. Claude Desktop's `{"mcpServers": {…}}` is the same object one level down: its key is
+ * read as a group of servers, not as a server.
+ */
+export const SERVERS_SCHEMA = {
   type: "object",
   maxProperties: MAX_SERVERS,
   propertyNames: { pattern: NAME },
+  properties: {
+    mcpServers: {
+      type: "object",
+      maxProperties: MAX_SERVERS,
+      propertyNames: { pattern: NAME },
+      additionalProperties: SERVER_SCHEMA,
+    },
+  },
   additionalProperties: SERVER_SCHEMA,
-};
-
-/** The value may be the servers object, or Claude Desktop's whole `{"mcpServers": {…}}`. */
-export const SERVERS_SCHEMA = {
-  anyOf: [
-    { type: "object", required: ["mcpServers"], properties: { mcpServers: SERVERS }, additionalProperties: false },
-    { ...SERVERS, not: { required: ["mcpServers"] } },
-  ],
 };
 
 interface Common {
@@ -95,9 +98,11 @@ type RawServer = {
 /** The stored value (validated when written) as server specs; "" or "{}" is none. */
 export function parseServers(value: string | undefined): ServerSpec[] {
   if (!value) return [];
-  const root = JSON.parse(value) as Record<string, unknown>;
-  const servers = (root.mcpServers ?? root) as Record<string, RawServer>;
-  return Object.entries(servers).map(([name, raw]) => specOf(name, raw));
+  const { mcpServers = {}, ...rest } = JSON.parse(value) as { mcpServers?: Record<string, RawServer> };
+  const servers = { ...mcpServers, ...(rest as Record<string, RawServer>) };
+  return Object.entries(servers)
+    .slice(0, MAX_SERVERS)
+    .map(([name, raw]) => specOf(name, raw));
 }
 
 function specOf(name: string, raw: RawServer): ServerSpec {
