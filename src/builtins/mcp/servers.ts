@@ -36,6 +36,7 @@ const SERVER_SCHEMA = {
   additionalProperties: false,
   // Exactly one way to reach it: a program to start, or a URL.
   if: { required: ["url"] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, not a thenable
   then: { properties: { command: false, args: false, env: false, cwd: false } },
   else: { required: ["command"], properties: { headers: false } },
 };
