@@ -9,8 +9,10 @@
  * the first LLM request it caused (bench/memory-e2e-score.ts holds the exact rules). Prints one JSON line;
  * progress goes to stderr.
  *
- *   npm run bench:memory-e2e -- [--data FILE] [--conversations N] [--dist]
+ *   npm run bench:memory-e2e -- [--data FILE] [--conversations N] [--dist] [--mcp SERVERS:TOOLS]
  *
+ * --mcp 5:25 connects the daemon to 5 MCP servers (test/fixtures/mcp-server.ts over stdio) of 25 tools each
+ * (plus each one's own few) before the replay, to see that many tools leave memory's share of the prompt.
  * FILE defaults to ../shared/datasets/locomo/locomo-dev.json. The daemon runs from the sources through
  * tsx; --dist runs the built dist/bin/homed.js instead (build first). A line break inside a turn's text
  * becomes a space: the cli protocol is one message per line.
@@ -44,6 +46,8 @@ const CATEGORIES = new Set([1, 2, 3, 4]);
 const DEV_SPLIT = fileURLToPath(new URL("../../shared/datasets/locomo/locomo-dev.json", import.meta.url));
 const MESSAGE_TIMEOUT_MS = 120_000;
 const CONTEXT_WINDOW = 8192;
+const FIXTURE_SERVER = fileURLToPath(new URL("../test/fixtures/mcp-server.ts", import.meta.url));
+const MCP_READY_TIMEOUT_MS = 60_000;
 
 /** What the fake LLM keeps of each chat request: its order of arrival and body. */
 interface Recorded {
@@ -133,6 +137,8 @@ interface ConversationResult {
   tokens: number[];
   turnMs: number[];
   unanswered: number;
+  /** Tools registered once the MCP servers were up (with --mcp). */
+  tools?: number;
 }
 
 /** The first request after `from` that carries `question` as its newest user message (else the first after it). */
@@ -141,11 +147,46 @@ function causedBy(requests: Recorded[], from: number, question: string): Request
   return (after.find((r) => newestUserText(r.body).includes(question)) ?? after[0])?.body ?? null;
 }
 
+/** MCP servers of the fixture, `servers` of them with `tools` tools each, as plugin.mcp.servers holds them. */
+function mcpServers(servers: number, tools: number): string {
+  const entry = {
+    command: process.execPath,
+    args: [
+      "--conditions=development",
+      "--import",
+      import.meta.resolve("tsx"),
+      FIXTURE_SERVER,
+      "stdio",
+      "--tools",
+      String(tools),
+    ],
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+  };
+  return JSON.stringify(Object.fromEntries(Array.from({ length: servers }, (_, i) => [`bench${i}`, entry])));
+}
+
+/** Asks `/tools` until every server's last tool is registered; resolves with how many tools there are. */
+async function waitForMcp(client: RawCliClient, servers: number, tools: number): Promise<number> {
+  const deadline = performance.now() + MCP_READY_TIMEOUT_MS;
+  const wanted = Array.from({ length: servers }, (_, i) => `bench${i}_tool_${tools - 1}`);
+  while (performance.now() < deadline) {
+    const before = client.finals().length;
+    client.send("/tools\n");
+    const frame = (await client.waitForFinals(before + 1, MESSAGE_TIMEOUT_MS))[before];
+    const names = frame?.type === "tools" && Array.isArray(frame.tools) ? (frame.tools as string[]) : [];
+    client.frames.length = 0;
+    if (wanted.every((name) => names.includes(name))) return names.length;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the MCP servers' tools were not all registered within ${MCP_READY_TIMEOUT_MS} ms`);
+}
+
 async function runConversation(
   sample: Record<string, unknown>,
   questions: Question[],
   evidenceText: Map<string, string>,
   dist: boolean,
+  mcp: { servers: number; tools: number } | null,
 ): Promise<ConversationResult> {
   const fake = await startOkServer();
   const dir = mkdtempSync(join(tmpdir(), "ha-memory-e2e-"));
@@ -155,6 +196,10 @@ async function runConversation(
     homed = await startBenchHomed(dir, fake.url, { dist });
     const client = await RawCliClient.open(cliSocketPath(dir));
     await ask(client, `/settings set core.llm.sources.env.context_window ${CONTEXT_WINDOW}`);
+    if (mcp) {
+      await ask(client, `/settings set plugin.mcp.servers ${mcpServers(mcp.servers, mcp.tools)}`);
+      result.tools = await waitForMcp(client, mcp.servers, mcp.tools);
+    }
     const send = async (line: string) => {
       const t0 = performance.now();
       await ask(client, line);
@@ -194,8 +239,13 @@ const { values } = parseArgs({
     data: { type: "string" },
     conversations: { type: "string" },
     dist: { type: "boolean", default: false },
+    mcp: { type: "string" },
   },
 });
+const mcpMatch = values.mcp === undefined ? null : /^(\d+):(\d+)$/.exec(values.mcp);
+if (values.mcp !== undefined && !mcpMatch) throw new Error("--mcp takes SERVERS:TOOLS, e.g. 5:25");
+const mcp = mcpMatch ? { servers: Number(mcpMatch[1]), tools: Number(mcpMatch[2]) } : null;
+let toolsRegistered = 0;
 const file = values.data ?? DEV_SPLIT;
 const samples = JSON.parse(readFileSync(file, "utf8")) as Array<Record<string, unknown>>;
 const limit = values.conversations === undefined ? samples.length : Number(values.conversations);
@@ -213,7 +263,8 @@ for (const sample of samples.slice(0, limit)) {
   );
   const evidenceText = new Map(data.turns.filter((t) => t.conversation === id).map((t) => [t.diaId, t.text]));
   const t0 = performance.now();
-  const r = await runConversation(sample, questions, evidenceText, values.dist === true);
+  const r = await runConversation(sample, questions, evidenceText, values.dist === true, mcp);
+  toolsRegistered = r.tools ?? toolsRegistered;
   scored.push(...r.scored);
   tokens.push(...r.tokens);
   turnMs.push(...r.turnMs);
@@ -235,6 +286,8 @@ console.log(
     questions: scored.length,
     prompt_tokens_mean: tokens.length ? Math.round(tokens.reduce((a, b) => a + b, 0) / tokens.length) : 0,
     prompt_tokens_max: tokens.length ? Math.ceil(Math.max(...tokens)) : 0,
+    over_window: tokens.filter((t) => t > CONTEXT_WINDOW).length,
+    ...(mcp ? { mcp_servers: mcp.servers, tools: toolsRegistered } : {}),
     turn_ms_p50: Math.round(percentile(sortedMs, 0.5) * 100) / 100,
     turn_ms_p99: Math.round(percentile(sortedMs, 0.99) * 100) / 100,
   }),

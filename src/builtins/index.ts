@@ -20,6 +20,8 @@ export interface BuiltinPlugin {
   builtin: true;
   /** Its config writes are the model's: only `agentWritable` settings (PluginFactory.forModel). */
   forModel?: true;
+  /** Tools it may have registered at once, instead of the usual 128 (PluginFactory.maxTools). */
+  maxTools?: number;
   create(): Plugin;
 }
 
@@ -94,6 +96,8 @@ export function builtinPlugins(): BuiltinPlugin[] {
       // `system` event when a server goes down or comes back (events, to publish).
       capabilities: ["events"],
       builtin: true,
+      // Every server's tools stand in one plugin's name; the prompt's tool budget (tool_search) bounds them.
+      maxTools: 1_024,
       create: () => createMcpPlugin(),
     },
     {

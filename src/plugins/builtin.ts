@@ -21,6 +21,12 @@ export interface PluginFactory {
    * external plugin's are, to `agentWritable` settings, by the registry's own lookup of each key.
    */
   forModel?: boolean;
+  /**
+   * Tools it may have registered at once, instead of the usual limit: a built-in that stands for other
+   * programs' tools (the MCP client) needs more, and the tool budget of the prompt (tool_search) keeps them
+   * from crowding it.
+   */
+  maxTools?: number;
   create(): Plugin;
 }
 
@@ -61,6 +67,7 @@ export class BuiltinPlugin extends ManagedPlugin {
         capabilities: factory.capabilities,
         builtin: factory.builtin === true,
         forModel: factory.forModel === true,
+        ...(factory.maxTools ? { maxTools: factory.maxTools } : {}),
       });
       const sdk = this.binding.sdk;
       await withinTime(

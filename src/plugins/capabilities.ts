@@ -148,6 +148,8 @@ export interface Grant {
   builtin: boolean;
   /** Its config writes are the model's (PluginFactory.forModel): only `agentWritable` settings. */
   forModel?: boolean;
+  /** Tools it may have registered at once, when not PLUGIN_LIMITS.tools (PluginFactory.maxTools). */
+  maxTools?: number;
 }
 
 /** Refuses a declaration naming a capability that does not exist (a typo would otherwise deny silently). */

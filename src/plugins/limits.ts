@@ -39,11 +39,14 @@ export class RegistrationQuota {
     inputChannels: 0,
   };
 
-  constructor(private readonly plugin: string) {}
+  constructor(
+    private readonly plugin: string,
+    private readonly maxTools: number = PLUGIN_LIMITS.tools,
+  ) {}
 
   /** Runs `register` if the plugin is under its `kind` limit; counts it if it succeeded. */
   take<T>(kind: Counted, register: () => T): T {
-    const cap = PLUGIN_LIMITS[kind];
+    const cap = kind === "tools" ? this.maxTools : PLUGIN_LIMITS[kind];
     if (this.counts[kind] >= cap) {
       throw new PluginLimitError(
         this.plugin,

@@ -122,7 +122,7 @@ export function createPluginSDK(name: string, host: PluginHost, grant: Grant): P
   const settings = config.pluginSettings(name);
   const log = host.logger(name);
   let autoRestart = true;
-  const quota = new RegistrationQuota(name);
+  const quota = new RegistrationQuota(name, grant.maxTools);
   agent.stages.allowAnyToolCalls(name, grant.capabilities.includes(ANY_TOOL_CALLS));
   const plugins = (): PluginManagerHost => {
     if (host.plugins) return host.plugins;
