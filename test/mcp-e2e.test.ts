@@ -33,19 +33,20 @@ let w: WebDaemon;
 let cli: CliLines;
 let files: string;
 let everythingCwd: string;
-let httpServer: ChildProcess;
+const httpServers: ChildProcess[] = [];
 
-/** Starts the fixture over HTTP on 127.0.0.1; resolves with its URL. */
-async function startHttpFixture(): Promise<string> {
-  httpServer = spawn(process.execPath, [...FIXTURE, "http", "--token", HTTP_TOKEN], {
+/** Starts the fixture over HTTP (Streamable, or only SSE) on 127.0.0.1; resolves with its URL. */
+async function startHttpFixture(mode: "http" | "sse"): Promise<string> {
+  const server = spawn(process.execPath, [...FIXTURE, mode, "--token", HTTP_TOKEN], {
     stdio: ["ignore", "pipe", "inherit"],
   });
+  httpServers.push(server);
   let out = "";
-  httpServer.stdout?.on("data", (chunk) => {
+  server.stdout?.on("data", (chunk) => {
     out += String(chunk);
   });
-  await waitFor(() => /listening \d+/.test(out), "the HTTP fixture listening", { timeoutMs: 15_000 });
-  return `http://127.0.0.1:${/listening (\d+)/.exec(out)?.[1]}/mcp`;
+  await waitFor(() => /listening \d+/.test(out), `the ${mode} fixture listening`, { timeoutMs: 15_000 });
+  return `http://127.0.0.1:${/listening (\d+)/.exec(out)?.[1]}/${mode === "http" ? "mcp" : "sse"}`;
 }
 
 before(async () => {
@@ -54,7 +55,7 @@ before(async () => {
   assert.equal(await cli.text(`/auth ${TEST_API_KEY}`), "authenticated");
   files = tempDir("ha-mcp-files-");
   everythingCwd = tempDir("ha-mcp-everything-");
-  const url = await startHttpFixture();
+  const [url, sseUrl] = await Promise.all([startHttpFixture("http"), startHttpFixture("sse")]);
   w.daemon.config.set("plugin.mcp.call_timeout", "2s");
   // Pasted as Claude Desktop has it.
   w.daemon.config.set(
@@ -65,21 +66,34 @@ before(async () => {
         fs: { command: process.execPath, args: [FILESYSTEM, files] },
         fixture: { command: process.execPath, args: FIXTURE },
         remote: { url, headers: { Authorization: `Bearer ${HTTP_TOKEN}` } },
+        legacy: { url: sseUrl, headers: { Authorization: `Bearer ${HTTP_TOKEN}` } },
       },
     }),
   );
   await waitFor(
-    () => ["everything_echo", "fs_write_file", "fixture_weather", "remote_weather"].every(registered),
+    () => ["everything_echo", "fs_write_file", "fixture_weather", "remote_weather", "legacy_weather"].every(registered),
     "every server's tools",
     { timeoutMs: 30_000 },
-  );
+  ).catch(async (err) => {
+    const states = (await servers()).map(({ name, state, lastError }) => ({ name, state, lastError }));
+    throw new Error(`${(err as Error).message}; the servers: ${JSON.stringify(states)}`);
+  });
 });
 
 after(async () => {
   cli?.close();
   await w?.stop();
-  httpServer?.kill();
+  for (const server of httpServers) server.kill();
 });
+
+/** What mcp_servers says of every server. */
+async function servers(): Promise<Array<{ name: string; state: string; restarts: number; lastError?: string }>> {
+  const listed = await w.daemon.agent.tools.execute(
+    { id: "status", name: "mcp_servers", arguments: {} },
+    { requestId: "test", source: "test", channel: "test", signal: AbortSignal.timeout(5_000) },
+  );
+  return JSON.parse(listed.content);
+}
 
 function registered(name: string): boolean {
   return w.daemon.agent.tools.names().includes(name);
@@ -181,25 +195,19 @@ test("a server that crashes is restarted and its tools come back; the others kee
   process.kill(Number(pid), "SIGKILL");
   await waitFor(() => !registered("everything_echo"), "everything's tools gone", { timeoutMs: 10_000 });
   await waitFor(() => registered("everything_echo"), "everything's tools back", { timeoutMs: 20_000 });
-  const listed = await w.daemon.agent.tools.execute(
-    { id: "status", name: "mcp_servers", arguments: {} },
-    { requestId: "test", source: "test", channel: "test", signal: AbortSignal.timeout(5_000) },
-  );
-  const servers = JSON.parse(listed.content) as Array<{
-    name: string;
-    state: string;
-    restarts: number;
-  }>;
+  const now = await servers();
   assert.ok(
-    servers.every((s) => s.state === "running"),
-    JSON.stringify(servers),
+    now.every((s) => s.state === "running"),
+    JSON.stringify(now),
   );
-  assert.ok((servers.find((s) => s.name === "everything")?.restarts ?? 0) >= 1);
+  assert.ok((now.find((s) => s.name === "everything")?.restarts ?? 0) >= 1);
 });
 
-test("Streamable HTTP with a bearer header that is masked in every list", async () => {
+test("Streamable HTTP, and SSE for a server without it, with a bearer header that is masked in every list", async () => {
   await call("remote_weather", { city: "Lima" });
   assert.match(lastToolResult(), /sunny in Lima/);
+  await call("legacy_weather", { city: "Quito" });
+  assert.match(lastToolResult(), /sunny in Quito/);
   const listed = w.daemon.config.list("plugin.mcp.").find((e) => e.key === "plugin.mcp.servers")?.value ?? "";
   assert.ok(!listed.includes(HTTP_TOKEN), listed);
   assert.match(listed, /"Authorization":"\*\*\*\*WXYZ"/);

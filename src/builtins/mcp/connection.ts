@@ -8,7 +8,7 @@ import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { cleanText } from "./names.js";
@@ -59,6 +59,8 @@ const BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
 /** Running this long counts as healthy: the next failure starts the backoff from the beginning. */
 const HEALTHY_AFTER_MS = 60_000;
 const LOG_LINES = 40;
+/** Answers to the Streamable HTTP POST that mean "try the SSE transport". */
+const FALLBACK_STATUS = new Set([400, 404, 405, 406]);
 const LOG_LINE_CHARS = 500;
 
 export class McpConnection {
@@ -178,8 +180,9 @@ export class McpConnection {
         });
         return;
       } catch (err) {
-        // A server that speaks only the old protocol answers the POST with 4xx; anything else is the error.
-        if (!/\b(400|404|405)\b/.test(errorText(err))) throw err;
+        // A server that speaks only the old protocol answers the POST with 4xx (the spec's fallback rule);
+        // a refused login or anything else is the error itself.
+        if (!(err instanceof StreamableHTTPError && FALLBACK_STATUS.has(err.code ?? 0))) throw err;
         this.note(`Streamable HTTP refused (${errorText(err)}); trying SSE`);
       }
     }
