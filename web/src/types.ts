@@ -76,3 +76,30 @@ export interface SettingsAnswer {
   settings: ConfigEntry[];
   defs: ConfigDefInfo[];
 }
+
+/** `GET /api/v1/mcp/servers`: one MCP server as the mcp plugin reports it (src/builtins/mcp/plugin.ts). */
+export interface McpServerStatus {
+  name: string;
+  transport: "stdio" | "http" | "sse";
+  state: "starting" | "running" | "restarting" | "disabled" | "stopped";
+  lastError?: string;
+  restarts: number;
+  /** Unix ms of the next try, while restarting. */
+  retryAt?: number;
+  /** The server's own name and version. */
+  server?: string;
+  log: string[];
+  disabled: boolean;
+  tools: McpToolStatus[];
+}
+
+export interface McpToolStatus {
+  /** The name the model calls. */
+  name: string;
+  /** The server's own name for it (what `disabledTools` lists). */
+  tool: string;
+  description: string;
+  hints: { readOnlyHint?: boolean; destructiveHint?: boolean };
+  enabled: boolean;
+  problem?: string;
+}

@@ -20,6 +20,7 @@ import { healthRoutes } from "./routes/health.js";
 import { kernelRoutes } from "./routes/kernel.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import { mcpRoutes } from "./routes/mcp.js";
+import { mcpServersRoutes } from "./routes/mcp-servers.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { pluginsRoutes } from "./routes/plugins.js";
 import { sessionRoutes } from "./routes/session.js";
@@ -62,6 +63,7 @@ function routeGroups(hub: SseHub, webRoot: string | undefined): RouteGroup[] {
     pluginsRoutes,
     kernelRoutes,
     healthRoutes,
+    mcpServersRoutes,
     chatRoutes,
     chatFileRoutes,
     transcriptsRoutes,

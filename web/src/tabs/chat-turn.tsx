@@ -4,8 +4,9 @@
  * again as a whole. A reply longer than the page keeps says how much is left out and, once whole, offers
  * it as a file.
  */
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { outcomeText } from "../approval-outcome";
+import { attachedFiles, isImage } from "../attached-files";
 import type { Attachment, ToolCard, Turn } from "../chat-state";
 import { bytes, count } from "../format";
 import { fill, type Messages, optionalMessage } from "../i18n";
@@ -245,8 +246,27 @@ function ToolView({ card, t }: { card: ToolCard; t: Messages }) {
         <>
           <h3>{t.toolResult}</h3>
           <pre translate={false}>{card.result}</pre>
+          <ResultFiles result={card.result} t={t} />
         </>
       )}
     </details>
+  );
+}
+
+/** The files a tool result attached (an MCP tool's image, say): a link each, and a thumbnail for an image. */
+function ResultFiles({ result, t }: { result: string; t: Messages }) {
+  const files = useMemo(() => attachedFiles(result), [result]);
+  if (files.length === 0) return null;
+  return (
+    <ul class="result-files" aria-label={t.toolFiles}>
+      {files.map((file) => (
+        <li key={file.name} translate={false}>
+          <a href={file.url} download={file.name}>
+            {isImage(file) && <img src={file.url} alt={fill(t.toolImageAlt, { name: file.name })} loading="lazy" />}
+            <span>{`${file.name} (${file.size}, ${file.type})`}</span>
+          </a>
+        </li>
+      ))}
+    </ul>
   );
 }

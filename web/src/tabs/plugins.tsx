@@ -15,6 +15,7 @@ import { errorText } from "../error-text";
 import { duration } from "../format";
 import { fill, type Messages, useT } from "../i18n";
 import type { ConfigDefInfo, ConfigEntry, PluginInfo, ReloadReport, SettingsAnswer } from "../types";
+import { McpServers } from "./mcp-servers";
 
 /** States in which a plugin's code runs (so it can be disabled or restarted, and has a health). */
 const RUNNING = new Set(["running", "starting", "restarting", "unhealthy"]);
@@ -132,8 +133,17 @@ export function PluginsTab() {
           ))}
         </ul>
       )}
+      <McpSection plugin={list.data?.plugins.find((p) => p.name === "mcp")} />
     </div>
   );
+}
+
+/** The MCP servers while the mcp plugin runs (its tools answer for them); else why they are not shown. */
+function McpSection({ plugin }: { plugin?: PluginInfo }) {
+  const t = useT();
+  if (!plugin) return null;
+  if (RUNNING.has(plugin.state)) return <McpServers />;
+  return <p class="hint">{t.mcpPluginOff}</p>;
 }
 
 /** What the card says of the plugin: its kind, and while it runs its process and uptime; crashes, capabilities, errors. */
