@@ -17,7 +17,7 @@ import { INTERACTIVE_LINE } from "@homeagent/cli-protocol";
 import { ApprovalPrompts } from "../src/bin/waiter-approvals.js";
 import { WaiterClient } from "../src/bin/waiter-client.js";
 import { CliLines } from "./fixtures/homed-process.js";
-import { HOSTILE_DESCRIPTION } from "./fixtures/mcp-server.js";
+import { HOSTILE_DESCRIPTION } from "./fixtures/mcp-hostile.js";
 import { entryPath, NODE_FLAGS } from "./fixtures/node-entry.js";
 import { tempDir } from "./fixtures/temp-dir.js";
 import { waitFor } from "./fixtures/wait.js";
@@ -34,6 +34,8 @@ let cli: CliLines;
 let files: string;
 let everythingCwd: string;
 const httpServers: ChildProcess[] = [];
+/** The servers every test has (as pasted); a test adding others sets them back. */
+let base: Record<string, unknown>;
 
 /** Starts the fixture over HTTP (Streamable, or only SSE) on 127.0.0.1; resolves with its URL. */
 async function startHttpFixture(mode: "http" | "sse"): Promise<string> {
@@ -58,18 +60,14 @@ before(async () => {
   const [url, sseUrl] = await Promise.all([startHttpFixture("http"), startHttpFixture("sse")]);
   w.daemon.config.set("plugin.mcp.call_timeout", "2s");
   // Pasted as Claude Desktop has it.
-  w.daemon.config.set(
-    "plugin.mcp.servers",
-    JSON.stringify({
-      mcpServers: {
-        everything: { command: process.execPath, args: [EVERYTHING, "stdio"], cwd: everythingCwd },
-        fs: { command: process.execPath, args: [FILESYSTEM, files] },
-        fixture: { command: process.execPath, args: FIXTURE },
-        remote: { url, headers: { Authorization: `Bearer ${HTTP_TOKEN}` } },
-        legacy: { url: sseUrl, headers: { Authorization: `Bearer ${HTTP_TOKEN}` } },
-      },
-    }),
-  );
+  base = {
+    everything: { command: process.execPath, args: [EVERYTHING, "stdio"], cwd: everythingCwd },
+    fs: { command: process.execPath, args: [FILESYSTEM, files] },
+    fixture: { command: process.execPath, args: FIXTURE },
+    remote: { url, headers: { Authorization: `Bearer ${HTTP_TOKEN}` } },
+    legacy: { url: sseUrl, headers: { Authorization: `Bearer ${HTTP_TOKEN}` } },
+  };
+  w.daemon.config.set("plugin.mcp.servers", JSON.stringify({ mcpServers: base }));
   await waitFor(
     () => ["everything_echo", "fs_write_file", "fixture_weather", "remote_weather", "legacy_weather"].every(registered),
     "every server's tools",
@@ -234,7 +232,7 @@ test("a destructive tool asks first: refused with nobody to ask, run once approv
     await waitFor(() => prompts.waiting, "the approval prompt", { timeoutMs: 10_000 });
     assert.match(
       String(printed.at(-1)),
-      /\[approve\] mcp: run write_file of MCP server "fs" \(it may change or delete things\)/,
+      /\[approve\] mcp: run write_file of MCP server "fs" \(it may change or delete things\) with 2 argument\(s\) \[path, content\]: path=".*note\.txt" content="from MCP"/,
     );
     prompts.answer("o");
     assert.equal(await reply, "written");
@@ -245,4 +243,68 @@ test("a destructive tool asks first: refused with nobody to ask, run once approv
   mkdirSync(join(files, "sub"));
   await call("fs_list_directory", { path: files });
   assert.match(lastToolResult(), /\[DIR\] sub/, "a read-only tool runs without asking");
+});
+
+/** Processes whose environment has `variable`, by pid. */
+function processesWith(variable: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/environ`).includes(`${variable}=`);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("a server's own secrets stay out of the log and what the model reads; what a wrapper started dies with it", async () => {
+  const secret = "sk-live-0123456789abcdefSECRET";
+  const fixture = FIXTURE.map((arg) => `'${arg}'`).join(" ");
+  w.daemon.config.set(
+    "plugin.mcp.servers",
+    JSON.stringify({
+      mcpServers: {
+        ...base,
+        leaky: {
+          command: process.execPath,
+          args: ["-e", "console.error('starting with token ' + process.env.MY_TOKEN); process.exit(1)"],
+          env: { MY_TOKEN: secret },
+        },
+        // `; true` keeps sh as the parent: closing the connection ends sh, not the server it started.
+        wrapped: {
+          command: "sh",
+          args: ["-c", `'${process.execPath}' ${fixture} stdio --linger; true`],
+          env: { WRAPPED_MCP: "1" },
+        },
+      },
+    }),
+  );
+  await waitFor(() => registered("wrapped_weather"), "the wrapped server's tools", { timeoutMs: 20_000 });
+  await waitFor(
+    async () => (await servers()).some((s) => s.name === "leaky" && /starting with token/.test(s.lastError ?? "")),
+    "the leaky server's last words",
+    { timeoutMs: 20_000 },
+  );
+  const leaky = (await servers()).find((s) => s.name === "leaky");
+  assert.match(String(leaky?.lastError), /starting with token \*\*\*\*/);
+  const everything = JSON.stringify(await servers()) + w.logs.join("");
+  assert.ok(!everything.includes(secret), "not in the status, the log or the events' source");
+  assert.ok(w.logs.join("").includes('server "leaky" is down') || w.logs.join("").includes('server "leaky" is down'));
+
+  const started = processesWith("WRAPPED_MCP");
+  assert.ok(started.length >= 2, `sh and the server it started: ${started}`);
+  w.daemon.config.set("plugin.mcp.servers", JSON.stringify({ mcpServers: base }));
+  await waitFor(() => started.every((pid) => !alive(pid)), "the wrapper and its child gone", { timeoutMs: 15_000 });
+  await waitFor(() => !registered("wrapped_weather"), "its tools gone", { timeoutMs: 5_000 });
 });

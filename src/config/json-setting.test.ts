@@ -100,3 +100,18 @@ test("a definition whose schema is not JSON Schema, or with secret fields on ano
     settings.define([{ key: "y", default: "", type: "text", description: "", secretFields: ["env"] }]),
   );
 });
+
+test("a refused value that is no JSON is never quoted (it may hold a credential); one nested too deep is refused cleanly", () => {
+  const reg = registry();
+  const broken = `{"gh": {"command": "npx", "env": {"GITHUB_TOKEN": ${TOKEN}}}}`;
+  assert.throws(
+    () => reg.set(KEY, broken),
+    (err: ConfigError) => !err.message.includes("ghp_") && /"\(not shown\)" is not JSON/.test(err.message),
+  );
+  const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
+  assert.throws(
+    () => reg.set(KEY, deep),
+    (err: ConfigError) => /nests deeper than 64 levels/.test(err.message),
+  );
+  assert.equal(reg.get(KEY), "{}");
+});

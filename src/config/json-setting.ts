@@ -11,6 +11,8 @@ import type { ConfigDef } from "./config-def.js";
 import { ConfigError } from "./errors.js";
 
 const BARE_MASK = "****";
+/** Deeper values are refused before anything walks them (a recursion thousands deep would overflow). */
+const MAX_DEPTH = 64;
 /** Errors quoted of one refused value: the first says what to fix, a few more save a round trip. */
 const MAX_ERRORS = 3;
 
@@ -41,11 +43,14 @@ export function schemaProblem(def: ConfigDef): string | undefined {
 /** Why `value` is no JSON matching the schema (a phrase that follows the value), or undefined. */
 export function jsonProblem(def: ConfigDef, value: string): string | undefined {
   if (value === "") return undefined;
+  if (nestingDepth(value) > MAX_DEPTH) return `nests deeper than ${MAX_DEPTH} levels`;
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch (err) {
-    return `is not JSON (${(err as Error).message})`;
+    // The parser's message quotes the value, which may hold a credential: only where it broke is said.
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    return `is not JSON${at ? ` (it breaks at character ${at})` : ""}`;
   }
   if (def.schema === undefined) return undefined;
   const validate = validatorOf(def.schema);
@@ -66,6 +71,23 @@ function errorText(e: ErrorObject): string {
   }
   if (e.propertyName !== undefined) return `${where}: the name ${JSON.stringify(e.propertyName)} ${e.message}`;
   return `${where} ${e.message}`;
+}
+
+/** How deeply brackets nest in `text`, outside strings; counted without parsing it. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" || c === "[") deepest = Math.max(deepest, ++depth);
+    else if (c === "}" || c === "]") depth--;
+  }
+  return deepest;
 }
 
 type Visit = (text: string, path: string[]) => string;
@@ -100,15 +122,17 @@ function parsed(value: string): unknown {
 /** The value as it may be shown: each secret field's strings masked (at most their last four characters). */
 export function maskedJson(def: ConfigDef | undefined, value: string): string {
   const fields = secretFieldsOf(def);
-  const tree = fields && value !== "" ? parsed(value) : undefined;
-  if (!fields || tree === undefined) return value;
+  if (!fields || value === "") return value;
+  // What cannot be read cannot be masked: none of it is shown.
+  const tree = nestingDepth(value) > MAX_DEPTH ? undefined : parsed(value);
+  if (tree === undefined) return "(not shown)";
   return JSON.stringify(mapSecrets(fields, tree, maskSecret));
 }
 
 /** Every secret string of the value, for masking them in logs. */
 export function jsonSecrets(def: ConfigDef | undefined, value: string): string[] {
   const fields = secretFieldsOf(def);
-  const tree = fields && value !== "" ? parsed(value) : undefined;
+  const tree = fields && value !== "" && nestingDepth(value) <= MAX_DEPTH ? parsed(value) : undefined;
   if (!fields || tree === undefined) return [];
   const found: string[] = [];
   mapSecrets(fields, tree, (text) => {
@@ -124,9 +148,10 @@ export function jsonSecrets(def: ConfigDef | undefined, value: string): string[]
  */
 export function withStoredSecrets(key: string, def: ConfigDef, value: string, current: string | undefined): string {
   const fields = secretFieldsOf(def);
-  const tree = fields ? parsed(value) : undefined;
+  // Too deep or no JSON at all: left as it is, for the value's own check to refuse.
+  const tree = fields && nestingDepth(value) <= MAX_DEPTH ? parsed(value) : undefined;
   if (!fields || tree === undefined) return value;
-  const stored = current ? parsed(current) : undefined;
+  const stored = current && nestingDepth(current) <= MAX_DEPTH ? parsed(current) : undefined;
   let replaced = false;
   const restored = mapSecrets(fields, tree, (text, path) => {
     if (!looksMasked(text)) return text;

@@ -68,6 +68,7 @@ const MAX_MEMOIZED = 4096;
 export class ConfigRegistry {
   private readonly defs = new DefTable();
   private readonly listeners = new Set<ChangeListener>();
+  private readonly defListeners = new Set<() => void>();
   /** Key → effective value, checked once per write or definition change rather than on every read. */
   private readonly effective = new Map<string, string | undefined>();
 
@@ -97,6 +98,15 @@ export class ConfigRegistry {
   registerDefs(defs: ConfigDef[]): void {
     this.defs.register(defs);
     this.effective.clear();
+    for (const listener of this.defListeners) listener();
+  }
+
+  /** `listener` runs whenever definitions are added (a plugin declared its settings): what is secret may change. */
+  onDefine(listener: () => void): () => void {
+    this.defListeners.add(listener);
+    return () => {
+      this.defListeners.delete(listener);
+    };
   }
 
   def(key: string): ConfigDef | undefined {

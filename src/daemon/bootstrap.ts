@@ -89,9 +89,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   config.registerDefs([...HEARTBEAT_CONFIG_DEFS]);
   const write = opts.logWrite ?? streamLines(process.stderr);
   let secrets = config.secrets();
-  // Recomputing scans every setting: only when a secret changed.
+  // Recomputing scans every setting: only when a secret changed, or a plugin declared settings (which may
+  // make a stored value a secret, or a json setting's fields secrets).
   config.onChange((key) => {
-    if (isSecret(config.def(key), key)) secrets = config.secrets();
+    const def = config.def(key);
+    if (isSecret(def, key) || def?.secretFields?.length) secrets = config.secrets();
+  });
+  config.onDefine(() => {
+    secrets = config.secrets();
   });
   const sink = {
     level: () => (config.get("core.daemon.log_level") ?? "info") as LogLevel,

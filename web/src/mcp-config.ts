@@ -33,8 +33,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /**
  * The listed value as servers; null when it is not a server list (the page then offers no edits). An empty
- * list is written wrapped from then on: the daemon's refusals of a wrapped list name the part that is wrong
- * (`/mcpServers/<name>/…`), while those of a bare one are spent on the wrapped shape it is not.
+ * list is written as Claude Desktop writes it, `{"mcpServers": …}`.
  */
 export function readConfig(value: string): McpConfig | null {
   if (value.trim() === "") return { wrapped: true, servers: {} };

@@ -4,6 +4,7 @@
  * changed, and — when it exits, crashes or cannot be reached — reported and started again with backoff,
  * while the other servers go on working. Nothing here blocks the daemon: start() returns at once.
  */
+import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -11,8 +12,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { boundedFetch } from "./bounded-fetch.js";
 import { cleanText } from "./names.js";
 import type { HttpSpec, ServerSpec, StdioSpec } from "./servers.js";
+import { killMarked, MARKER_VARIABLE } from "./strays.js";
 
 export type ServerState = "starting" | "running" | "restarting" | "disabled" | "stopped";
 
@@ -65,6 +68,13 @@ const LOG_LINE_CHARS = 500;
 
 export class McpConnection {
   private client?: Client;
+  /** The client still connecting: close() ends it too, or its program would outlive the plugin. */
+  private connecting?: Client;
+  /** Marks the processes of the current stdio program (strays.ts). */
+  private marker = "";
+  /** A tool list is being read; `listAgain`: another change was announced meanwhile. */
+  private listing = false;
+  private listAgain = false;
   private state: ServerState = "starting";
   private lastError?: string;
   private restarts = 0;
@@ -79,11 +89,20 @@ export class McpConnection {
   /** Bumped on every connect: late events of an older client are ignored. */
   private generation = 0;
 
+  /** The server's own credentials, never repeated in its log, errors or status. */
+  private readonly secrets: string[];
+
   constructor(
     readonly spec: ServerSpec,
     private readonly hooks: ConnectionHooks,
     private readonly opts: { env: Record<string, string>; cwd: string; clientVersion: string },
-  ) {}
+  ) {
+    const own = spec.transport === "stdio" ? spec.env : spec.headers;
+    // Longest first, so a secret that contains another is masked whole.
+    this.secrets = Object.values(own)
+      .filter((value) => value.length >= 4)
+      .sort((a, b) => b.length - a.length);
+  }
 
   start(): void {
     if (this.spec.disabled) {
@@ -118,11 +137,15 @@ export class McpConnection {
         `MCP server "${this.spec.name}" is not connected (${this.state}${this.lastError ? `: ${this.lastError}` : ""})`,
       );
     }
-    return (await client.callTool({ name: tool, arguments: args }, undefined, {
-      signal: opts.signal,
-      timeout: opts.timeoutMs,
-      maxTotalTimeout: opts.timeoutMs,
-    })) as Record<string, unknown>;
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: opts.signal,
+        timeout: opts.timeoutMs,
+        maxTotalTimeout: opts.timeoutMs,
+      })) as Record<string, unknown>;
+    } catch (err) {
+      throw new Error(this.redact(errorText(err)), { cause: err });
+    }
   }
 
   /** Stops it for good: the connection closed, a stdio server's process ended (SIGTERM, then SIGKILL). */
@@ -130,38 +153,64 @@ export class McpConnection {
     this.closed = true;
     this.generation++;
     clearTimeout(this.retryTimer);
-    const client = this.client;
+    const clients = [this.client, this.connecting];
     this.client = undefined;
+    this.connecting = undefined;
     this.setState("stopped");
-    await client?.close().catch(() => {});
+    await Promise.all(clients.map((client) => client?.close().catch(() => {})));
+    await this.killStrays();
+  }
+
+  /** What of a stdio server's program is still running (a wrapper's child) is killed. */
+  private async killStrays(): Promise<void> {
+    if (this.spec.transport !== "stdio" || !this.marker) return;
+    const killed = await killMarked(this.marker);
+    if (killed > 0) this.note(`${killed} process(es) it left running were killed`);
   }
 
   private async connect(): Promise<void> {
     const generation = ++this.generation;
     this.setState(this.restarts === 0 && this.failures === 0 ? "starting" : "restarting");
     const client = new Client({ name: "homeagent", version: this.opts.clientVersion }, { capabilities: {} });
+    this.connecting = client;
     try {
       await this.open(client);
       if (generation !== this.generation) {
         await client.close().catch(() => {});
         return;
       }
+      this.connecting = undefined;
       this.client = client;
       this.connectedAt = Date.now();
       const version = client.getServerVersion();
       this.serverName = version ? cleanText(`${version.name} ${version.version}`, 120) : undefined;
       client.onclose = () => this.lost(generation, "the connection closed");
       client.onerror = (err) => this.note(`error: ${err.message}`);
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        void this.readTools(client, generation);
-      });
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.listChanged(client, generation));
       this.lastError = undefined;
       this.setState("running");
       await this.readTools(client, generation);
     } catch (err) {
+      if (this.connecting === client) this.connecting = undefined;
       await client.close().catch(() => {});
       this.lost(generation, errorText(err));
     }
+  }
+
+  /** A flood of list changes reads the list at most twice at a time: now, and once more after. */
+  private listChanged(client: Client, generation: number): void {
+    if (this.listing) {
+      this.listAgain = true;
+      return;
+    }
+    this.listing = true;
+    void (async () => {
+      do {
+        this.listAgain = false;
+        await this.readTools(client, generation);
+      } while (this.listAgain && generation === this.generation);
+      this.listing = false;
+    })();
   }
 
   /** Connects `client` over the spec's transport; an HTTP server without Streamable HTTP is tried over SSE. */
@@ -172,10 +221,11 @@ export class McpConnection {
     }
     const spec: HttpSpec = this.spec;
     const requestInit = { headers: spec.headers };
+    const fetch = boundedFetch(MAX_MESSAGE_BYTES);
     if (!spec.sseOnly) {
       try {
         this.usedSse = false;
-        await client.connect(new StreamableHTTPClientTransport(new URL(spec.url), { requestInit }), {
+        await client.connect(new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, fetch }), {
           timeout: CONNECT_TIMEOUT_MS,
         });
         return;
@@ -187,16 +237,17 @@ export class McpConnection {
       }
     }
     this.usedSse = true;
-    await client.connect(new SSEClientTransport(new URL(spec.url), { requestInit }) as Transport, {
+    await client.connect(new SSEClientTransport(new URL(spec.url), { requestInit, fetch }) as Transport, {
       timeout: CONNECT_TIMEOUT_MS,
     });
   }
 
   private stdioTransport(spec: StdioSpec): Transport {
+    this.marker = randomUUID();
     const transport = new StdioClientTransport({
       command: spec.command,
       args: spec.args,
-      env: { ...this.opts.env, ...spec.env },
+      env: { ...this.opts.env, ...spec.env, [MARKER_VARIABLE]: this.marker },
       cwd: spec.cwd ?? this.opts.cwd,
       stderr: "pipe",
       maxBufferSize: MAX_MESSAGE_BYTES,
@@ -206,7 +257,8 @@ export class McpConnection {
     stderr?.setEncoding("utf8");
     stderr?.on("data", (chunk: string) => {
       const lines = (partial + chunk).split("\n");
-      partial = (lines.pop() ?? "").slice(0, LOG_LINE_CHARS);
+      // Kept a secret's length past the cut, so a credential across it is still masked whole.
+      partial = (lines.pop() ?? "").slice(0, LOG_LINE_CHARS + (this.secrets[0]?.length ?? 0));
       for (const line of lines) this.note(line);
     });
     return transport;
@@ -231,7 +283,7 @@ export class McpConnection {
       this.hooks.tools(tools.slice(0, MAX_TOOLS_PER_SERVER));
     } catch (err) {
       if (generation !== this.generation) return;
-      this.lastError = `its tool list could not be read: ${errorText(err)}`;
+      this.lastError = this.redact(`its tool list could not be read: ${errorText(err)}`);
       this.hooks.changed(this.status());
     }
   }
@@ -242,7 +294,8 @@ export class McpConnection {
     this.generation++;
     this.client = undefined;
     const tail = this.log.at(-1);
-    this.lastError = this.spec.transport === "stdio" && tail ? `${why} (its last words: ${tail})` : why;
+    this.lastError = this.redact(this.spec.transport === "stdio" && tail ? `${why} (its last words: ${tail})` : why);
+    void this.killStrays();
     if (this.connectedAt && Date.now() - this.connectedAt > HEALTHY_AFTER_MS) this.failures = 0;
     this.connectedAt = 0;
     const delay = BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)];
@@ -257,8 +310,13 @@ export class McpConnection {
     this.retryTimer.unref();
   }
 
+  /** `text` with the server's own credentials masked. */
+  redact(text: string): string {
+    return this.secrets.reduce((out, secret) => out.replaceAll(secret, "****"), text);
+  }
+
   private note(line: string): void {
-    const clean = cleanText(line, LOG_LINE_CHARS);
+    const clean = cleanText(this.redact(line), LOG_LINE_CHARS);
     if (!clean) return;
     this.log.push(clean);
     if (this.log.length > LOG_LINES) this.log.shift();

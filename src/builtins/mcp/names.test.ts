@@ -21,6 +21,8 @@ test("tool names fit 1–64 of letters, digits, _ and -; long ones keep their st
 test("descriptions lose control, zero-width, bidi and tag characters; newlines stay, length is cut", () => {
   assert.equal(cleanText("a\u001b[2Jb\u0000c\u200bd\u202ee\u{E0049}f\r\n\tg"), "a[2Jbcdef\n g");
   assert.equal(cleanText("one\n\n\n\n\ntwo"), "one\n\ntwo");
+  // Variation selectors can spell out a whole hidden text; fillers and blanks draw nothing.
+  assert.equal(cleanText("ok\u{E0100}\u{E0142}\ufe0f\u3164\u2800\u034f\u180b."), "ok.");
   assert.equal(cleanText("x".repeat(5_000)).length, MAX_DESCRIPTION);
   assert.equal(toolDescription("s", undefined, "\u200b"), "[MCP/s] (no description)");
   assert.equal(toolDescription("s", "Title", ""), "[MCP/s] Title");

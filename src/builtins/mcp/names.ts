@@ -10,8 +10,17 @@ const MAX_NAME = 64;
 /** Of a description: enough to choose the tool by, not a page of the server's prose in every prompt. */
 export const MAX_DESCRIPTION = 1_024;
 
-// Control characters (Cc), format ones (Cf: zero-width, bidi overrides, tags), line and paragraph separators.
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+// Control characters (Cc), format ones (Cf: zero-width, bidi overrides, tags), line and paragraph
+// separators, and the marks and fillers that draw nothing: variation selectors (which can spell out a whole
+// hidden text), the combining grapheme joiner, Hangul fillers, the braille blank, Khmer and Mongolian ones.
+const HIDDEN =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0]|\u034f|\p{Variation_Selector}|[\u180b-\u180d]/gu;
+const HAS_HIDDEN = new RegExp(HIDDEN.source, "u");
+
+/** Whether `text` holds a character cleanText removes (a name that cannot be cleaned without changing it). */
+export function hasHidden(text: string): boolean {
+  return HAS_HIDDEN.test(text.replaceAll("\n", ""));
+}
 
 /** Text of a server shown to the model: hidden characters removed, blank runs folded, cut at `max`. */
 export function cleanText(text: unknown, max = MAX_DESCRIPTION): string {

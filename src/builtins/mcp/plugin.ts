@@ -6,10 +6,12 @@
  * files the chat shows, and calls of tools that are not read-only ask the user first (`approve`). Edits of
  * the server list take effect without a restart: changed servers are restarted, the others left alone.
  */
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { definePlugin, type Plugin, type PluginSDK, SdkError, type ToolContext } from "@homeagent/sdk";
 import { needsApproval, riskOf } from "./approval.js";
 import { type ConnectionStatus, McpConnection, type McpTool } from "./connection.js";
+import { cleanText } from "./names.js";
 import { resultText } from "./result.js";
 import { parseServers, reachOf, type ServerSpec } from "./servers.js";
 import { type ApproveMode, MCP_SETTINGS } from "./settings.js";
@@ -18,6 +20,8 @@ import { type ListedTool, McpToolSet } from "./tool-set.js";
 /** How often the server list is compared with the one running: an edit takes effect within this. */
 const WATCH_MS = 1_000;
 const CLIENT_VERSION = "1";
+/** Tools of one server per mcp_servers answer: well under the daemon's limit of a tool's result. */
+const TOOLS_PAGE = 100;
 
 interface Server {
   spec: ServerSpec;
@@ -26,21 +30,36 @@ interface Server {
   tools: McpToolSet;
 }
 
-export interface ServerReport extends ConnectionStatus {
+export interface ServerOverview extends ConnectionStatus {
   disabled: boolean;
-  tools: ListedTool[];
+  /** Tools it lists. */
+  tools: number;
+  /** Of them, registered as the agent's now. */
+  registered: number;
+}
+
+export interface ServerDetail extends ServerOverview {
+  offset: number;
+  /** Its tools from `offset`, at most TOOLS_PAGE. */
+  toolList: ListedTool[];
+  more: boolean;
 }
 
 export function createMcpPlugin(): Plugin {
   const servers = new Map<string, Server>();
   let watch: NodeJS.Timeout | undefined;
+  let stopped = false;
 
   const start = (sdk: PluginSDK): void => {
     sdk.settings.define(MCP_SETTINGS);
     const uploadsDir = join(sdk.daemonDataDir, "workspace", "uploads");
     const env = childEnv();
     const cwd = join(sdk.daemonDataDir, "workspace");
+    // A program's default folder; the other built-ins that make it may not have run yet.
+    mkdirSync(cwd, { recursive: true, mode: 0o700 });
     let applied = "";
+    /** The servers as the setting lists them now, by name. */
+    let wanted = new Map<string, ServerSpec>();
     const lastState = new Map<string, string>();
 
     const announce = (status: ConnectionStatus): void => {
@@ -68,7 +87,7 @@ export function createMcpPlugin(): Plugin {
         if (!current)
           throw new SdkError({ code: "not_found", message: `MCP server "${server}" is no longer configured` });
         const mode = (sdk.settings.get("approve") ?? "unless_read_only") as ApproveMode;
-        if (needsApproval(mode, tool.annotations)) await approve(sdk, ctx, server, tool, args);
+        if (needsApproval(mode, tool.annotations)) await approve(sdk, ctx, current.spec, tool, args);
         const timeoutMs = durationMs(sdk.settings.get("call_timeout"), 60_000);
         let result: Record<string, unknown>;
         try {
@@ -78,9 +97,11 @@ export function createMcpPlugin(): Plugin {
         }
         const maxChars = Number(sdk.settings.get("max_result_chars") ?? 20_000);
         const out = await resultText(result, { server, uploadsDir, maxChars });
+        // The server's own credentials stay out of what the model reads, even when a tool echoes them.
+        const text = current.connection.redact(out.text);
         if (out.isError)
-          throw new SdkError({ code: "tool_failed", message: `the MCP tool answered with an error: ${out.text}` });
-        return out.text;
+          throw new SdkError({ code: "tool_failed", message: `the MCP tool answered with an error: ${text}` });
+        return text;
       };
 
     const add = (spec: ServerSpec): void => {
@@ -114,6 +135,7 @@ export function createMcpPlugin(): Plugin {
         specs = [];
       }
       const byName = new Map(specs.map((spec) => [spec.name, spec]));
+      wanted = byName;
       for (const server of [...servers.values()]) {
         const next = byName.get(server.spec.name);
         if (!next || reachOf(next) !== server.reach) remove(server);
@@ -129,11 +151,15 @@ export function createMcpPlugin(): Plugin {
       }
     };
 
+    /** Restarts one server by hand; one already replaced, removed or restarting (or a stopped plugin) is left be. */
     const refresh = async (server: Server): Promise<void> => {
-      await server.connection.close();
-      servers.delete(server.spec.name);
+      const name = server.spec.name;
+      if (servers.get(name) !== server) return;
+      servers.delete(name);
       server.tools.clear();
-      add(server.spec);
+      await server.connection.close();
+      const spec = wanted.get(name);
+      if (!stopped && spec && !servers.has(name)) add(spec);
     };
 
     apply();
@@ -144,14 +170,24 @@ export function createMcpPlugin(): Plugin {
       {
         name: "mcp_servers",
         description:
-          "The MCP servers HomeAgent is connected to: each one's state (running, restarting, disabled), its last error, and its tools (the names to call them by, whether read-only).",
+          "The MCP servers HomeAgent is connected to: each one's state (running, restarting, disabled), its last error and how many tools it has. With `server`: that server's tools (the names to call them by, whether read-only, why one is left out), a page at a time.",
         parameters: {
           type: "object",
-          properties: { log: { type: "boolean", description: "Also each server's last lines of output." } },
+          properties: {
+            server: { type: "string", description: "One server's name: its tools." },
+            offset: { type: "integer", description: `The first of its tools to list (${TOOLS_PAGE} per page).` },
+            log: { type: "boolean", description: "All of the server's last lines of output, not only the last 5." },
+          },
         },
         noMemory: true,
       },
-      (args) => [...servers.values()].map((server) => report(server, args.log === true)),
+      (args) => {
+        const withLog = args.log === true;
+        if (typeof args.server !== "string") return [...servers.values()].map((server) => overview(server, withLog));
+        const server = servers.get(args.server);
+        if (!server) throw unknownServer(args.server);
+        return detail(server, withLog, Math.max(0, Math.floor(Number(args.offset ?? 0)) || 0));
+      },
     );
     sdk.registerTool(
       {
@@ -165,12 +201,7 @@ export function createMcpPlugin(): Plugin {
       },
       async (args) => {
         const server = servers.get(String(args.server));
-        if (!server) {
-          throw new SdkError({
-            code: "not_found",
-            message: `no MCP server named "${String(args.server).slice(0, 64)}"; mcp_servers lists them`,
-          });
-        }
+        if (!server) throw unknownServer(args.server);
         await refresh(server);
         return { restarted: server.spec.name };
       },
@@ -178,6 +209,7 @@ export function createMcpPlugin(): Plugin {
   };
 
   const stop = async (): Promise<void> => {
+    stopped = true;
     clearInterval(watch);
     const all = [...servers.values()];
     servers.clear();
@@ -187,29 +219,51 @@ export function createMcpPlugin(): Plugin {
   return definePlugin({ name: "mcp", start, stop });
 }
 
-function report(server: Server, withLog: boolean): ServerReport {
+/** A server's state and how many tools it has; what the model and the dashboard read first. */
+function overview(server: Server, withLog: boolean): ServerOverview {
   const status = server.connection.status();
+  const tools = server.tools.tools();
   return {
     ...status,
     log: withLog ? status.log : status.log.slice(-5),
     disabled: server.spec.disabled,
-    tools: server.tools.tools(),
+    tools: tools.length,
+    registered: server.tools.count(),
   };
+}
+
+/** One server with a page of its tools: bounded however many tools a server lists. */
+function detail(server: Server, withLog: boolean, offset: number): ServerDetail {
+  const tools = server.tools.tools();
+  return {
+    ...overview(server, withLog),
+    offset,
+    toolList: tools.slice(offset, offset + TOOLS_PAGE),
+    more: offset + TOOLS_PAGE < tools.length,
+  };
+}
+
+function unknownServer(name: unknown): SdkError {
+  return new SdkError({
+    code: "not_found",
+    message: `no MCP server named "${String(name).slice(0, 64)}"; mcp_servers lists them`,
+  });
 }
 
 async function approve(
   sdk: PluginSDK,
   ctx: ToolContext,
-  server: string,
+  spec: ServerSpec,
   tool: McpTool,
   args: Record<string, unknown>,
 ): Promise<void> {
-  const shown = JSON.stringify(args);
+  const name = cleanText(tool.name, 128);
   const outcome = await sdk.ask({
     requestId: ctx.requestId,
-    question: `run ${tool.name} of MCP server "${server}" (${riskOf(tool.annotations)}) with ${shown.length > 600 ? `${shown.slice(0, 600)}…` : shown}`,
-    // "always" approves this tool of this server, whatever its arguments.
-    subject: JSON.stringify({ mcp: server, tool: tool.name }),
+    question: `run ${name} of MCP server "${spec.name}" (${riskOf(tool.annotations)}) with ${shownArguments(args)}`,
+    // "always" approves this tool of this server as configured now, whatever its arguments: a server given
+    // another program or URL under the same name asks again.
+    subject: JSON.stringify({ mcp: spec.name, reach: reachOf(spec), tool: tool.name }),
     options: ["once", "always", "deny"],
   });
   if (outcome.approved) return;
@@ -217,9 +271,33 @@ async function approve(
     code: "approval_refused",
     message:
       outcome.reason === "no_client"
-        ? `not run: ${tool.name} of MCP server "${server}" needs the user's approval, and nobody is connected who could give it (waiter or the dashboard)`
+        ? `not run: ${name} of MCP server "${spec.name}" needs the user's approval, and nobody is connected who could give it (waiter or the dashboard)`
         : `not run: the user's approval was ${outcome.reason === "denied" ? "refused" : `not given (${outcome.reason})`}`,
   });
+}
+
+/** Of one argument's value, shown in the question; the rest is counted. */
+const SHOWN_VALUE = 300;
+/** Of all arguments: the question stays well within what the approval prompt shows. */
+const SHOWN_ARGUMENTS = 1_500;
+
+/**
+ * The arguments as the user judges them: every name first (so none hides behind a long value the model put
+ * before it), then each value, cut with how much was left out.
+ */
+function shownArguments(args: Record<string, unknown>): string {
+  const names = Object.keys(args);
+  if (names.length === 0) return "no arguments";
+  const values = names.map((key) => {
+    const text = JSON.stringify(args[key]) ?? "null";
+    return `${key}=${text.length > SHOWN_VALUE ? `${text.slice(0, SHOWN_VALUE)}… (${text.length - SHOWN_VALUE} more characters)` : text}`;
+  });
+  let shown = `${names.length} argument(s) [${names.join(", ").slice(0, 300)}]:`;
+  for (const [i, value] of values.entries()) {
+    if (shown.length + value.length > SHOWN_ARGUMENTS) return `${shown} … (${values.length - i} more not shown)`;
+    shown += ` ${value}`;
+  }
+  return shown;
 }
 
 function callError(err: unknown, name: string, timeoutMs: number): Error {

@@ -43,19 +43,25 @@ test("mistakes are refused naming where and what", () => {
   );
   assert.match(refusal({ fs: { command: "npx", url: "http://127.0.0.1:1/mcp" } }), /\/fs\/command is not allowed here/);
   assert.match(refusal({ "bad name": { command: "x" } }), /the name "bad name" must match pattern/);
+  assert.match(
+    refusal({ mcpServers: { fs: { command: "x" } }, other: { command: "y" } }),
+    /the value has "other", which is not one of its fields/,
+  );
   assert.match(refusal({ fs: { url: "file:///etc/passwd" } }), /\/fs\/url must match pattern "\^https\?:\/\/"/);
   assert.match(refusal({ fs: { command: "x", env: { A: 1 } } }), /\/fs\/env\/A must be string/);
   assert.equal(reg.get(KEY), "{}", "nothing stored");
 });
 
-test("Claude Desktop's snippet and the bare object both become start specs", () => {
+test("Claude Desktop's snippet and the bare object become start specs", () => {
   const reg = registry();
   reg.set(
     KEY,
     JSON.stringify({
-      mcpServers: { fs: { command: "npx", args: ["-y", "server-filesystem", "/tmp"], env: { K: "v" } } },
-      remote: { url: "https://127.0.0.1:8443/mcp", headers: { Authorization: "Bearer t" }, disabledTools: ["x"] },
-      old: { url: "http://127.0.0.1:1/sse", type: "sse", disabled: true },
+      mcpServers: {
+        fs: { command: "npx", args: ["-y", "server-filesystem", "/tmp"], env: { K: "v" } },
+        remote: { url: "https://127.0.0.1:8443/mcp", headers: { Authorization: "Bearer t" }, disabledTools: ["x"] },
+        old: { url: "http://127.0.0.1:1/sse", type: "sse", disabled: true },
+      },
     }),
   );
   const specs = parseServers(reg.get(KEY));
@@ -71,4 +77,8 @@ test("Claude Desktop's snippet and the bare object both become start specs", () 
   assert.ok(specs[1].disabledTools.has("x"));
   assert.equal(specs[2].transport === "http" && specs[2].sseOnly, true);
   assert.deepEqual(parseServers(""), []);
+  assert.deepEqual(
+    parseServers(JSON.stringify({ bare: { command: "x" } })).map((s) => s.name),
+    ["bare"],
+  );
 });

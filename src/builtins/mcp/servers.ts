@@ -43,7 +43,7 @@ const SERVER_SCHEMA = {
 
 /**
  * Servers by name. Claude Desktop's `{"mcpServers": {…}}` is the same object one level down: its key is
- * read as a group of servers, not as a server.
+ * read as a group of servers, not as a server, and then nothing may stand beside it.
  */
 export const SERVERS_SCHEMA = {
   type: "object",
@@ -58,6 +58,9 @@ export const SERVERS_SCHEMA = {
     },
   },
   additionalProperties: SERVER_SCHEMA,
+  if: { required: ["mcpServers"] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
+  then: { properties: { mcpServers: true }, additionalProperties: false },
 };
 
 interface Common {
@@ -99,9 +102,8 @@ type RawServer = {
 /** The stored value (validated when written) as server specs; "" or "{}" is none. */
 export function parseServers(value: string | undefined): ServerSpec[] {
   if (!value) return [];
-  const { mcpServers = {}, ...rest } = JSON.parse(value) as { mcpServers?: Record<string, RawServer> };
-  const servers = { ...mcpServers, ...(rest as Record<string, RawServer>) };
-  return Object.entries(servers)
+  const root = JSON.parse(value) as Record<string, RawServer> & { mcpServers?: Record<string, RawServer> };
+  return Object.entries(root.mcpServers ?? root)
     .slice(0, MAX_SERVERS)
     .map(([name, raw]) => specOf(name, raw));
 }

@@ -42,3 +42,31 @@ test("registers, leaves out with reasons, follows changes and clears", () => {
   assert.equal(sdk.tools.size, 0);
   assert.equal(set.count(), 0);
 });
+
+test("a tool re-listed with other annotations is registered anew; one with hidden characters in a name is left out", () => {
+  const sdk = createMockSDK({ pluginName: "mcp" });
+  const set = new McpToolSet(sdk, "srv", () => () => "ok", new Set());
+  set.sync([tool("act", { annotations: { readOnlyHint: true } })]);
+  const first = sdk.tools.get("srv_act");
+  set.sync([tool("act", { annotations: { destructiveHint: true } })]);
+  assert.notEqual(sdk.tools.get("srv_act"), first, "the handler that decides on approvals is the new one");
+
+  set.sync([
+    tool("sneaky", { inputSchema: { type: "object", properties: { "path\u202e": { type: "string" } } } }),
+    tool("choices", { inputSchema: { type: "object", properties: { mode: { enum: ["a", "b\u200b"] } } } }),
+    tool("prose", {
+      inputSchema: {
+        type: "object",
+        properties: { q: { type: "string", default: "x\u001b[2J", examples: ["\ufe0fy"] } },
+      },
+    }),
+  ]);
+  assert.deepEqual([...sdk.tools.keys()], ["srv_prose"]);
+  assert.deepEqual(sdk.tools.get("srv_prose")?.def.parameters, {
+    type: "object",
+    properties: { q: { type: "string", default: "x[2J", examples: ["y"] } },
+  });
+  const problems = Object.fromEntries(set.tools().map((t) => [t.tool, t.problem]));
+  assert.match(String(problems.sneaky), /a name with hidden characters/);
+  assert.match(String(problems.choices), /hidden characters in "b"/);
+});

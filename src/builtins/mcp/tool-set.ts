@@ -7,7 +7,7 @@
 import type { PluginSDK, ToolDef, ToolHandler } from "@homeagent/sdk";
 import type { ToolHints } from "./approval.js";
 import type { McpTool } from "./connection.js";
-import { cleanText, toolDescription, toolName } from "./names.js";
+import { cleanText, hasHidden, toolDescription, toolName } from "./names.js";
 
 export interface ListedTool {
   /** The name the model calls. */
@@ -29,6 +29,8 @@ export class McpToolSet {
   private listed: ListedTool[] = [];
   /** What the server listed last. */
   private offered: McpTool[] = [];
+  /** Tools left out, and why, as last logged. */
+  private warned = new Set<string>();
 
   constructor(
     private readonly sdk: PluginSDK,
@@ -48,7 +50,7 @@ export class McpToolSet {
   sync(tools: McpTool[]): void {
     this.offered = tools;
     const disabled = this.disabled;
-    const wanted = new Map<string, { def: ToolDef; tool: McpTool }>();
+    const wanted = new Map<string, { def: ToolDef; tool: McpTool; print: string }>();
     const listed: ListedTool[] = [];
     for (const tool of tools) {
       const name = toolName(this.server, tool.name);
@@ -65,24 +67,43 @@ export class McpToolSet {
         entry.problem = `its name ${name} is the same as another tool's of this server once made safe; rename one on the server`;
         continue;
       }
-      wanted.set(name, { def: defOf(name, this.server, tool), tool });
+      try {
+        const def = defOf(name, this.server, tool);
+        // What the handler acts on too: a tool re-listed as destructive must ask from then on.
+        const print = JSON.stringify([def, tool.name, tool.annotations ?? null]);
+        wanted.set(name, { def, tool, print });
+      } catch (err) {
+        entry.problem = (err as Error).message;
+      }
     }
     for (const name of [...this.registered.keys()]) {
       const next = wanted.get(name);
-      if (next && JSON.stringify(next.def) === this.registered.get(name)) wanted.delete(name);
+      if (next && next.print === this.registered.get(name)) wanted.delete(name);
       else this.drop(name);
     }
-    for (const [name, { def, tool }] of wanted) {
+    for (const [name, { def, tool, print }] of wanted) {
       try {
         this.sdk.registerTool(def, this.call(tool, name));
-        this.registered.set(name, JSON.stringify(def));
+        this.registered.set(name, print);
       } catch (err) {
         const entry = listed.find((l) => l.name === name && !l.problem);
         if (entry) entry.problem = (err as Error).message;
-        this.sdk.log.warn(`mcp: tool ${name} of server "${this.server}" left out: ${(err as Error).message}`);
       }
     }
+    this.warnNew(listed);
     this.listed = listed;
+  }
+
+  /** Each tool left out is logged once per reason, however often the server lists it again. */
+  private warnNew(listed: ListedTool[]): void {
+    const now = new Set<string>();
+    for (const { name, problem } of listed) {
+      if (!problem) continue;
+      const key = `${name}\u0000${problem}`;
+      now.add(key);
+      if (!this.warned.has(key)) this.sdk.log.warn(`mcp: tool ${name} of server "${this.server}" left out: ${problem}`);
+    }
+    this.warned = now;
   }
 
   /** Every tool the server listed, registered or not, with why not. */
@@ -113,16 +134,28 @@ export class McpToolSet {
 /** Deeper schemas are refused by the daemon's registration limits anyway; cleaning stops there. */
 const MAX_DEPTH = 32;
 
-/** The schema with its descriptions and titles cleaned: they are prompt text as much as the tool's own. */
-function cleanSchema(node: unknown, depth = 0): unknown {
+/** Schema words that are only read (by the model), so cleaning them changes no call. */
+const PROSE = new Set(["description", "title", "examples", "default", "$comment"]);
+
+/**
+ * The schema as prompt text may hold it: descriptions, titles, examples and defaults cleaned of hidden
+ * characters. Names and allowed values are what a call must send back, so one that holds hidden
+ * characters cannot be cleaned: the tool is refused (thrown) instead.
+ */
+function cleanSchema(node: unknown, depth = 0, prose = false): unknown {
+  if (typeof node === "string") {
+    if (prose) return cleanText(node);
+    if (hasHidden(node))
+      throw new Error(`its schema holds hidden characters in ${JSON.stringify(cleanText(node, 60))}`);
+    return node;
+  }
   if (depth > MAX_DEPTH || node === null || typeof node !== "object") return node;
-  if (Array.isArray(node)) return node.map((item) => cleanSchema(item, depth + 1));
+  if (Array.isArray(node)) return node.map((item) => cleanSchema(item, depth + 1, prose));
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    out[key] =
-      (key === "description" || key === "title") && typeof value === "string"
-        ? cleanText(value)
-        : cleanSchema(value, depth + 1);
+    if (hasHidden(key))
+      throw new Error(`its schema has a name with hidden characters, ${JSON.stringify(cleanText(key, 60))}`);
+    out[key] = cleanSchema(value, depth + 1, prose || PROSE.has(key));
   }
   return out;
 }

@@ -15,8 +15,17 @@ interface Listed {
   name: string;
 }
 
+/** One server's page of tools, as `mcp_servers({server, offset})` answers. */
+interface Page {
+  toolList: unknown[];
+  more: boolean;
+}
+
+/** Pages of one server's tools read for the dashboard: 10 × 100, more than a server may list. */
+const MAX_PAGES = 10;
+
 export const mcpServersRoutes: RouteGroup = (app, { sdk }) => {
-  app.get("/api/v1/mcp/servers", async (c) => c.json({ servers: await servers(sdk) }));
+  app.get("/api/v1/mcp/servers", async (c) => c.json({ servers: await withTools(sdk, await servers(sdk)) }));
 
   app.post("/api/v1/mcp/servers/:name/restart", async (c) => {
     const name = c.req.param("name");
@@ -33,6 +42,23 @@ async function servers(sdk: PluginSDK): Promise<Listed[]> {
   const list = parsed(await mcpTool(sdk, "mcp_servers", { log: true }));
   if (!Array.isArray(list)) throw new ApiError(502, "plugin_bad_answer", "the mcp plugin's server list is no list");
   return list as Listed[];
+}
+
+/** Each server with all its tools, read a page at a time: no answer of the plugin is over a tool's limit. */
+async function withTools(sdk: PluginSDK, listed: Listed[]): Promise<Array<Listed & { tools: unknown[] }>> {
+  return Promise.all(
+    listed.map(async (server) => {
+      const tools: unknown[] = [];
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const answer = parsed(
+          await mcpTool(sdk, "mcp_servers", { server: server.name, offset: tools.length, log: true }),
+        ) as Page;
+        tools.push(...answer.toolList);
+        if (!answer.more) break;
+      }
+      return { ...server, tools };
+    }),
+  );
 }
 
 async function mcpTool(sdk: PluginSDK, tool: string, args: Record<string, unknown>): Promise<string> {
@@ -54,7 +80,7 @@ function parsed(text: string): unknown {
     throw new ApiError(
       502,
       "plugin_bad_answer",
-      "the mcp plugin's answer was too long to read whole (over the daemon's tool-result limit): fewer servers or tools make it fit",
+      "the mcp plugin's answer was not JSON (cut at the daemon's tool-result limit?); see the daemon log",
     );
   }
 }
