@@ -17,15 +17,16 @@ const MAX_DEPTH = 64;
 const MAX_ERRORS = 3;
 
 const ajv = new Ajv({ allErrors: true, strict: false });
-const compiled = new WeakMap<object, ValidateFunction | Error>();
+/** A schema's validator, or why it would not compile. */
+const compiled = new WeakMap<object, ValidateFunction | string>();
 
-function validatorOf(schema: object): ValidateFunction | Error {
+function validatorOf(schema: object): ValidateFunction | string {
   let validate = compiled.get(schema);
   if (!validate) {
     try {
       validate = ajv.compile(schema);
     } catch (err) {
-      validate = err instanceof Error ? err : new Error(String(err));
+      validate = err instanceof Error ? err.message : String(err);
     }
     compiled.set(schema, validate);
   }
@@ -37,7 +38,7 @@ export function schemaProblem(def: ConfigDef): string | undefined {
   if (def.schema === undefined) return undefined;
   if (def.type !== "json") return "only a json setting has a schema";
   const validate = validatorOf(def.schema);
-  return validate instanceof Error ? `its schema is not valid JSON Schema: ${validate.message}` : undefined;
+  return typeof validate === "string" ? `its schema is not valid JSON Schema: ${validate}` : undefined;
 }
 
 /** Why `value` is no JSON matching the schema (a phrase that follows the value), or undefined. */
@@ -54,7 +55,7 @@ export function jsonProblem(def: ConfigDef, value: string): string | undefined {
   }
   if (def.schema === undefined) return undefined;
   const validate = validatorOf(def.schema);
-  if (validate instanceof Error || validate(parsed)) return undefined;
+  if (typeof validate === "string" || validate(parsed)) return undefined;
   // An `if` or `propertyNames` error only says which rule failed; the errors beside it say what is wrong.
   const errors = (validate.errors ?? [])
     .filter((e) => e.keyword !== "if" && e.keyword !== "propertyNames")

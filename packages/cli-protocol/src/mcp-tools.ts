@@ -153,7 +153,9 @@ function aborted(signal: AbortSignal): Promise<never> {
 }
 
 function reasonOf(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new SdkError({ code: "cancelled", message: String(signal.reason) });
 }
 
 function textResult(text: string): McpToolResult {

@@ -4,6 +4,7 @@
  * the daemon's memory until it died. A JSON answer over the limit, or an SSE event over it, fails the
  * stream instead — the same limit a stdio server's messages have.
  */
+import { SdkError } from "@homeagent/sdk";
 
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -24,7 +25,7 @@ export function boundedFetch(maxBytes: number): Fetch {
 function tooLarge(maxBytes: number, what: string): Error {
   const size =
     maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / (1024 * 1024))} MB` : `${Math.round(maxBytes / 1024)} KB`;
-  return new Error(`the server sent ${what} over ${size}; it was cut off`);
+  return new SdkError({ code: "too_large", message: `the server sent ${what} over ${size}; it was cut off` });
 }
 
 function whole(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
+import { SdkError } from "@homeagent/sdk";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -133,9 +134,10 @@ export class McpConnection {
   ): Promise<Record<string, unknown>> {
     const client = this.client;
     if (!client || this.state !== "running") {
-      throw new Error(
-        `MCP server "${this.spec.name}" is not connected (${this.state}${this.lastError ? `: ${this.lastError}` : ""})`,
-      );
+      throw new SdkError({
+        code: "unavailable",
+        message: `MCP server "${this.spec.name}" is not connected (${this.state}${this.lastError ? `: ${this.lastError}` : ""})`,
+      });
     }
     try {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
@@ -144,7 +146,7 @@ export class McpConnection {
         maxTotalTimeout: opts.timeoutMs,
       })) as Record<string, unknown>;
     } catch (err) {
-      throw new Error(this.redact(errorText(err)), { cause: err });
+      throw new SdkError({ code: "tool_failed", message: this.redact(errorText(err)), cause: err });
     }
   }
 

@@ -4,7 +4,7 @@
  * them, goes away, or the user disables them. A tool that cannot be registered (its name collides, its
  * schema is too large) is left out and the reason kept for the status, never silently.
  */
-import type { PluginSDK, ToolDef, ToolHandler } from "@homeagent/sdk";
+import { type PluginSDK, SdkError, type ToolDef, type ToolHandler } from "@homeagent/sdk";
 import type { ToolHints } from "./approval.js";
 import type { McpTool } from "./connection.js";
 import { cleanText, hasHidden, toolDescription, toolName } from "./names.js";
@@ -146,7 +146,10 @@ function cleanSchema(node: unknown, depth = 0, prose = false): unknown {
   if (typeof node === "string") {
     if (prose) return cleanText(node);
     if (hasHidden(node))
-      throw new Error(`its schema holds hidden characters in ${JSON.stringify(cleanText(node, 60))}`);
+      throw new SdkError({
+        code: "invalid_argument",
+        message: `its schema holds hidden characters in ${JSON.stringify(cleanText(node, 60))}`,
+      });
     return node;
   }
   if (depth > MAX_DEPTH || node === null || typeof node !== "object") return node;
@@ -154,7 +157,10 @@ function cleanSchema(node: unknown, depth = 0, prose = false): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (hasHidden(key))
-      throw new Error(`its schema has a name with hidden characters, ${JSON.stringify(cleanText(key, 60))}`);
+      throw new SdkError({
+        code: "invalid_argument",
+        message: `its schema has a name with hidden characters, ${JSON.stringify(cleanText(key, 60))}`,
+      });
     out[key] = cleanSchema(value, depth + 1, prose || PROSE.has(key));
   }
   return out;
