@@ -38,9 +38,19 @@ const USER_ONLY: Array<[string, string]> = [
   ["core.llm.sources.main.api_key", "sk-planted-by-a-page-1234"],
   ["core.llm.max_tokens", "100000"],
   ["plugin.probe.level", "11"],
+  ["plugin.mcp.approve", "destructive"],
+  ["plugin.mcp_server.write_tools", "chat"],
+  ["plugin.mcp_server.http", "true"],
+  ["plugin.healthcheck.auto_interval", "1m"],
 ];
 /** User-only as well, not changed from /settings here (they would move the test's own daemon). */
-const USER_ONLY_UNTOUCHED = ["core.daemon.api_key", "plugin.webui.listen_addr", "plugin.webui.allowed_hosts"];
+const USER_ONLY_UNTOUCHED = [
+  "core.daemon.api_key",
+  "plugin.webui.listen_addr",
+  "plugin.webui.allowed_hosts",
+  // It would start the programs it names.
+  "plugin.mcp.servers",
+];
 
 let w: WebDaemon;
 let cli: CliLines;
