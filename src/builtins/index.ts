@@ -9,7 +9,7 @@ import { createCliPlugin } from "./cli/plugin.js";
 import { createCmdPlugin } from "./cmd/plugin.js";
 import { createFilesPlugin } from "./files/plugin.js";
 import { createHealthcheckPlugin } from "./healthcheck/plugin.js";
-import { createMcpPlugin } from "./mcp/plugin.js";
+import { createMcpPlugin, MCP_TOOL_LIMIT } from "./mcp/plugin.js";
 import { createMcpServerPlugin } from "./mcp_server/plugin.js";
 import { createTimerPlugin } from "./timer/plugin.js";
 import { createWebuiPlugin } from "./webui/plugin.js";
@@ -97,7 +97,7 @@ export function builtinPlugins(): BuiltinPlugin[] {
       capabilities: ["events"],
       builtin: true,
       // Every server's tools stand in one plugin's name; the prompt's tool budget (tool_search) bounds them.
-      maxTools: 1_024,
+      maxTools: MCP_TOOL_LIMIT,
       create: () => createMcpPlugin(),
     },
     {

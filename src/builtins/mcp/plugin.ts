@@ -20,6 +20,9 @@ import { type ListedTool, McpToolSet } from "./tool-set.js";
 /** How often the server list is compared with the one running: an edit takes effect within this. */
 const WATCH_MS = 1_000;
 const CLIENT_VERSION = "1";
+/** Tools the plugin may have registered (its grant in builtins/index.ts): its own two and its servers'. */
+export const MCP_TOOL_LIMIT = 1_024;
+const OWN_TOOLS = 2;
 /** Tools of one server per mcp_servers answer: well under the daemon's limit of a tool's result. */
 const TOOLS_PAGE = 100;
 
@@ -58,6 +61,8 @@ export function createMcpPlugin(): Plugin {
     // A program's default folder; the other built-ins that make it may not have run yet.
     mkdirSync(cwd, { recursive: true, mode: 0o700 });
     let applied = "";
+    // Each server's share of the plugin's tools, so the first to connect cannot take them all.
+    const toolShare = (): number => Math.floor((MCP_TOOL_LIMIT - OWN_TOOLS) / Math.max(1, wanted.size));
     /** The servers as the setting lists them now, by name. */
     let wanted = new Map<string, ServerSpec>();
     const lastState = new Map<string, string>();
@@ -105,7 +110,7 @@ export function createMcpPlugin(): Plugin {
       };
 
     const add = (spec: ServerSpec): void => {
-      const tools = new McpToolSet(sdk, spec.name, callOf(spec.name), spec.disabledTools);
+      const tools = new McpToolSet(sdk, spec.name, callOf(spec.name), spec.disabledTools, toolShare);
       const connection = new McpConnection(
         spec,
         { tools: (listed) => tools.sync(listed), changed: announce },

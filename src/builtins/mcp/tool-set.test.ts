@@ -70,3 +70,17 @@ test("a tool re-listed with other annotations is registered anew; one with hidde
   assert.match(String(problems.sneaky), /a name with hidden characters/);
   assert.match(String(problems.choices), /hidden characters in "b"/);
 });
+
+test("a server gets no more than its share of the plugin's tools; the rest are listed with why", () => {
+  const sdk = createMockSDK({ pluginName: "mcp" });
+  const set = new McpToolSet(
+    sdk,
+    "big",
+    () => () => "ok",
+    new Set(),
+    () => 3,
+  );
+  set.sync(["a", "b", "c", "d", "e"].map((name) => tool(name)));
+  assert.deepEqual([...sdk.tools.keys()], ["big_a", "big_b", "big_c"]);
+  assert.match(String(set.tools().find((t) => t.tool === "e")?.problem), /over this server's share of tools \(3\)/);
+});

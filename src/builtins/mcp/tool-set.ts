@@ -37,6 +37,8 @@ export class McpToolSet {
     readonly server: string,
     private readonly call: CallTool,
     private disabled: ReadonlySet<string>,
+    /** How many tools this server may have registered: its share of the plugin's limit. */
+    private readonly share: () => number = () => Number.POSITIVE_INFINITY,
   ) {}
 
   /** The user switched other tools off (or on): registered anew from the list the server gave. */
@@ -65,6 +67,10 @@ export class McpToolSet {
       if (!entry.enabled) continue;
       if (wanted.has(name)) {
         entry.problem = `its name ${name} is the same as another tool's of this server once made safe; rename one on the server`;
+        continue;
+      }
+      if (wanted.size >= this.share()) {
+        entry.problem = `over this server's share of tools (${this.share()}); disable some of its tools, or some servers`;
         continue;
       }
       try {
