@@ -101,6 +101,23 @@ describe("waiter mcp", () => {
     assert.match(recall.text, /genmaicha/);
   });
 
+  test("doc_query reads documents without taking them out of memory: found again on a second call", async () => {
+    fake.enqueue(
+      {
+        toolCalls: [
+          { name: "doc_commit", arguments: { content: "The vault combination is 31-12-77.", summary: "vault note" } },
+        ],
+      },
+      { text: "Kept." },
+    );
+    assert.equal(await cli.text("keep this: the vault combination is 31-12-77"), "Kept.");
+    for (const round of [1, 2]) {
+      const found = text(await client.callTool({ name: "doc_query", arguments: { query: "vault combination" } }));
+      assert.equal(found.isError, false, found.text);
+      assert.match(found.text, /31-12-77/, `round ${round}`);
+    }
+  });
+
   test("arguments are checked against the kernel tool's schema; a write tool that is off is a tool error", async () => {
     const bad = text(await client.callTool({ name: "memory_recall", arguments: { depth: "deep" } }));
     assert.equal(bad.isError, true);

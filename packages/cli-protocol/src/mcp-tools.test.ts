@@ -20,7 +20,8 @@ function host(settings: Record<string, string> = {}, opts: MockSDKOptions = {}) 
   });
   const recall = { type: "object", properties: { query_intent: { type: "string" } } };
   sdk.registerTool(def("memory_recall", recall), (args) => `facts about ${String(args.query_intent)}`);
-  sdk.registerTool(def("doc_query"), () => "docs");
+  // The kernel's doc_query takes what it finds out of the store: MCP clients get their own, which only reads.
+  sdk.registerTool(def("doc_query"), () => "taken");
   sdk.registerTool(def("knowledge_search"), () => {
     throw new Error("the knowledge base is closed");
   });
@@ -75,11 +76,34 @@ describe("callMcpTool", () => {
     assert.match(result.content[0].text, /the knowledge base is closed/);
   });
 
+  it("doc_query searches the documents through docMemory, never the kernel's tool that takes them", async () => {
+    const found = [
+      {
+        id: "d1",
+        summary: "vault",
+        content: "31-12-77",
+        tags: [],
+        entities: [],
+        source: "manual",
+        createdAt: 0,
+        updatedAt: 0,
+        accessCount: 0,
+        tsStart: 0,
+        tsEnd: 0,
+      },
+    ];
+    const sdk = host({}, { docMemory: { query: async () => found } });
+    const result = await callMcpTool(sdk, "doc_query", { query: "vault" }, CALLER);
+    assert.match(result.content[0].text, /"content":"31-12-77"/);
+    assert.ok(!result.content[0].text.includes("taken"));
+    assert.equal((await callMcpTool(sdk, "doc_query", { query: "vault", top_k: 99 }, CALLER)).isError, true);
+  });
+
   it("cuts a big result, with a note of what was left out", async () => {
     const sdk = host();
-    sdk.unregisterTool("doc_query");
-    sdk.registerTool(def("doc_query"), () => "x".repeat(MAX_MCP_RESULT_CHARS + 1234));
-    const text = (await callMcpTool(sdk, "doc_query", {}, CALLER)).content[0].text;
+    sdk.unregisterTool("memory_recall");
+    sdk.registerTool(def("memory_recall"), () => "x".repeat(MAX_MCP_RESULT_CHARS + 1234));
+    const text = (await callMcpTool(sdk, "memory_recall", {}, CALLER)).content[0].text;
     assert.ok(text.startsWith("x".repeat(MAX_MCP_RESULT_CHARS)));
     assert.match(text, /\[cut: 1234 more characters not shown/);
   });

@@ -16,7 +16,7 @@ import {
   mcpSettings,
 } from "./mcp-settings.js";
 
-export type McpHost = Pick<PluginSDK, "kernel" | "runTool" | "injectInputSync" | "config">;
+export type McpHost = Pick<PluginSDK, "kernel" | "runTool" | "injectInputSync" | "config" | "docMemory">;
 
 /** A tool as MCP's tools/list gives it. */
 export interface McpToolDef {
@@ -53,15 +53,37 @@ const CHAT_TOOL: McpToolDef = {
   },
 };
 
+const MAX_DOCS = 20;
+
+/**
+ * The kernel's doc_query moves the documents it finds back into the agent's context window (the store
+ * gives them up): for another agent, documents are searched without taking them, under the same name.
+ */
+const DOC_QUERY_TOOL: McpToolDef = {
+  name: "doc_query",
+  description:
+    "Search the user's HomeAgent memory documents (archived conversations and saved notes) and read the best " +
+    "matches: their text, summary and dates. Only reads.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: { type: "string", description: "What to look for, in any language." },
+      top_k: { type: "integer", description: `How many documents (1–${MAX_DOCS}, default 5).` },
+    },
+    required: ["query"],
+  },
+};
+
 /** The tools offered now: the read tools, and the write tools the user turned on. */
 export function mcpTools(host: Pick<McpHost, "kernel" | "config">): McpToolDef[] {
   const { writeTools } = mcpSettings(host.config);
   const offered = new Set<string>([...MCP_READ_TOOLS, ...writeTools]);
+  offered.delete(DOC_QUERY_TOOL.name);
   const tools: McpToolDef[] = host.kernel
     .tools()
     .filter((t) => offered.has(t.name))
     .map((t) => ({ name: t.name, description: t.description, inputSchema: { ...t.parameters, type: "object" } }));
-  return writeTools.has("chat") ? [...tools, CHAT_TOOL] : tools;
+  return [DOC_QUERY_TOOL, ...tools, ...(writeTools.has("chat") ? [CHAT_TOOL] : [])];
 }
 
 /** Runs one tool for an MCP client; every failure is a result with `isError`, never a throw. */
@@ -75,6 +97,7 @@ export async function callMcpTool(
   try {
     if (!isOffered(name, settings.writeTools)) throw notOffered(name);
     if (name === "chat") return textResult(await chat(host, args, caller, settings.chatTimeoutMs));
+    if (name === DOC_QUERY_TOOL.name) return textResult(await docQuery(host, args));
     if (!host.kernel.tools().some((t) => t.name === name)) {
       throw new SdkError({
         code: "unavailable",
@@ -105,6 +128,30 @@ function notOffered(name: string): SdkError {
     message: write
       ? `${name} is turned off for MCP clients: the user turns it on by adding it to ${MCP_WRITE_TOOLS_KEY} (e.g. /settings set ${MCP_WRITE_TOOLS_KEY} ${name})`
       : `there is no MCP tool "${name.slice(0, 100)}" here: tools/list names the ones offered`,
+  });
+}
+
+/** Memory documents that match, read without taking them out of the store. */
+async function docQuery(host: McpHost, args: Record<string, unknown>): Promise<string> {
+  const query = args.query;
+  if (typeof query !== "string" || query.trim() === "") {
+    throw new SdkError({ code: "invalid_argument", message: '"query" is required: what to look for' });
+  }
+  const topK = args.top_k === undefined ? 5 : Number(args.top_k);
+  if (!Number.isInteger(topK) || topK < 1 || topK > MAX_DOCS) {
+    throw new SdkError({ code: "invalid_argument", message: `"top_k" is a whole number from 1 to ${MAX_DOCS}` });
+  }
+  const docs = await host.docMemory.query(query, topK);
+  return JSON.stringify({
+    count: docs.length,
+    documents: docs.map(({ id, summary, content, source, tsStart, tsEnd, createdAt }) => ({
+      id,
+      summary,
+      content,
+      source,
+      from: new Date(tsStart || createdAt).toISOString(),
+      to: new Date(tsEnd || createdAt).toISOString(),
+    })),
   });
 }
 
