@@ -6,6 +6,7 @@
  * files the chat shows, and calls of tools that are not read-only ask the user first (`approve`). Edits of
  * the server list take effect without a restart: changed servers are restarted, the others left alone.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { definePlugin, type Plugin, type PluginSDK, SdkError, type ToolContext } from "@homeagent/sdk";
@@ -268,7 +269,12 @@ async function approve(
     question: `run ${name} of MCP server "${spec.name}" (${riskOf(tool.annotations)}) with ${shownArguments(args)}`,
     // "always" approves this tool of this server as configured now, whatever its arguments: a server given
     // another program or URL under the same name asks again.
-    subject: JSON.stringify({ mcp: spec.name, reach: reachOf(spec), tool: tool.name }),
+    subject: JSON.stringify({
+      mcp: spec.name,
+      // A digest: the server's command line can be long, and its env holds secrets.
+      reach: createHash("sha256").update(reachOf(spec)).digest("hex"),
+      tool: tool.name.slice(0, 1_024),
+    }),
     options: ["once", "always", "deny"],
   });
   if (outcome.approved) return;
