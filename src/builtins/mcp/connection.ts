@@ -191,7 +191,8 @@ export class McpConnection {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.listChanged(client, generation));
       this.lastError = undefined;
       this.setState("running");
-      await this.readTools(client, generation);
+      // Through the same single reader as later changes, so a change announced meanwhile waits its turn.
+      this.listChanged(client, generation);
     } catch (err) {
       if (this.connecting === client) this.connecting = undefined;
       await client.close().catch(() => {});
