@@ -12,7 +12,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { boundedFetch } from "./bounded-fetch.js";
 import { cleanText } from "./names.js";
 import type { HttpSpec, ServerSpec, StdioSpec } from "./servers.js";
@@ -146,6 +146,13 @@ export class McpConnection {
         maxTotalTimeout: opts.timeoutMs,
       })) as Record<string, unknown>;
     } catch (err) {
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+        throw new SdkError({
+          code: "tool_timeout",
+          message: `${cleanText(tool, 128)} did not answer within ${Math.round(opts.timeoutMs / 1000)} s (plugin.mcp.call_timeout) and was cancelled`,
+          cause: err,
+        });
+      }
       throw new SdkError({ code: "tool_failed", message: this.redact(errorText(err)), cause: err });
     }
   }
