@@ -112,7 +112,9 @@ function secretFieldsOf(def: ConfigDef | undefined): ReadonlySet<string> | undef
   return def?.type === "json" && def.secretFields?.length ? new Set(def.secretFields) : undefined;
 }
 
+/** The value's tree; undefined when it is not JSON or nests too deep to walk. */
 function parsed(value: string): unknown {
+  if (nestingDepth(value) > MAX_DEPTH) return undefined;
   try {
     return JSON.parse(value);
   } catch {
@@ -125,7 +127,7 @@ export function maskedJson(def: ConfigDef | undefined, value: string): string {
   const fields = secretFieldsOf(def);
   if (!fields || value === "") return value;
   // What cannot be read cannot be masked: none of it is shown.
-  const tree = nestingDepth(value) > MAX_DEPTH ? undefined : parsed(value);
+  const tree = parsed(value);
   if (tree === undefined) return "(not shown)";
   return JSON.stringify(mapSecrets(fields, tree, maskSecret));
 }
@@ -133,7 +135,7 @@ export function maskedJson(def: ConfigDef | undefined, value: string): string {
 /** Every secret string of the value, for masking them in logs. */
 export function jsonSecrets(def: ConfigDef | undefined, value: string): string[] {
   const fields = secretFieldsOf(def);
-  const tree = fields && value !== "" && nestingDepth(value) <= MAX_DEPTH ? parsed(value) : undefined;
+  const tree = fields && value !== "" ? parsed(value) : undefined;
   if (!fields || tree === undefined) return [];
   const found: string[] = [];
   mapSecrets(fields, tree, (text) => {
@@ -150,9 +152,9 @@ export function jsonSecrets(def: ConfigDef | undefined, value: string): string[]
 export function withStoredSecrets(key: string, def: ConfigDef, value: string, current: string | undefined): string {
   const fields = secretFieldsOf(def);
   // Too deep or no JSON at all: left as it is, for the value's own check to refuse.
-  const tree = fields && nestingDepth(value) <= MAX_DEPTH ? parsed(value) : undefined;
+  const tree = fields ? parsed(value) : undefined;
   if (!fields || tree === undefined) return value;
-  const stored = current && nestingDepth(current) <= MAX_DEPTH ? parsed(current) : undefined;
+  const stored = current ? parsed(current) : undefined;
   let replaced = false;
   const restored = mapSecrets(fields, tree, (text, path) => {
     if (!looksMasked(text)) return text;

@@ -88,19 +88,22 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // The config center knows the core keys; each subsystem brings its own definitions (config imports none).
   config.registerDefs([...HEARTBEAT_CONFIG_DEFS]);
   const write = opts.logWrite ?? streamLines(process.stderr);
-  let secrets = config.secrets();
-  // Recomputing scans every setting: only when a secret changed, or a plugin declared settings (which may
-  // make a stored value a secret, or a json setting's fields secrets).
+  // Computed when a line is logged after a secret changed, or a plugin declared settings (which may make a
+  // stored value a secret, or a json setting's fields secrets): one scan of every setting, not one each.
+  let secrets: string[] | undefined;
   config.onChange((key) => {
     const def = config.def(key);
-    if (isSecret(def, key) || def?.secretFields?.length) secrets = config.secrets();
+    if (isSecret(def, key) || def?.secretFields?.length) secrets = undefined;
   });
   config.onDefine(() => {
-    secrets = config.secrets();
+    secrets = undefined;
   });
   const sink = {
     level: () => (config.get("core.daemon.log_level") ?? "info") as LogLevel,
-    secrets: () => secrets,
+    secrets: () => {
+      secrets ??= config.secrets();
+      return secrets;
+    },
     write,
   };
   const logger = (scope: string) => createLogger(scope, sink);

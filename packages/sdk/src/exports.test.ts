@@ -281,6 +281,7 @@ test("@homeagent/sdk exports exactly the checked-in names and constants", () => 
     SdkError: "function",
     definePlugin: "function",
     foldForForget: "function",
+    parseDuration: "function",
     forgetMatcher: "function",
     isErrorCode: "function",
     textInput: "function",

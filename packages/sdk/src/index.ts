@@ -366,6 +366,7 @@ export {
   type OutputHandler,
   type OutputMessage,
 } from "./channels.js";
+export { parseDuration } from "./duration.js";
 export {
   EMBEDDING_SPECIFICATION_VERSION,
   type EmbeddingFactory,

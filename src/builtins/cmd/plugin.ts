@@ -7,7 +7,7 @@
  * inbox) when it ends; stopping the plugin (or the daemon) kills every command still running. `cmd_history`
  * lists the last 100.
  */
-import { definePlugin, type Plugin, type PluginSDK, SdkError, type ToolContext } from "@homeagent/sdk";
+import { definePlugin, type Plugin, type PluginSDK, parseDuration, SdkError, type ToolContext } from "@homeagent/sdk";
 import { CommandHistory } from "./history.js";
 import { LiveRuns } from "./live-runs.js";
 import { checkMode, decide, namesDataDir, parsePatterns } from "./policy.js";
@@ -120,7 +120,7 @@ export function createCmdPlugin(): Plugin {
         Object.assign(entry, { status: r.status, exitCode: r.exitCode, durationMs: r.durationMs });
         return r;
       });
-      const backgroundMs = durationMs(sdk.settings.get("background_after"), 10_000);
+      const backgroundMs = parseDuration(sdk.settings.get("background_after") ?? "10s");
       let timer: NodeJS.Timeout | undefined;
       const later = new Promise<"later">((resolve) => {
         timer = setTimeout(() => resolve("later"), backgroundMs);
@@ -197,15 +197,6 @@ function timeoutOf(value: unknown): number {
     return refusal(`timeout is a number of seconds from 1 to ${MAX_TIMEOUT_S}`);
   }
   return Math.round(n);
-}
-
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** A setting's duration ("10s", "1m30s", "500ms": validated when written) in milliseconds; else `fallback`. */
-function durationMs(value: string | undefined, fallback: number): number {
-  const parts = [...(value ?? "").matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0) return fallback;
-  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_MS[unit], 0);
 }
 
 /** What the model reads of a finished run. */

@@ -9,7 +9,7 @@
  */
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { definePlugin, type Plugin, type PluginSDK, SdkError } from "@homeagent/sdk";
+import { definePlugin, type Plugin, type PluginSDK, parseDuration, SdkError } from "@homeagent/sdk";
 import { type Check, report } from "./check.js";
 import { type GroupContext, type GroupName, runGroups } from "./groups.js";
 import { PerfLog } from "./perf.js";
@@ -17,7 +17,7 @@ import { pluginChecks } from "./plugins-check.js";
 import { REPORT_STATUSES, type ReportStatus, ToolReports } from "./reports.js";
 import { providerOf } from "./schema-rules.js";
 import { SelfTest } from "./self-test.js";
-import { durationMs, HEALTHCHECK_SETTINGS } from "./settings.js";
+import { HEALTHCHECK_SETTINGS } from "./settings.js";
 import { HEALTHCHECK_TOOLS } from "./tool-defs.js";
 import { toolChecks } from "./tools-check.js";
 
@@ -44,7 +44,7 @@ export function createHealthcheckPlugin(): Plugin {
       sdk,
       perf,
       probeLlm: args.probe_llm === true,
-      memoryTimeoutMs: durationMs(sdk.settings.get("memory_timeout"), 20_000),
+      memoryTimeoutMs: parseDuration(sdk.settings.get("memory_timeout") ?? "20s"),
       clockAtStart,
       builtAt,
     });

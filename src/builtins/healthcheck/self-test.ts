@@ -5,9 +5,8 @@
  * each one and say how it went with healthcheck_report. Nothing it may call writes, runs a program or asks
  * the user; what it found shows in the next health report beside the static checks.
  */
-import type { PluginSDK } from "@homeagent/sdk";
+import { type PluginSDK, parseDuration } from "@homeagent/sdk";
 import type { Check } from "./check.js";
-import { durationMs } from "./settings.js";
 
 /** Tools the self-test may try: none writes, runs a program, sends anything or asks the user. */
 const SAFE_TOOLS: readonly string[] = [
@@ -49,7 +48,7 @@ export class SelfTest {
 
   /** Called every minute: runs when the interval set in auto_interval has passed since the last run. */
   async tick(): Promise<void> {
-    const every = durationMs(this.sdk.settings.get("auto_interval"), 0);
+    const every = parseDuration(this.sdk.settings.get("auto_interval") ?? "0");
     if (every <= 0 || this.running) return;
     if (this.lastStart === 0) this.lastStart = this.now();
     if (this.now() - this.lastStart < every) return;
@@ -66,7 +65,7 @@ export class SelfTest {
       const reply = await this.sdk.selfTask(prompt(tools), {
         tools: [...tools, REPORT_TOOL],
         maxToolTurns: Number(this.sdk.settings.get("llm_max_turns") ?? 20),
-        timeoutMs: durationMs(this.sdk.settings.get("llm_timeout"), 120_000),
+        timeoutMs: parseDuration(this.sdk.settings.get("llm_timeout") ?? "120s"),
       });
       this.last = {
         at: started,

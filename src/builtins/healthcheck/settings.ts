@@ -83,12 +83,3 @@ export const HEALTHCHECK_SETTINGS: SettingDef[] = [
     },
   },
 ];
-
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** A duration setting (validated when written: "20s", "1m30s") in milliseconds; else `fallback`. */
-export function durationMs(value: string | undefined, fallback: number): number {
-  const parts = [...(value ?? "").matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0) return fallback;
-  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_MS[unit], 0);
-}

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { definePlugin, type Plugin, type PluginSDK, SdkError, type ToolContext } from "@homeagent/sdk";
+import { definePlugin, type Plugin, type PluginSDK, parseDuration, SdkError, type ToolContext } from "@homeagent/sdk";
 import { needsApproval, riskOf } from "./approval.js";
 import { type ConnectionStatus, McpConnection, type McpTool } from "./connection.js";
 import { cleanText } from "./names.js";
@@ -87,20 +87,15 @@ export function createMcpPlugin(): Plugin {
 
     const callOf =
       (server: string) =>
-      (tool: McpTool, name: string) =>
+      (tool: McpTool) =>
       async (args: Record<string, unknown>, ctx: ToolContext): Promise<string> => {
         const current = servers.get(server);
         if (!current)
           throw new SdkError({ code: "not_found", message: `MCP server "${server}" is no longer configured` });
         const mode = (sdk.settings.get("approve") ?? "unless_read_only") as ApproveMode;
         if (needsApproval(mode, tool.annotations)) await approve(sdk, ctx, current.spec, tool, args);
-        const timeoutMs = durationMs(sdk.settings.get("call_timeout"), 60_000);
-        let result: Record<string, unknown>;
-        try {
-          result = await current.connection.call(tool.name, args, { signal: ctx.signal, timeoutMs });
-        } catch (err) {
-          throw callError(err, name, timeoutMs);
-        }
+        const timeoutMs = parseDuration(sdk.settings.get("call_timeout") ?? "60s");
+        const result = await current.connection.call(tool.name, args, { signal: ctx.signal, timeoutMs });
         const maxChars = Number(sdk.settings.get("max_result_chars") ?? 20_000);
         const out = await resultText(result, { server, uploadsDir, maxChars });
         // The server's own credentials stay out of what the model reads, even when a tool echoes them.
@@ -311,18 +306,6 @@ function shownArguments(args: Record<string, unknown>): string {
   return shown;
 }
 
-function callError(err: unknown, name: string, timeoutMs: number): Error {
-  const message = err instanceof Error ? err.message : String(err);
-  if (/timed? ?out/i.test(message)) {
-    return new SdkError({
-      code: "tool_timeout",
-      message: `${name} did not answer within ${Math.round(timeoutMs / 1000)} s (plugin.mcp.call_timeout) and was cancelled`,
-      cause: err,
-    });
-  }
-  return new SdkError({ code: "tool_failed", message, cause: err });
-}
-
 /** The user's environment minus HomeAgent's own variables (its API key among them). */
 function childEnv(): Record<string, string> {
   const env: Record<string, string> = {};
@@ -330,13 +313,4 @@ function childEnv(): Record<string, string> {
     if (value !== undefined && !key.startsWith("HOMEAGENT_")) env[key] = value;
   }
   return env;
-}
-
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** A setting's duration ("60s", "1m30s": validated when written) in milliseconds; else `fallback`. */
-function durationMs(value: string | undefined, fallback: number): number {
-  const parts = [...(value ?? "").matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0) return fallback;
-  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_MS[unit], 0);
 }

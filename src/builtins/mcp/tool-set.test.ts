@@ -20,7 +20,7 @@ const tool = (name: string, extra: Partial<McpTool> = {}): McpTool => ({
 test("registers, leaves out with reasons, follows changes and clears", () => {
   const sdk = createMockSDK({ pluginName: "mcp" });
   const calls: string[] = [];
-  const set = new McpToolSet(sdk, "srv", (t, name) => () => calls.push(`${t.name}:${name}`), new Set(["off"]));
+  const set = new McpToolSet(sdk, "srv", (t) => () => calls.push(t.name), new Set(["off"]));
   set.sync([tool("a.b"), tool("a_b"), tool("off"), tool("plain", { inputSchema: {} })]);
   assert.deepEqual([...sdk.tools.keys()].sort(), ["srv_a_b", "srv_plain"]);
   const ab = sdk.tools.get("srv_a_b")?.def;

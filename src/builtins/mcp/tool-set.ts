@@ -21,7 +21,7 @@ export interface ListedTool {
   problem?: string;
 }
 
-export type CallTool = (tool: McpTool, name: string) => ToolHandler;
+export type CallTool = (tool: McpTool) => ToolHandler;
 
 export class McpToolSet {
   /** Registered now: daemon name → the definition as registered (to see what changed). */
@@ -89,7 +89,7 @@ export class McpToolSet {
     }
     for (const [name, { def, tool, print }] of wanted) {
       try {
-        this.sdk.registerTool(def, this.call(tool, name));
+        this.sdk.registerTool(def, this.call(tool));
         this.registered.set(name, print);
       } catch (err) {
         const entry = listed.find((l) => l.name === name && !l.problem);
