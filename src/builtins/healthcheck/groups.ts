@@ -3,7 +3,7 @@
  * within its own time limit (a group that overruns or throws becomes one failed check naming it), with its
  * duration recorded for healthcheck_perf.
  */
-import { type PluginSDK, SdkError } from "@homeagent/sdk";
+import { type MemoryCheck, type PluginSDK, SdkError } from "@homeagent/sdk";
 import { type Check, fail } from "./check.js";
 import { clockCheck } from "./clock-check.js";
 import { diskCheck } from "./disk-check.js";
@@ -23,6 +23,8 @@ export interface GroupContext {
   /** Send each LLM source a test request. */
   probeLlm: boolean;
   memoryTimeoutMs: number;
+  /** memory.check(), or a recent enough answer of it (the whole file is read: not on every poll). */
+  memoryCheck: () => Promise<MemoryCheck>;
   clockAtStart: { wall: number; mono: number };
   builtAt?: number;
 }
@@ -46,7 +48,7 @@ const GROUPS: Record<GroupName, { limitMs: (c: GroupContext) => number; run: (c:
     },
     memory: {
       limitMs: (c) => c.memoryTimeoutMs + MARGIN_MS,
-      run: async ({ sdk, memoryTimeoutMs }) => memoryChecks(await sdk.memory.check({ timeoutMs: memoryTimeoutMs })),
+      run: async (c) => memoryChecks(await c.memoryCheck()),
     },
     kernel: { limitMs: () => QUICK_MS, run: async ({ sdk }) => kernelChecks(sdk.kernel.status()) },
     disk: { limitMs: () => QUICK_MS, run: async ({ sdk }) => [await diskCheck(sdk.daemonDataDir)] },

@@ -9,7 +9,7 @@
  */
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { definePlugin, type Plugin, type PluginSDK, parseDuration, SdkError } from "@homeagent/sdk";
+import { definePlugin, type MemoryCheck, type Plugin, type PluginSDK, parseDuration, SdkError } from "@homeagent/sdk";
 import { type Check, report } from "./check.js";
 import { type GroupContext, type GroupName, runGroups } from "./groups.js";
 import { PerfLog } from "./perf.js";
@@ -25,6 +25,8 @@ const ALL_GROUPS: readonly GroupName[] = ["plugins", "tools", "llm", "memory", "
 const MAX_DETAIL = 2_000;
 /** How often the self-test's interval is looked at: a changed setting takes effect within a minute. */
 const SELF_TEST_TICK_MS = 60_000;
+/** How old a memory check the full report may show: it reads all of memory.db. */
+const MEMORY_CHECK_REUSE_MS = 10 * 60_000;
 
 export function createHealthcheckPlugin(): Plugin {
   let ticker: NodeJS.Timeout | undefined;
@@ -40,14 +42,30 @@ export function createHealthcheckPlugin(): Plugin {
     ticker = setInterval(() => void selfTest.tick(), SELF_TEST_TICK_MS);
     ticker.unref();
 
-    const context = (args: Record<string, unknown>): GroupContext => ({
-      sdk,
-      perf,
-      probeLlm: args.probe_llm === true,
-      memoryTimeoutMs: parseDuration(sdk.settings.get("memory_timeout") ?? "20s"),
-      clockAtStart,
-      builtAt,
-    });
+    // A poller (the dashboard) may take a recent memory check instead of reading memory.db through again.
+    let lastMemory: { at: number; check: Promise<MemoryCheck> } | undefined;
+    const memoryCheck = (reuse: boolean, timeoutMs: number): Promise<MemoryCheck> => {
+      if (!reuse || !lastMemory || Date.now() - lastMemory.at > MEMORY_CHECK_REUSE_MS) {
+        const check = sdk.memory.check({ timeoutMs });
+        lastMemory = { at: Date.now(), check };
+        check.catch(() => {
+          if (lastMemory?.check === check) lastMemory = undefined;
+        });
+      }
+      return lastMemory.check;
+    };
+    const context = (args: Record<string, unknown>): GroupContext => {
+      const memoryTimeoutMs = parseDuration(sdk.settings.get("memory_timeout") ?? "20s");
+      return {
+        sdk,
+        perf,
+        probeLlm: args.probe_llm === true,
+        memoryTimeoutMs,
+        memoryCheck: () => memoryCheck(args.reuse_memory_check === true, memoryTimeoutMs),
+        clockAtStart,
+        builtAt,
+      };
+    };
     const run = async (groups: readonly GroupName[], args: Record<string, unknown>, extra: Check[] = []) => {
       const started = performance.now();
       return report([...(await runGroups(groups, context(args))), ...extra], started);

@@ -25,7 +25,7 @@ export const HEALTHCHECK_SETTINGS: SettingDef[] = [
     default: "20s",
     type: "duration",
     min: 1_000,
-    max: 120_000,
+    max: 25_000,
     category: "system",
     description:
       "Time limit of the memory check (memory.db's integrity and its search index); a part not done by then is reported incomplete.",

@@ -21,6 +21,11 @@ export const HEALTHCHECK_TOOLS: ToolDef[] = [
       properties: {
         plugin: { type: "string", description: "Check only this plugin (its state and its tools)." },
         ...PROBE,
+        reuse_memory_check: {
+          type: "boolean",
+          description:
+            "Take a memory check of the last 10 minutes, if there is one, instead of reading memory.db again.",
+        },
       },
     },
     noMemory: true,

@@ -1,6 +1,6 @@
 /**
  * The health checks on Overview: the overall verdict and counts, then each failure and warning with what to
- * do. Polled rarely: a full check reads memory.db through, so it is not something to ask every few seconds.
+ * do. Polled rarely, and taking a memory check of the last 10 minutes: a new one reads memory.db through.
  * Shown only while the healthcheck plugin runs (the Overview knows from /api/v1/runtime), so a daemon without
  * it is not asked for a report it cannot give.
  */
@@ -14,7 +14,7 @@ const TONE = { ok: "ok", warn: "warn", fail: "bad" } as const;
 
 export function HealthCard() {
   const t = useT();
-  const health = useApi<Health>("/api/v1/health", EVERY_MS);
+  const health = useApi<Health>("/api/v1/health?recent=1", EVERY_MS);
   const h = health.data;
   const label = { ok: t.healthOk, warn: t.healthWarn, fail: t.healthFail };
   const problems = h?.checks.filter((c) => c.status !== "ok") ?? [];
