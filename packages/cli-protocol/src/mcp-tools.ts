@@ -167,36 +167,23 @@ async function chat(
     throw new SdkError({ code: "invalid_argument", message: '"message" is required: the text to send to the agent' });
   }
   const timedOut = new AbortController();
-  const timer = setTimeout(
-    () =>
-      timedOut.abort(
-        new SdkError({
-          code: "chat_timeout",
-          message: `the agent did not answer within ${timeoutMs / 1000} s and was stopped (${MCP_CHAT_TIMEOUT_KEY}); ask something shorter or try again`,
-        }),
-      ),
-    timeoutMs,
-  );
+  const timer = setTimeout(() => timedOut.abort(), timeoutMs);
   const signal = caller.signal ? AbortSignal.any([caller.signal, timedOut.signal]) : timedOut.signal;
   try {
-    // The kernel answers a cancelled turn at once; the race holds the bound even if it did not.
-    const reply = await Promise.race([
-      host.injectInputSync(caller.source, caller.channel, message, { signal }),
-      aborted(signal),
-    ]);
+    // The kernel answers a cancelled turn at once (InjectOptions.signal), with an error.
+    const reply = await host.injectInputSync(caller.source, caller.channel, message, { signal });
     if (reply.error === undefined) return reply.content;
-    throw signal.aborted ? reasonOf(signal) : new SdkError({ code: "chat_failed", message: reply.error });
+    if (caller.signal?.aborted) throw reasonOf(caller.signal);
+    if (timedOut.signal.aborted) {
+      throw new SdkError({
+        code: "chat_timeout",
+        message: `the agent did not answer within ${timeoutMs / 1000} s and was stopped (${MCP_CHAT_TIMEOUT_KEY}); ask something shorter or try again`,
+      });
+    }
+    throw new SdkError({ code: "chat_failed", message: reply.error });
   } finally {
     clearTimeout(timer);
   }
-}
-
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    const fail = () => reject(reasonOf(signal));
-    if (signal.aborted) fail();
-    else signal.addEventListener("abort", fail, { once: true });
-  });
 }
 
 function reasonOf(signal: AbortSignal): Error {

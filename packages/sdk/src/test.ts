@@ -58,6 +58,10 @@ export function createMockSDK(opts: MockSDKOptions = {}): MockSDK {
   let eventSeq = 0;
 
   const reply = async (input: Omit<MockInput, "reply">): Promise<InputReply> => {
+    // As the daemon drops a queued input whose signal fired: answered cancelled, never run.
+    if (input.opts?.signal?.aborted) {
+      return { requestId: input.requestId, content: "", shortCircuited: false, error: "the input was cancelled" };
+    }
     const answer = await respond(input, mock);
     const fields = typeof answer === "string" ? { content: answer } : answer;
     return { requestId: input.requestId, content: "", shortCircuited: false, ...fields };
