@@ -65,7 +65,7 @@ export interface ConnectionLoss {
 }
 
 /** Sends `/auth <key>` first; throws saying whether the key was wrong or the daemon refused for another reason. */
-export async function authenticate(client: WaiterClient, apiKey: string): Promise<void> {
+async function authenticate(client: WaiterClient, apiKey: string): Promise<void> {
   const frame = await client.request(`/auth ${apiKey}`);
   if (frame.type !== "error") return;
   // Not every refusal is about the key: the daemon may be full or shutting down.

@@ -5,7 +5,7 @@
  */
 import { errorMessage } from "../util/errors.js";
 import { VERSION } from "../version.js";
-import { authenticate, connectAuthenticated, DaemonNotRunningError, WaiterClient } from "./waiter-client.js";
+import { connectAuthenticated, DaemonNotRunningError } from "./waiter-client.js";
 import { DaemonLink } from "./waiter-link.js";
 import { runMcp } from "./waiter-mcp.js";
 import { runInbox, runInteractive, runOnce, runPiped } from "./waiter-modes.js";
@@ -25,9 +25,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (opts.mcp) return await runMcp(new DaemonLink(() => connectAuthenticated(opts.socketPath, opts.apiKey)));
-  const client = await WaiterClient.connect(opts.socketPath);
+  const client = await connectAuthenticated(opts.socketPath, opts.apiKey);
   try {
-    if (opts.apiKey) await authenticate(client, opts.apiKey);
     if (opts.inbox) return await runInbox(client);
     if (opts.chat !== undefined) return await runOnce(client, opts.chat, opts.historyFile, opts.json);
     if (!process.stdin.isTTY) return await runPiped(client, opts.historyFile, opts.json);

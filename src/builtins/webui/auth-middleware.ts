@@ -9,6 +9,7 @@ import type { AuthAPI, AuthSession } from "@homeagent/sdk";
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, type WebEnv } from "./context.js";
 import { unauthenticatedPage } from "./login-page.js";
+import { MCP_PATH } from "./routes/mcp.js";
 
 export const SESSION_COOKIE = "homeagent_session";
 export const CSRF_HEADER = "X-CSRF-Token";
@@ -22,8 +23,8 @@ const MAX_SESSION_COOKIES = 4;
  * Routes only a program holding the API key may use, never the dashboard's cookie: /mcp runs tools for
  * another agent, and a page open in the user's browser must not reach them with the login.
  */
-export function isKeyOnlyRoute(path: string): boolean {
-  return path.replace(/\/+$/, "") === "/mcp";
+function isKeyOnlyRoute(path: string): boolean {
+  return path.replace(/\/+$/, "") === MCP_PATH;
 }
 
 /** The routes open without credentials; GET also covers HEAD (Hono answers HEAD with the GET route). */

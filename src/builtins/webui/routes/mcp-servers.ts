@@ -50,9 +50,7 @@ async function withTools(sdk: PluginSDK, listed: Listed[]): Promise<Array<Listed
     listed.map(async (server) => {
       const tools: unknown[] = [];
       for (let page = 0; page < MAX_PAGES; page++) {
-        const answer = parsed(
-          await mcpTool(sdk, "mcp_servers", { server: server.name, offset: tools.length, log: true }),
-        ) as Page;
+        const answer = parsed(await mcpTool(sdk, "mcp_servers", { server: server.name, offset: tools.length })) as Page;
         tools.push(...answer.toolList);
         if (!answer.more) break;
       }
