@@ -4,8 +4,8 @@
  * (sdk.runTool), as a built-in cannot import another; `?probe=1` also sends each LLM source a test request,
  * `?recent=1` takes a memory check of the last 10 minutes if there is one.
  */
-import { SdkError } from "@homeagent/sdk";
-import { ApiError, type RouteGroup } from "../context.js";
+import type { RouteGroup } from "../context.js";
+import { pluginToolJson } from "../plugin-tool.js";
 
 export const healthRoutes: RouteGroup = (app, { sdk }) => {
   app.get("/api/v1/health", async (c) => {
@@ -14,18 +14,7 @@ export const healthRoutes: RouteGroup = (app, { sdk }) => {
       // A poller's: a memory check of the last 10 minutes will do (a new one reads all of memory.db).
       ...(c.req.query("recent") === "1" ? { reuse_memory_check: true } : {}),
     };
-    try {
-      return c.json(JSON.parse(await sdk.runTool("healthcheck", args)));
-    } catch (err) {
-      if (err instanceof SdkError && err.code === "not_found") {
-        throw new ApiError(
-          503,
-          "unavailable",
-          "the healthcheck plugin is not running: enable it (waiter: /plugins enable healthcheck)",
-        );
-      }
-      throw err;
-    }
+    return c.json(await pluginToolJson(sdk, "healthcheck", "healthcheck", args));
   });
   return undefined;
 };
