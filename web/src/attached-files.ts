@@ -1,7 +1,8 @@
 /**
  * The files a tool result attached: the MCP client writes each image or other media of a result into the
  * uploads folder and leaves a note "[attached file: uploads/<name> (<size>, <type>)]" in its text (the same
- * note a chat upload gets), which the chat turns into a link, and for an image a thumbnail.
+ * note a chat upload gets), which the chat turns into a link, and for an image a thumbnail. One reading of
+ * the note for both: chat-state.ts splits a message's note off with noteFile.
  */
 
 export interface AttachedFile {
@@ -18,12 +19,25 @@ const MAX_FILES = 20;
 /** A name with no folder in it and no leading dot, as the uploads route serves them. */
 const NOTE = /\[attached file: uploads\/([^./\]\n][^/\]\n]*?) \(([^(),\n]+), ([a-z0-9.+-]+\/[a-z0-9.+-]+)\)\]/gi;
 
+/** One note, the whole of `text`. */
+const ONE_NOTE = new RegExp(`^${NOTE.source}$`, "i");
+
+/** The file a note names, when `text` is exactly one note. */
+export function noteFile(text: string): AttachedFile | undefined {
+  const m = ONE_NOTE.exec(text);
+  return m ? fileOf(m[1], m[2], m[3]) : undefined;
+}
+
+function fileOf(name: string, size: string, type: string): AttachedFile {
+  return { name, size, type: type.toLowerCase(), url: `/uploads/${encodeURIComponent(name)}` };
+}
+
 export function attachedFiles(text: string): AttachedFile[] {
   const files: AttachedFile[] = [];
   for (const [, name, size, type] of text.matchAll(NOTE)) {
     if (files.length === MAX_FILES) break;
     if (files.some((f) => f.name === name)) continue;
-    files.push({ name, size, type: type.toLowerCase(), url: `/uploads/${encodeURIComponent(name)}` });
+    files.push(fileOf(name, size, type));
   }
   return files;
 }

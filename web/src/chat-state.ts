@@ -9,6 +9,7 @@
  */
 
 import type { TranscriptEntry, TranscriptItem } from "@homeagent/sdk";
+import { noteFile } from "./attached-files";
 
 export interface ToolCard {
   id: string;
@@ -218,14 +219,16 @@ export function applyInterrupt(turns: Turn[], p: Payload, seq: number): Turn[] {
 /** The text a chat with an attachment reaches the agent as starts like this (routes/chat-file.ts). */
 const attachedNote = (input: string): string => `${input}\n\n[attached file: uploads/`;
 
-/** The note the dashboard adds to a message sent with a file: "[attached file: uploads/<name> (<size>, <type>)]". */
-const ATTACHED_NOTE = /^([\s\S]*)\n\n\[attached file: uploads\/(.+) \(([^(),]+), [^()]*\)\]$/;
-
-/** A message as its sender wrote it, and the file sent with it (a link to the stored upload). */
+/**
+ * A message as its sender wrote it, and the file sent with it (a link to the stored upload): the note the
+ * dashboard adds after a blank line, "[attached file: uploads/<name> (<size>, <type>)]", read as a tool
+ * result's are (attached-files.ts).
+ */
 export function withAttachment(text: string): { input: string; attachment?: Attachment } {
-  const m = ATTACHED_NOTE.exec(text);
-  if (!m) return { input: text };
-  return { input: m[1], attachment: { name: m[2], size: m[3], url: `/uploads/${encodeURIComponent(m[2])}` } };
+  const at = text.lastIndexOf("\n\n[attached file: uploads/");
+  const file = at < 0 ? undefined : noteFile(text.slice(at + 2));
+  if (!file) return { input: text };
+  return { input: text.slice(0, at), attachment: { name: file.name, size: file.size, url: file.url } };
 }
 
 /**
