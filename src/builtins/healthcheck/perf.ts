@@ -45,7 +45,11 @@ export class PerfLog {
   summary(): { records: number; entries: PerfSummary[] } {
     const byName = new Map<string, PerfRecord[]>();
     const all = this.records.list();
-    for (const r of all) byName.set(r.name, [...(byName.get(r.name) ?? []), r]);
+    for (const r of all) {
+      const list = byName.get(r.name);
+      if (list) list.push(r);
+      else byName.set(r.name, [r]);
+    }
     const entries = [...byName].map(([name, rs]) => summarize(name, rs));
     return { records: all.length, entries: entries.sort((a, b) => b.p50Ms - a.p50Ms) };
   }
@@ -59,6 +63,7 @@ function summarize(name: string, rs: readonly PerfRecord[]): PerfSummary {
     failures: rs.filter((r) => !r.ok).length,
     p50Ms: Math.round(ms[Math.floor((ms.length - 1) / 2)]),
     maxMs: Math.round(ms[ms.length - 1]),
-    lastAt: Math.max(...rs.map((r) => r.at)),
+    // Records are kept oldest first.
+    lastAt: rs[rs.length - 1].at,
   };
 }
