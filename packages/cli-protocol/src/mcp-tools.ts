@@ -98,13 +98,7 @@ export async function callMcpTool(
     if (!isOffered(name, settings.writeTools)) throw notOffered(name);
     if (name === "chat") return textResult(await chat(host, args, caller, settings.chatTimeoutMs));
     if (name === DOC_QUERY_TOOL.name) return textResult(await docQuery(host, args));
-    if (!host.kernel.tools().some((t) => t.name === name)) {
-      throw new SdkError({
-        code: "unavailable",
-        message: `${name} is not available right now (memory or the knowledge base is not running); try again once homed has finished starting`,
-      });
-    }
-    return textResult(await host.runTool(name, args));
+    return textResult(await runKernelTool(host, name, args));
   } catch (err) {
     return { ...textResult(err instanceof Error ? err.message : String(err)), isError: true };
   }
@@ -129,6 +123,20 @@ function notOffered(name: string): SdkError {
       ? `${name} is turned off for MCP clients: the user turns it on by adding it to ${MCP_WRITE_TOOLS_KEY} (e.g. /settings set ${MCP_WRITE_TOOLS_KEY} ${name})`
       : `there is no MCP tool "${name.slice(0, 100)}" here: tools/list names the ones offered`,
   });
+}
+
+/** A read or write tool of the kernel; one not registered (memory still starting) is said so. */
+async function runKernelTool(host: McpHost, name: string, args: Record<string, unknown>): Promise<string> {
+  try {
+    return await host.runTool(name, args);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "not_found") throw err;
+    throw new SdkError({
+      code: "unavailable",
+      message: `${name} is not available right now (memory or the knowledge base is not running); try again once homed has finished starting`,
+      cause: err,
+    });
+  }
 }
 
 /** Memory documents that match, read without taking them out of the store. */
