@@ -8,12 +8,10 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { INTERACTIVE_LINE } from "@homeagent/cli-protocol";
-import { ApprovalPrompts } from "../src/bin/waiter-approvals.js";
-import { WaiterClient } from "../src/bin/waiter-client.js";
 import { makePdf } from "./fixtures/documents.js";
 import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
 import { CliLines, type HomedProcess, startHomedOn } from "./fixtures/homed-process.js";
+import { interactiveWaiter } from "./fixtures/interactive-waiter.js";
 import { tempDir } from "./fixtures/temp-dir.js";
 import { waitFor } from "./fixtures/wait.js";
 
@@ -92,16 +90,8 @@ test("`uname -a` runs at once; `ls /` asks, runs once approved in the waiter, an
   await ask("list /", { toolCalls: [{ name: "cmd_run", arguments: { command: "ls /" } }] }, { text: "refused" });
   assert.match(lastToolResult(), /not run: it names a path.*nobody is connected who could approve it/);
 
-  const client = await WaiterClient.connect(homed.socket);
-  const printed: string[] = [];
-  const prompts = new ApprovalPrompts({
-    print: (t) => printed.push(t),
-    prompt: () => {},
-    send: (l) => client.sendImmediate(l),
-  });
-  client.onPush = prompts.onPush;
+  const { client, printed, prompts } = await interactiveWaiter(homed.socket);
   try {
-    await client.request(INTERACTIVE_LINE);
     const reply = ask(
       "list / again",
       { toolCalls: [{ name: "cmd_run", arguments: { command: "ls /" } }] },

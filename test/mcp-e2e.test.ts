@@ -13,10 +13,8 @@ import { mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { INTERACTIVE_LINE } from "@homeagent/cli-protocol";
-import { ApprovalPrompts } from "../src/bin/waiter-approvals.js";
-import { WaiterClient } from "../src/bin/waiter-client.js";
 import { CliLines } from "./fixtures/homed-process.js";
+import { interactiveWaiter } from "./fixtures/interactive-waiter.js";
 import { HOSTILE_DESCRIPTION } from "./fixtures/mcp-hostile.js";
 import { entryPath, NODE_FLAGS } from "./fixtures/node-entry.js";
 import { tempDir } from "./fixtures/temp-dir.js";
@@ -217,17 +215,8 @@ test("a destructive tool asks first: refused with nobody to ask, run once approv
   assert.match(lastToolResult(), /needs the user's approval, and nobody is connected/);
   assert.throws(() => readFileSync(target));
 
-  const client = await WaiterClient.connect(join(w.daemon.paths.root, "cli.sock"));
-  const printed: string[] = [];
-  const prompts = new ApprovalPrompts({
-    print: (t) => printed.push(t),
-    prompt: () => {},
-    send: (l) => client.sendImmediate(l),
-  });
-  client.onPush = prompts.onPush;
+  const { client, printed, prompts } = await interactiveWaiter(join(w.daemon.paths.root, "cli.sock"), TEST_API_KEY);
   try {
-    await client.request(`/auth ${TEST_API_KEY}`);
-    await client.request(INTERACTIVE_LINE);
     const reply = call("fs_write_file", { path: target, content: "from MCP" }, "written");
     await waitFor(() => prompts.waiting, "the approval prompt", { timeoutMs: 10_000 });
     assert.match(

@@ -9,12 +9,10 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { INTERACTIVE_LINE } from "@homeagent/cli-protocol";
 import Database from "better-sqlite3";
-import { ApprovalPrompts } from "../src/bin/waiter-approvals.js";
-import { WaiterClient } from "../src/bin/waiter-client.js";
 import { type FakeLLM, startFakeLLM } from "./fixtures/fake-llm.js";
 import { CliLines, type HomedProcess, startHomedOn } from "./fixtures/homed-process.js";
+import { interactiveWaiter } from "./fixtures/interactive-waiter.js";
 import { nodeArgs } from "./fixtures/node-entry.js";
 import { installFixturePlugin } from "./fixtures/plugins.js";
 import { tempDir } from "./fixtures/temp-dir.js";
@@ -39,19 +37,6 @@ after(async () => {
 });
 
 /** A connection as an interactive waiter holds it: what it printed, and its approval prompts. */
-async function interactiveWaiter() {
-  const client = await WaiterClient.connect(homed.socket);
-  const printed: string[] = [];
-  const prompts = new ApprovalPrompts({
-    print: (text) => printed.push(text),
-    prompt: () => {},
-    send: (line) => client.sendImmediate(line),
-  });
-  client.onPush = prompts.onPush;
-  await client.request(INTERACTIVE_LINE);
-  return { client, printed, prompts };
-}
-
 /** A real `waiter` on this test's daemon. */
 const waiter = (args: string[]) => runWaiter(["--socket", homed.socket, ...args]);
 
@@ -63,7 +48,7 @@ function lastToolResult(): string {
 }
 
 test("'remind me in 2 seconds to stretch': an interactive waiter prints the reminder 2 s later", async () => {
-  const w = await interactiveWaiter();
+  const w = await interactiveWaiter(homed.socket);
   fake.enqueue(
     { toolCalls: [{ name: "timer_set", arguments: { in: "2s", message: "stretch" } }] },
     { text: "Will do." },
@@ -108,7 +93,7 @@ test("an interactive waiter started later prints what was kept before its first 
   await waitFor(() => (homed.stderr().match(/fired on cli: kept in the inbox/g) ?? []).length === 2, "kept", {
     timeoutMs: 10_000,
   });
-  const w = await interactiveWaiter();
+  const w = await interactiveWaiter(homed.socket);
   try {
     assert.deepEqual(w.printed, ["» ⏰ take a break"], "printed as /interactive was answered");
   } finally {
@@ -117,7 +102,7 @@ test("an interactive waiter started later prints what was kept before its first 
 });
 
 test("/stop at the waiter cancels the approval the running message waits for, and keeps the session", async () => {
-  const w = await interactiveWaiter();
+  const w = await interactiveWaiter(homed.socket);
   try {
     // No second step: the turn is stopped before it would ask the model again.
     fake.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "shut down" } }] });
@@ -138,7 +123,7 @@ test("/stop at the waiter cancels the approval the running message waits for, an
 });
 
 test("an approval a plugin's tool asks is shown escaped in the waiter and answered there", async () => {
-  const w = await interactiveWaiter();
+  const w = await interactiveWaiter(homed.socket);
   fake.enqueue({ toolCalls: [{ name: "risky_op", arguments: { what: "wipe\u001b[2K\rthe disk" } }] }, { text: "done" });
   try {
     const reply = w.client.request("wipe the disk");
