@@ -31,11 +31,13 @@ type WorkerMessage =
   | { ok: false; message: string };
 
 export class MemoryChecker {
-  /**
-   * The check under way, until its worker has exited too: a worker let go at the deadline still reads the
-   * file, and a new check meanwhile would start a second one beside it.
-   */
+  /** The check under way, until it answers: callers meanwhile share its answer. */
   private running: Promise<MemoryCheck> | null = null;
+  /**
+   * Until the last check's worker has exited: a worker let go at the deadline still reads the file, so the
+   * next check waits for it instead of starting a second one beside it (and never gets the old answer).
+   */
+  private workerGone: Promise<void> = Promise.resolve();
 
   constructor(private readonly db: DB) {}
 
@@ -43,15 +45,25 @@ export class MemoryChecker {
     const timeoutMs = checkedTimeout(opts.timeoutMs);
     if (this.running) return this.running;
     let exited: () => void = () => {};
-    const workerGone = new Promise<void>((resolve) => {
+    const previous = this.workerGone;
+    this.workerGone = new Promise<void>((resolve) => {
       exited = resolve;
     });
-    const run = this.run(timeoutMs, exited);
+    const run = previous.then(() => this.run(timeoutMs, exited));
     this.running = run;
-    void Promise.allSettled([run, workerGone]).then(() => {
-      if (this.running === run) this.running = null;
-    });
+    void run.then(
+      () => this.settle(run),
+      () => {
+        // A check that failed before its worker ran must not hold every later one back.
+        exited();
+        this.settle(run);
+      },
+    );
     return run;
+  }
+
+  private settle(run: Promise<MemoryCheck>): void {
+    if (this.running === run) this.running = null;
   }
 
   private async run(timeoutMs: number, onWorkerExit: () => void): Promise<MemoryCheck> {
